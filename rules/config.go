@@ -1,0 +1,191 @@
+package rules
+
+import (
+	"time"
+)
+
+// Mode is site.mode.
+type Mode string
+
+// The modes of §6.
+const (
+	ModeProduction Mode = "production"
+	ModeStaging    Mode = "staging"
+	ModeShadow     Mode = "shadow"
+)
+
+// Policy says whether rule values replace the upstream's tags or only fill
+// the ones the upstream lacks.
+type Policy string
+
+// The policies of §4.4.
+const (
+	Override Policy = "override"
+	Fill     Policy = "fill"
+)
+
+// Config is a loaded, validated and compiled configuration. It is immutable:
+// a reload builds a new one.
+type Config struct {
+	File    string // path as given to Load
+	Dir     string // directory that file: sources are relative to
+	Hash    string // 16 hex digits over the file and its overrides: part of rewritten ETags
+	Server  Server
+	Site    Site
+	Sitemap Sitemap
+	Robots  RobotsTxt
+	Rules   []*Rule // in file order
+
+	table *table
+}
+
+// Server is the [server] table.
+type Server struct {
+	Listen          string        // default ":8080"
+	AdminListen     string        // default "127.0.0.1:9090"
+	Upstream        string        // required: an http(s) URL or "builtin:demo"
+	PreserveHost    bool          // default true
+	UpstreamTimeout time.Duration // default 30s
+	MaxHeadBytes    int           // bytes, default 256 KiB
+	ShutdownTimeout time.Duration // default 15s
+	Compress        []string      // default ["zstd", "br", "gzip"]
+	AccessLog       bool          // default true
+	ChangeHeader    bool          // default false
+}
+
+// Site is the [site] table.
+type Site struct {
+	BaseURL            string // the origin of site.base_url: "https://notes.example"
+	Mode               Mode   // default production
+	TitleTemplate      string // default "%s"
+	Locales            []string
+	XDefault           bool // default true
+	CorrectUpstream    bool // default true
+	OGURLFromCanonical bool // default true
+}
+
+// Sitemap is the [sitemap] table.
+type Sitemap struct {
+	CacheTTL       time.Duration // default 5m
+	RetryAfter     time.Duration // default 30s
+	MaxURLsPerFile int           // default and maximum 50 000
+	MaxURLs        int           // default 1 000 000
+}
+
+// RobotsTxt is the [robots] table.
+type RobotsTxt struct {
+	Mode string // "generate" (default), "append" or "upstream"
+}
+
+// BuiltinDemo is the upstream value that serves the embedded demo site.
+const BuiltinDemo = "builtin:demo"
+
+// DefaultMaxHeadBytes is server.max_head_bytes when the file does not set it.
+const DefaultMaxHeadBytes = 256 << 10
+
+func defaults() Config {
+	return Config{
+		Server: Server{
+			Listen:          ":8080",
+			AdminListen:     "127.0.0.1:9090",
+			PreserveHost:    true,
+			UpstreamTimeout: 30 * time.Second,
+			MaxHeadBytes:    DefaultMaxHeadBytes,
+			ShutdownTimeout: 15 * time.Second,
+			Compress:        []string{"zstd", "br", "gzip"},
+			AccessLog:       true,
+		},
+		Site: Site{
+			Mode:               ModeProduction,
+			TitleTemplate:      "%s",
+			XDefault:           true,
+			CorrectUpstream:    true,
+			OGURLFromCanonical: true,
+		},
+		Sitemap: Sitemap{
+			CacheTTL:       5 * time.Minute,
+			RetryAfter:     30 * time.Second,
+			MaxURLsPerFile: 50000,
+			MaxURLs:        1000000,
+		},
+		Robots: RobotsTxt{Mode: "generate"},
+	}
+}
+
+// Rule is one [[rule]] table. Fields that the file does not set are nil
+// (or false), so that merging can tell "unset" from "set to empty".
+type Rule struct {
+	Index   int    // position among the file's rules, from 0
+	Line    int    // line of its [[rule]] header
+	Match   string // the pattern as written
+	Pattern *Pattern
+
+	Title       *Template
+	Description *Template
+	Canonical   *Template // "self" is kept as the literal "self"
+	KeepQuery   []string
+	keepQuery   bool // KeepQuery was set
+	Robots      *Robots
+	OpenGraph   *OpenGraph
+	Twitter     *Twitter
+	JSONLD      []any // trees of map[string]any, []any, *Template and JSON scalars
+	ReplaceJSON bool  // replace_json_ld
+	Headers     []Header
+	Localized   bool
+	Policy      Policy // "" when unset
+
+	Sitemap        bool
+	SitemapSource  string // "upstream:/path" or "file:path", as written
+	SitemapEntries []Entry
+	Deny           bool
+}
+
+// Robots is a rule's robots table.
+type Robots struct {
+	Index      *bool
+	Follow     *bool
+	Directives []string
+	directives bool // Directives was set
+}
+
+// OpenGraph is a rule's open_graph table; nil fields are unset.
+type OpenGraph struct {
+	Title, Description, Type, URL, SiteName, Locale *Template
+	Image                                           []Image // nil: unset
+	Article                                         *Article
+}
+
+// Image is one og:image with its structured properties.
+type Image struct {
+	URL, Alt, Type, SecureURL *Template
+	Width, Height             int // 0: unset
+}
+
+// Article is open_graph.article.
+type Article struct {
+	PublishedTime, ModifiedTime, ExpirationTime, Section *Template
+	Authors, Tags                                        []*Template
+}
+
+// Twitter is a rule's twitter table; nil fields are unset.
+type Twitter struct {
+	Card, Site, Creator, Title, Description, URL *Template
+	Image                                        []TwitterImage // nil: unset
+}
+
+// TwitterImage is one twitter:image and its alt text.
+type TwitterImage struct {
+	URL, Alt *Template
+}
+
+// Header is one response header a rule sets. Name is lower-case.
+type Header struct {
+	Name  string
+	Value *Template
+}
+
+// Entry is one sitemap_entries item, or one line of a sitemap source.
+type Entry struct {
+	Params  map[string]string
+	Lastmod string // as written; the sitemap normalises it
+}

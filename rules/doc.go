@@ -1,0 +1,22 @@
+// Package rules owns headgate's configuration: it loads the TOML file over
+// defaults, validates every key (reporting each problem as an HG code with
+// the file and line of its key), compiles the path patterns into a matcher
+// and resolves a request path to the merged head fields of every rule that
+// matches it.
+//
+// Call order:
+//
+//	cfg, err := rules.Load("headgate.toml") // err is a Problems list on bad input
+//	m := cfg.Resolve(path, rawQuery)         // per request; cheap, no regex scan
+//	head := m.Render(page)                   // once the upstream head is read
+//
+// A *Config is immutable once loaded: reload builds a new one and swaps the
+// pointer. Nothing in this package knows about HTTP servers.
+//
+// Security: request paths are untrusted. CheckPath rejects dot segments
+// (also percent-encoded), NUL and invalid percent-encoding before anything
+// is matched; path parameter values are percent-encoded per segment when
+// they fill a URL, and every URL that a rule produces passes the URL rules
+// (ValidURL) or is dropped. Templates substitute values, never markup, so a
+// parameter can not change the structure of what is written.
+package rules

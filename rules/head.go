@@ -1,0 +1,459 @@
+package rules
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Page is what the upstream document says of itself, read from its head by
+// the rewriter (decoded from its charset).
+type Page struct {
+	Title          string
+	HasTitle       bool
+	Description    string
+	HasDescription bool
+	Canonical      string // the upstream's canonical, made absolute; "" when none
+}
+
+// Head is what the rules write on one page: concrete values, not yet
+// escaped for any document. A nil pointer or an empty slice is "not set".
+type Head struct {
+	Policy        Policy
+	Title         *string // the text of <title>, title_template applied
+	Description   *string
+	Robots        *string
+	Canonical     *string // absolute
+	Alternates    []Alternate
+	Meta          []Meta   // og:*, article:* and twitter:* in the order they are written
+	JSONLD        [][]byte // serialized, with < > & U+2028 U+2029 escaped
+	ReplaceJSONLD bool
+	Headers       []HeaderValue
+	Dropped       []Drop // values the URL rules or header rules refused
+}
+
+// Alternate is one hreflang link.
+type Alternate struct {
+	Hreflang, Href string
+}
+
+// Meta is one <meta> tag. Attr is "property" (og:, article:) or "name"
+// (twitter:); Identity is the identity it replaces (§4.3).
+type Meta struct {
+	Identity, Attr, Key, Content string
+}
+
+// HeaderValue is a rendered response header.
+type HeaderValue struct {
+	Name, Value string
+}
+
+// Drop records a value that was not written, and why.
+type Drop struct {
+	Rule   string // the pattern of the rule that set it
+	Field  string // "canonical", "open_graph.image", "headers.x-foo"
+	Value  string
+	Reason string // one of the Drop* reasons, or "header_value"
+}
+
+// Identities the rewriter knows besides meta keys.
+const (
+	IdentTitle       = "title"
+	IdentDescription = "description"
+	IdentRobots      = "robots"
+	IdentCanonical   = "canonical"
+	IdentAlternates  = "alternates"
+	IdentJSONLD      = "jsonld"
+)
+
+// Sets reports whether the head writes (or, for JSON-LD, replaces) the
+// identity.
+func (h *Head) Sets(identity string) bool {
+	switch identity {
+	case IdentTitle:
+		return h.Title != nil
+	case IdentDescription:
+		return h.Description != nil
+	case IdentRobots:
+		return h.Robots != nil
+	case IdentCanonical:
+		return h.Canonical != nil
+	case IdentAlternates:
+		return len(h.Alternates) > 0
+	case IdentJSONLD:
+		return h.ReplaceJSONLD
+	}
+	for _, m := range h.Meta {
+		if m.Identity == identity {
+			return true
+		}
+	}
+	return false
+}
+
+// MetaIdentity maps a meta name or property (any case) to its identity:
+// og:image:width → og:image, twitter:image:alt → twitter:image.
+func MetaIdentity(key string) string {
+	k := strings.ToLower(key)
+	switch {
+	case strings.HasPrefix(k, "og:image"):
+		return "og:image"
+	case strings.HasPrefix(k, "twitter:image"):
+		return "twitter:image"
+	case k == "og:locale:alternate":
+		return k
+	}
+	return k
+}
+
+// SelfURL is the page's own address: the base URL's origin, the request
+// path (the locale in its configured spelling), and the keep_query keys.
+func (m *Match) SelfURL(withQuery bool) string {
+	var b strings.Builder
+	b.WriteString(m.cfg.Site.BaseURL)
+	if m.Locale != "" {
+		b.WriteByte('/')
+		b.WriteString(m.Locale)
+		b.WriteString(EscapePath(m.rest))
+	} else {
+		b.WriteString(EscapePath(m.Path))
+	}
+	if withQuery && len(m.f.keepQuery) > 0 && m.Query != "" {
+		sep := byte('?')
+		for _, kv := range strings.Split(m.Query, "&") {
+			k, v, _ := strings.Cut(kv, "=")
+			dk, err := url.QueryUnescape(k)
+			if err != nil {
+				continue
+			}
+			for _, keep := range m.f.keepQuery {
+				if dk == keep {
+					dv, err := url.QueryUnescape(v)
+					if err != nil {
+						break
+					}
+					b.WriteByte(sep)
+					sep = '&'
+					b.WriteString(url.QueryEscape(dk))
+					b.WriteByte('=')
+					b.WriteString(url.QueryEscape(dv))
+					break
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// Render computes the head the rules write on this page, given what the
+// upstream document holds. Values are rendered in this order, each seeing
+// the ones before it: canonical, title, description, then everything else.
+func (m *Match) Render(page Page) *Head {
+	c := m.cfg
+	f := &m.f
+	h := &Head{Policy: f.policy, ReplaceJSONLD: f.replaceJSON}
+	base, _ := url.Parse(c.Site.BaseURL + "/")
+	v := vars{
+		locale:    m.Locale,
+		path:      EscapePath(m.Path),
+		baseURL:   c.Site.BaseURL,
+		title:     page.Title,
+		pageTitle: page.Title, pageDesc: page.Description, description: page.Description,
+	}
+	withParams := func(mr *Matched) *vars {
+		if mr != nil {
+			v.params = mr.Params
+		} else {
+			v.params = nil
+		}
+		return &v
+	}
+	urlOf := func(field string, r ref) (string, bool) {
+		s := r.t.render(withParams(r.m), true)
+		abs, why := AbsURL(base, s)
+		if why != "" {
+			h.Dropped = append(h.Dropped, Drop{Rule: r.m.Rule.Match, Field: field, Value: s, Reason: why})
+			return "", false
+		}
+		return abs, true
+	}
+
+	// canonical
+	self := m.SelfURL(false)
+	if f.canonical.set() {
+		if f.canonical.t.Raw == "self" {
+			s := m.SelfURL(true)
+			h.Canonical = &s
+		} else if s, ok := urlOf("canonical", f.canonical); ok {
+			h.Canonical = &s
+		}
+	} else if f.localized {
+		h.Canonical = &self
+	}
+	v.canonical = page.Canonical
+	if h.Canonical != nil {
+		v.canonical = *h.Canonical
+	}
+
+	// title and description: under fill the upstream's stay where present.
+	write := func(has bool) bool { return f.policy == Override || !has }
+	if f.title.set() && write(page.HasTitle) {
+		t := f.title.t.render(withParams(f.title.m), false)
+		full := applyTitleTemplate(c.Site.TitleTemplate, t)
+		h.Title = &full
+		v.title = t
+	}
+	if f.description.set() && write(page.HasDescription) {
+		d := f.description.t.render(withParams(f.description.m), false)
+		h.Description = &d
+		v.description = d
+	}
+
+	if f.robotsSet {
+		var parts []string
+		if f.robotsIndex != nil {
+			parts = append(parts, map[bool]string{true: "index", false: "noindex"}[*f.robotsIndex])
+		}
+		if f.robotsFollow != nil {
+			parts = append(parts, map[bool]string{true: "follow", false: "nofollow"}[*f.robotsFollow])
+		}
+		parts = append(parts, f.directives...)
+		if len(parts) > 0 {
+			s := strings.Join(parts, ", ")
+			h.Robots = &s
+		}
+	}
+
+	if f.localized && m.Locale != "" && h.Canonical != nil && stripQuery(*h.Canonical) == self {
+		for _, l := range c.Site.Locales {
+			h.Alternates = append(h.Alternates, Alternate{l, c.Site.BaseURL + "/" + l + EscapePath(m.rest)})
+		}
+		if c.Site.XDefault {
+			h.Alternates = append(h.Alternates, Alternate{"x-default", c.Site.BaseURL + EscapePath(m.rest)})
+		}
+	}
+
+	text := func(r ref) string { return r.t.render(withParams(r.m), false) }
+	add := func(ident, attr, key, content string) {
+		h.Meta = append(h.Meta, Meta{Identity: ident, Attr: attr, Key: key, Content: content})
+	}
+	prop := func(key, content string) { add(MetaIdentity(key), "property", key, content) }
+
+	if f.og {
+		if f.ogTitle.set() {
+			prop("og:title", text(f.ogTitle))
+		} else if v.title != "" {
+			prop("og:title", v.title)
+		}
+		if f.ogDesc.set() {
+			prop("og:description", text(f.ogDesc))
+		} else if v.description != "" {
+			prop("og:description", v.description)
+		}
+		if f.ogType.set() {
+			prop("og:type", text(f.ogType))
+		}
+		if f.ogURL.set() {
+			if u, ok := urlOf("open_graph.url", f.ogURL); ok {
+				prop("og:url", u)
+			}
+		} else if c.Site.OGURLFromCanonical && h.Canonical != nil {
+			prop("og:url", *h.Canonical)
+		}
+		if f.ogSiteName.set() {
+			prop("og:site_name", text(f.ogSiteName))
+		}
+		if f.ogLocale.set() {
+			prop("og:locale", text(f.ogLocale))
+		} else if f.localized && m.Locale != "" {
+			prop("og:locale", ogLocale(m.Locale))
+		}
+		if f.localized && m.Locale != "" {
+			for _, l := range c.Site.Locales {
+				if l != m.Locale {
+					prop("og:locale:alternate", ogLocale(l))
+				}
+			}
+		}
+		for _, img := range f.ogImage {
+			u, ok := urlOf("open_graph.image", ref{img.URL, f.ogImageM})
+			if !ok {
+				continue
+			}
+			prop("og:image", u)
+			if img.SecureURL != nil {
+				if su, ok := urlOf("open_graph.image.secure_url", ref{img.SecureURL, f.ogImageM}); ok {
+					add("og:image", "property", "og:image:secure_url", su)
+				}
+			}
+			if img.Type != nil {
+				add("og:image", "property", "og:image:type", text(ref{img.Type, f.ogImageM}))
+			}
+			if img.Width > 0 {
+				add("og:image", "property", "og:image:width", strconv.Itoa(img.Width))
+			}
+			if img.Height > 0 {
+				add("og:image", "property", "og:image:height", strconv.Itoa(img.Height))
+			}
+			if img.Alt != nil {
+				add("og:image", "property", "og:image:alt", text(ref{img.Alt, f.ogImageM}))
+			}
+		}
+		if a := f.ogArticle; a != nil {
+			am := f.ogArticleM
+			one := func(key string, t *Template) {
+				if t != nil {
+					prop(key, text(ref{t, am}))
+				}
+			}
+			one("article:published_time", a.PublishedTime)
+			one("article:modified_time", a.ModifiedTime)
+			one("article:expiration_time", a.ExpirationTime)
+			for _, t := range a.Authors {
+				one("article:author", t)
+			}
+			one("article:section", a.Section)
+			for _, t := range a.Tags {
+				one("article:tag", t)
+			}
+		}
+	}
+
+	if f.tw {
+		name := func(key, content string) { add(MetaIdentity(key), "name", key, content) }
+		if f.twCard.set() {
+			name("twitter:card", text(f.twCard))
+		}
+		if f.twSite.set() {
+			name("twitter:site", text(f.twSite))
+		}
+		if f.twCreator.set() {
+			name("twitter:creator", text(f.twCreator))
+		}
+		if f.twTitle.set() {
+			name("twitter:title", text(f.twTitle))
+		} else if v.title != "" {
+			name("twitter:title", v.title)
+		}
+		if f.twDesc.set() {
+			name("twitter:description", text(f.twDesc))
+		} else if v.description != "" {
+			name("twitter:description", v.description)
+		}
+		if f.twURL.set() {
+			if u, ok := urlOf("twitter.url", f.twURL); ok {
+				name("twitter:url", u)
+			}
+		} else if c.Site.OGURLFromCanonical && h.Canonical != nil {
+			name("twitter:url", *h.Canonical)
+		}
+		for _, img := range f.twImage {
+			u, ok := urlOf("twitter.image", ref{img.URL, f.twImageM})
+			if !ok {
+				continue
+			}
+			name("twitter:image", u)
+			if img.Alt != nil {
+				add("twitter:image", "name", "twitter:image:alt", text(ref{img.Alt, f.twImageM}))
+			}
+		}
+	}
+
+	for i := range m.Matched {
+		mr := &m.Matched[i]
+		for _, block := range mr.Rule.JSONLD {
+			if b, err := marshalJSONLD(renderJSON(block, withParams(mr))); err == nil {
+				h.JSONLD = append(h.JSONLD, b)
+			}
+		}
+	}
+
+	for i := range m.Matched {
+		mr := &m.Matched[i]
+		for _, hd := range mr.Rule.Headers {
+			val := hd.Value.render(withParams(mr), false)
+			if strings.ContainsAny(val, "\r\n\x00") {
+				h.Dropped = append(h.Dropped, Drop{Rule: mr.Rule.Match, Field: "headers." + hd.Name, Value: val, Reason: "header_value"})
+				continue
+			}
+			replaced := false
+			for j := range h.Headers {
+				if h.Headers[j].Name == hd.Name {
+					h.Headers[j].Value, replaced = val, true
+				}
+			}
+			if !replaced {
+				h.Headers = append(h.Headers, HeaderValue{hd.Name, val})
+			}
+		}
+	}
+	return h
+}
+
+func stripQuery(s string) string {
+	if i := strings.IndexByte(s, '?'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func ogLocale(l string) string { return strings.ReplaceAll(l, "-", "_") }
+
+// applyTitleTemplate puts t where the template says %s; "%%" is a percent.
+func applyTitleTemplate(tmpl, t string) string {
+	if tmpl == "" || tmpl == "%s" {
+		return t
+	}
+	var b strings.Builder
+	for i := 0; i < len(tmpl); i++ {
+		if tmpl[i] == '%' && i+1 < len(tmpl) {
+			switch tmpl[i+1] {
+			case 's':
+				b.WriteString(t)
+				i++
+				continue
+			case '%':
+				b.WriteByte('%')
+				i++
+				continue
+			}
+		}
+		b.WriteByte(tmpl[i])
+	}
+	return b.String()
+}
+
+// renderJSON substitutes the templates of a JSON-LD tree.
+func renderJSON(node any, v *vars) any {
+	switch n := node.(type) {
+	case *Template:
+		return n.render(v, false)
+	case map[string]any:
+		out := make(map[string]any, len(n))
+		for k, x := range n {
+			out[k] = renderJSON(x, v)
+		}
+		return out
+	case []any:
+		out := make([]any, len(n))
+		for i, x := range n {
+			out[i] = renderJSON(x, v)
+		}
+		return out
+	}
+	return node
+}
+
+// marshalJSONLD serializes with <, >, & (and, by encoding/json, U+2028 and
+// U+2029) escaped, so that no value can end the script element.
+func marshalJSONLD(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(true)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}

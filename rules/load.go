@@ -1,0 +1,1166 @@
+package rules
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Env names the environment overrides of §1.
+var envKeys = []struct{ env, key string }{
+	{"HEADGATE_LISTEN", "server.listen"},
+	{"HEADGATE_UPSTREAM", "server.upstream"},
+	{"HEADGATE_BASE_URL", "site.base_url"},
+}
+
+// Load reads, validates and compiles the configuration file at path, with
+// the HEADGATE_* overrides from the process environment. On a bad
+// configuration the error is a Problems listing every problem.
+func Load(path string) (*Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, src, os.LookupEnv)
+}
+
+// Parse is Load for a configuration already in memory. name is used in
+// problems and to find file: sources relative to it; env may be nil.
+func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, error) {
+	l := &loader{file: name, cfg: defaults()}
+	l.cfg.File = name
+	l.cfg.Dir = filepath.Dir(name)
+	var tree map[string]any
+	if _, err := toml.Decode(string(src), &tree); err != nil {
+		line := 0
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			line = pe.Position.Line
+			err = errors.New(pe.Message)
+		}
+		return nil, Problems{{Code: "HG100", File: name, Line: line, Message: "does not parse: " + err.Error()}}
+	}
+	l.lines = keyLines(string(src))
+	h := sha256.New()
+	h.Write(src)
+	if env != nil {
+		for _, e := range envKeys {
+			if v, ok := env(e.env); ok && v != "" {
+				sec, key, _ := strings.Cut(e.key, ".")
+				t, _ := tree[sec].(map[string]any)
+				if t == nil {
+					t = map[string]any{}
+					tree[sec] = t
+				}
+				t[key] = v
+				l.fromEnv = append(l.fromEnv, e.key)
+				fmt.Fprintf(h, "\x00%s=%s", e.env, v)
+			}
+		}
+	}
+	l.cfg.Hash = hex.EncodeToString(h.Sum(nil))[:16]
+	l.root(tree)
+	if len(l.probs) > 0 {
+		l.probs.sort()
+		return nil, l.probs
+	}
+	cfg := l.cfg
+	cfg.table = newTable(cfg.Rules, cfg.Site.Locales)
+	return &cfg, nil
+}
+
+type loader struct {
+	file    string
+	cfg     Config
+	lines   map[string]int
+	probs   Problems
+	fromEnv []string
+}
+
+func (l *loader) add(code, key, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	line := lineOf(l.lines, key)
+	for _, k := range l.fromEnv {
+		if key == k {
+			msg += " (from the environment)"
+			line = 0
+		}
+	}
+	l.probs = append(l.probs, Problem{Code: code, File: l.file, Line: line, Key: key, Message: msg})
+}
+
+// known reports unknown keys of table t at path, with a "did you mean".
+func (l *loader) known(path string, t map[string]any, keys ...string) {
+	names := make([]string, 0, len(t))
+	for k := range t {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		ok := false
+		for _, want := range keys {
+			if k == want {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			msg := "unknown key"
+			if s := suggest(k, keys); s != "" {
+				msg += " (did you mean " + s + "?)"
+			}
+			l.add("HG140", sub(path, k), "%s", msg)
+		}
+	}
+}
+
+func sub(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// suggest returns the known key closest to k, if it is close enough.
+func suggest(k string, keys []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range keys {
+		if d := editDistance(strings.ToLower(k), c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD <= max(2, len(k)/3) {
+		return best
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case bool:
+		return "a boolean"
+	case []any, []map[string]any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	case time.Time:
+		return "a date-time"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func (l *loader) wrongType(key string, v any, want string) {
+	l.add("HG141", key, "must be %s, not %s", want, typeName(v))
+}
+
+func (l *loader) table(key string, v any) (map[string]any, bool) {
+	t, ok := v.(map[string]any)
+	if !ok {
+		l.wrongType(key, v, "a table")
+	}
+	return t, ok
+}
+
+func (l *loader) str(key string, v any, dst *string) bool {
+	s, ok := v.(string)
+	if !ok {
+		l.wrongType(key, v, "a string")
+		return false
+	}
+	*dst = s
+	return true
+}
+
+func (l *loader) boolean(key string, v any, dst *bool) {
+	b, ok := v.(bool)
+	if !ok {
+		l.wrongType(key, v, "a boolean (true or false)")
+		return
+	}
+	*dst = b
+}
+
+func (l *loader) strList(key string, v any) ([]string, bool) {
+	arr, ok := v.([]any)
+	if !ok {
+		l.wrongType(key, v, "an array of strings")
+		return nil, false
+	}
+	out := make([]string, 0, len(arr))
+	for i, x := range arr {
+		s, ok := x.(string)
+		if !ok {
+			l.wrongType(fmt.Sprintf("%s[%d]", key, i), x, "a string")
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
+}
+
+func (l *loader) duration(key string, v any, dst *time.Duration) {
+	s, ok := v.(string)
+	if !ok {
+		l.wrongType(key, v, `a duration string such as "30s"`)
+		return
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		l.add("HG141", key, `%q is not a positive duration (use Go syntax such as "30s", "5m")`, s)
+		return
+	}
+	*dst = d
+}
+
+func (l *loader) integer(key string, v any, lo, hi int64, dst *int) {
+	n, ok := v.(int64)
+	if !ok {
+		l.wrongType(key, v, "an integer")
+		return
+	}
+	if n < lo || n > hi {
+		l.add("HG141", key, "%d is out of range (%d to %d)", n, lo, hi)
+		return
+	}
+	*dst = int(n)
+}
+
+// size reads bytes as an integer or a string with a unit ("256KiB").
+func (l *loader) size(key string, v any, lo, hi int64, dst *int) {
+	var n int64
+	switch x := v.(type) {
+	case int64:
+		n = x
+	case string:
+		var err error
+		if n, err = parseSize(x); err != nil {
+			l.add("HG141", key, "%v", err)
+			return
+		}
+	default:
+		l.wrongType(key, v, `a size (bytes, or a string such as "256KiB")`)
+		return
+	}
+	if n < lo || n > hi {
+		l.add("HG141", key, "%d bytes is out of range (%d to %d)", n, lo, hi)
+		return
+	}
+	*dst = int(n)
+}
+
+func parseSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	n, err := strconv.ParseInt(t[:i], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a size (bytes, or a number with B, KB, KiB, MB, MiB, GB, GiB)", s)
+	}
+	units := map[string]int64{"": 1, "B": 1, "KB": 1000, "KIB": 1 << 10, "MB": 1000 * 1000, "MIB": 1 << 20, "GB": 1000 * 1000 * 1000, "GIB": 1 << 30}
+	mul, ok := units[strings.ToUpper(strings.TrimSpace(t[i:]))]
+	if !ok {
+		return 0, fmt.Errorf("%q is not a size (bytes, or a number with B, KB, KiB, MB, MiB, GB, GiB)", s)
+	}
+	if n > (1<<62)/mul {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	return n * mul, nil
+}
+
+func (l *loader) enum(key string, v any, dst *string, allowed ...string) {
+	var s string
+	if !l.str(key, v, &s) {
+		return
+	}
+	for _, a := range allowed {
+		if s == a {
+			*dst = s
+			return
+		}
+	}
+	l.add("HG141", key, "%q is not one of %s", s, strings.Join(quoteAll(allowed), ", "))
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
+}
+
+func (l *loader) root(tree map[string]any) {
+	l.known("", tree, "server", "site", "sitemap", "robots", "rule")
+	if v, ok := tree["server"]; ok {
+		if t, ok := l.table("server", v); ok {
+			l.server(t)
+		}
+	}
+	if _, ok := tree["server"].(map[string]any); !ok || tree["server"].(map[string]any)["upstream"] == nil {
+		l.add("HG102", "server.upstream", `is required: an http(s) URL or "builtin:demo"`)
+	}
+	if v, ok := tree["site"]; ok {
+		if t, ok := l.table("site", v); ok {
+			l.site(t)
+		}
+	}
+	if st, ok := tree["site"].(map[string]any); !ok || st["base_url"] == nil {
+		l.add("HG101", "site.base_url", "is required: the public origin of the site, such as https://www.example.com")
+	}
+	if v, ok := tree["sitemap"]; ok {
+		if t, ok := l.table("sitemap", v); ok {
+			l.sitemap(t)
+		}
+	}
+	if v, ok := tree["robots"]; ok {
+		if t, ok := l.table("robots", v); ok {
+			l.known("robots", t, "mode")
+			if m, ok := t["mode"]; ok {
+				l.enum("robots.mode", m, &l.cfg.Robots.Mode, "generate", "append", "upstream")
+			}
+		}
+	}
+	if v, ok := tree["rule"]; ok {
+		arr, ok := v.([]map[string]any)
+		if !ok {
+			l.wrongType("rule", v, "an array of tables ([[rule]])")
+		}
+		for i, t := range arr {
+			l.rule(i, t)
+		}
+	}
+}
+
+func (l *loader) server(t map[string]any) {
+	s := &l.cfg.Server
+	l.known("server", t, "listen", "admin_listen", "upstream", "preserve_host", "upstream_timeout",
+		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header")
+	for k, v := range t {
+		key := "server." + k
+		switch k {
+		case "listen", "admin_listen":
+			var a string
+			if l.str(key, v, &a) {
+				if err := checkListen(a); err != nil {
+					l.add("HG103", key, "%q: %v", a, err)
+				} else if k == "listen" {
+					s.Listen = a
+				} else {
+					s.AdminListen = a
+				}
+			}
+		case "upstream":
+			var u string
+			if l.str(key, v, &u) {
+				if err := checkUpstream(u); err != nil {
+					l.add("HG102", key, "%q: %v", u, err)
+				} else {
+					s.Upstream = u
+				}
+			}
+		case "preserve_host":
+			l.boolean(key, v, &s.PreserveHost)
+		case "upstream_timeout":
+			l.duration(key, v, &s.UpstreamTimeout)
+		case "shutdown_timeout":
+			l.duration(key, v, &s.ShutdownTimeout)
+		case "max_head_bytes":
+			l.size(key, v, 1024, 64<<20, &s.MaxHeadBytes)
+		case "compress":
+			if list, ok := l.strList(key, v); ok {
+				s.Compress = nil
+				for i, c := range list {
+					switch c {
+					case "zstd", "br", "gzip", "deflate":
+						s.Compress = append(s.Compress, c)
+					default:
+						l.add("HG141", fmt.Sprintf("%s[%d]", key, i), `%q is not one of "zstd", "br", "gzip", "deflate"`, c)
+					}
+				}
+			}
+		case "access_log":
+			l.boolean(key, v, &s.AccessLog)
+		case "change_header":
+			l.boolean(key, v, &s.ChangeHeader)
+		}
+	}
+	if s.Listen != "" && s.Listen == s.AdminListen {
+		l.add("HG103", "server.admin_listen", "must differ from server.listen: the admin endpoints never share the public port")
+	}
+}
+
+func checkListen(a string) error {
+	host, port, err := net.SplitHostPort(a)
+	if err != nil {
+		return errors.New(`not a listen address (host:port, such as ":8080" or "127.0.0.1:9090")`)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return errors.New("the port must be a number from 0 to 65535")
+	}
+	if host != "" && host != "localhost" && net.ParseIP(host) == nil && !validHostname(host) {
+		return errors.New("the host is not an IP address or a host name")
+	}
+	return nil
+}
+
+func validHostname(h string) bool {
+	for _, part := range strings.Split(h, ".") {
+		if part == "" || len(part) > 63 {
+			return false
+		}
+		for i := 0; i < len(part); i++ {
+			c := part[i]
+			if !(c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func checkUpstream(u string) error {
+	if u == BuiltinDemo {
+		return nil
+	}
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return errors.New(`not an http(s) URL or "builtin:demo"`)
+	}
+	if p.User != nil || p.RawQuery != "" || p.Fragment != "" {
+		return errors.New("an upstream URL has no user info, query or fragment")
+	}
+	return nil
+}
+
+func (l *loader) site(t map[string]any) {
+	s := &l.cfg.Site
+	l.known("site", t, "base_url", "mode", "title_template", "locales", "x_default", "correct_upstream", "og_url_from_canonical")
+	for k, v := range t {
+		key := "site." + k
+		switch k {
+		case "base_url":
+			var b string
+			if l.str(key, v, &b) {
+				if o, err := checkBaseURL(b); err != nil {
+					l.add("HG101", key, "%q: %v", b, err)
+				} else {
+					s.BaseURL = o
+				}
+			}
+		case "mode":
+			var m string
+			l.enum(key, v, &m, "production", "staging", "shadow")
+			if m != "" {
+				s.Mode = Mode(m)
+			}
+		case "title_template":
+			if l.str(key, v, &s.TitleTemplate) {
+				if n := strings.Count(strings.ReplaceAll(s.TitleTemplate, "%%", ""), "%s"); n != 1 {
+					l.add("HG141", key, "%q must hold %%s exactly once (the rule's title; %%%% for a percent sign)", s.TitleTemplate)
+				}
+			}
+		case "locales":
+			if list, ok := l.strList(key, v); ok {
+				seen := map[string]bool{}
+				for i, loc := range list {
+					if !validLocale(loc) {
+						l.add("HG170", fmt.Sprintf("%s[%d]", key, i), "%q is not a BCP 47 language tag (such as en, de-AT, zh-Hant)", loc)
+						continue
+					}
+					if seen[strings.ToLower(loc)] {
+						l.add("HG170", fmt.Sprintf("%s[%d]", key, i), "%q is listed twice", loc)
+						continue
+					}
+					seen[strings.ToLower(loc)] = true
+					s.Locales = append(s.Locales, loc)
+				}
+			}
+		case "x_default":
+			l.boolean(key, v, &s.XDefault)
+		case "correct_upstream":
+			l.boolean(key, v, &s.CorrectUpstream)
+		case "og_url_from_canonical":
+			l.boolean(key, v, &s.OGURLFromCanonical)
+		}
+	}
+}
+
+// checkBaseURL returns the origin of a valid base URL.
+func checkBaseURL(b string) (string, error) {
+	u, err := url.Parse(b)
+	switch {
+	case err != nil:
+		return "", errors.New("not a URL")
+	case u.Scheme != "http" && u.Scheme != "https":
+		return "", errors.New("must be an http or https URL")
+	case u.Host == "" || strings.ContainsAny(u.Host, `\ `):
+		return "", errors.New("has no host")
+	case u.User != nil:
+		return "", errors.New("must not hold user info")
+	case u.RawQuery != "" || u.ForceQuery:
+		return "", errors.New("must not hold a query")
+	case u.Fragment != "" || strings.Contains(b, "#"):
+		return "", errors.New("must not hold a fragment")
+	}
+	return u.Scheme + "://" + strings.ToLower(u.Host), nil
+}
+
+// validLocale accepts BCP 47 tags as sites spell them in URLs: a 2–3 (or
+// 4–8) letter language, then subtags of 1–8 letters or digits.
+func validLocale(s string) bool {
+	parts := strings.Split(s, "-")
+	for i, p := range parts {
+		if len(p) < 1 || len(p) > 8 {
+			return false
+		}
+		for j := 0; j < len(p); j++ {
+			c := p[j] | 0x20
+			digit := p[j] >= '0' && p[j] <= '9'
+			if !(c >= 'a' && c <= 'z') && !(digit && i > 0) {
+				return false
+			}
+		}
+		if i == 0 && (len(p) < 2 || len(p) == 4) {
+			return false
+		}
+	}
+	return true
+}
+
+func (l *loader) sitemap(t map[string]any) {
+	s := &l.cfg.Sitemap
+	l.known("sitemap", t, "cache_ttl", "retry_after", "max_urls_per_file", "max_urls")
+	for k, v := range t {
+		key := "sitemap." + k
+		switch k {
+		case "cache_ttl":
+			l.duration(key, v, &s.CacheTTL)
+		case "retry_after":
+			l.duration(key, v, &s.RetryAfter)
+		case "max_urls_per_file":
+			l.integer(key, v, 1, 50000, &s.MaxURLsPerFile)
+		case "max_urls":
+			l.integer(key, v, 1, 1<<40, &s.MaxURLs)
+		}
+	}
+}
+
+func (l *loader) rule(i int, t map[string]any) {
+	path := fmt.Sprintf("rule[%d]", i)
+	r := &Rule{Index: i, Line: lineOf(l.lines, path)}
+	l.cfg.Rules = append(l.cfg.Rules, r)
+	l.known(path, t, "match", "title", "description", "canonical", "keep_query", "robots", "open_graph",
+		"twitter", "json_ld", "json_ld_file", "replace_json_ld", "headers", "localized", "sitemap",
+		"sitemap_source", "sitemap_entries", "policy", "deny")
+	if v, ok := t["match"]; !ok {
+		l.add("HG120", path, "has no match pattern")
+	} else if l.str(path+".match", v, &r.Match) {
+		p, err := ParsePattern(r.Match)
+		if err != nil {
+			l.add("HG120", path+".match", "%q: %v", r.Match, err)
+		} else {
+			r.Pattern = p
+		}
+	}
+	// Booleans first: the templates' checks depend on localized.
+	for _, k := range []string{"localized", "replace_json_ld", "sitemap", "deny"} {
+		if v, ok := t[k]; ok {
+			dst := map[string]*bool{"localized": &r.Localized, "replace_json_ld": &r.ReplaceJSON, "sitemap": &r.Sitemap, "deny": &r.Deny}[k]
+			l.boolean(path+"."+k, v, dst)
+		}
+	}
+	if r.Localized && len(l.cfg.Site.Locales) == 0 {
+		l.add("HG170", path+".localized", "localized = true needs site.locales")
+	}
+	tc := &tmplCtx{l: l, rule: r}
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := t[k]
+		key := path + "." + k
+		switch k {
+		case "title":
+			r.Title = tc.tmpl(key, v)
+		case "description":
+			r.Description = tc.tmpl(key, v)
+		case "canonical":
+			if s, ok := v.(string); ok && s == "self" {
+				r.Canonical = &Template{Raw: "self", parts: []tpart{{lit: "self"}}}
+			} else {
+				r.Canonical = tc.urlTmpl(key, v)
+			}
+		case "keep_query":
+			if list, ok := l.strList(key, v); ok {
+				r.KeepQuery, r.keepQuery = list, true
+			}
+		case "robots":
+			r.Robots = l.robots(key, v)
+		case "open_graph":
+			r.OpenGraph = tc.openGraph(key, v)
+		case "twitter":
+			r.Twitter = tc.twitter(key, v)
+		case "json_ld":
+			arr, ok := v.([]map[string]any)
+			if !ok {
+				l.wrongType(key, v, "an array of tables ([[rule.json_ld]])")
+				break
+			}
+			for j, block := range arr {
+				bk := fmt.Sprintf("%s[%d]", key, j)
+				if block["@type"] == nil && block["@graph"] == nil {
+					l.add("HG160", bk, "a JSON-LD block needs @type or @graph")
+				}
+				r.JSONLD = append(r.JSONLD, tc.jsonTree(bk, block))
+			}
+		case "json_ld_file":
+			var f string
+			if l.str(key, v, &f) {
+				r.JSONLD = append(r.JSONLD, tc.jsonFile(key, f)...)
+			}
+		case "headers":
+			if ht, ok := l.table(key, v); ok {
+				names := make([]string, 0, len(ht))
+				for n := range ht {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				for _, n := range names {
+					hk := key + "." + n
+					lower := strings.ToLower(n)
+					switch {
+					case !isToken(n):
+						l.add("HG130", hk, "%q is not a valid header name", n)
+						continue
+					case ownedHeaders[lower]:
+						l.add("HG130", hk, "headgate owns the %s header; a rule can not set it", lower)
+						continue
+					}
+					var s string
+					if !l.str(hk, ht[n], &s) {
+						continue
+					}
+					if strings.ContainsAny(s, "\r\n\x00") {
+						l.add("HG130", hk, "a header value must not hold CR, LF or NUL")
+						continue
+					}
+					if tm := tc.tmpl(hk, s); tm != nil {
+						r.Headers = append(r.Headers, Header{Name: lower, Value: tm})
+					}
+				}
+			}
+		case "policy":
+			var p string
+			l.enum(key, v, &p, "override", "fill")
+			r.Policy = Policy(p)
+		case "sitemap_source":
+			if l.str(key, v, &r.SitemapSource) {
+				l.checkSource(key, r.SitemapSource)
+			}
+		case "sitemap_entries":
+			r.SitemapEntries = l.entries(key, v)
+		}
+	}
+	l.checkSitemapRule(path, r)
+}
+
+var ownedHeaders = map[string]bool{
+	"content-length": true, "content-type": true, "content-encoding": true, "transfer-encoding": true,
+	"connection": true, "link": true, "location": true, "set-cookie": true,
+}
+
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func (l *loader) robots(key string, v any) *Robots {
+	t, ok := l.table(key, v)
+	if !ok {
+		return nil
+	}
+	l.known(key, t, "index", "follow", "directives")
+	r := &Robots{}
+	if x, ok := t["index"]; ok {
+		var b bool
+		l.boolean(key+".index", x, &b)
+		r.Index = &b
+	}
+	if x, ok := t["follow"]; ok {
+		var b bool
+		l.boolean(key+".follow", x, &b)
+		r.Follow = &b
+	}
+	if x, ok := t["directives"]; ok {
+		if list, ok := l.strList(key+".directives", x); ok {
+			for i, d := range list {
+				if d == "" || strings.ContainsAny(d, ",<>\"\r\n\x00") {
+					l.add("HG141", fmt.Sprintf("%s.directives[%d]", key, i), "%q is not a robots directive", d)
+				}
+			}
+			r.Directives, r.directives = list, true
+		}
+	}
+	return r
+}
+
+func (l *loader) checkSource(key, src string) {
+	switch {
+	case strings.HasPrefix(src, "upstream:/"):
+		if strings.ContainsAny(src, " \r\n\x00") {
+			l.add("HG114", key, "%q: an upstream path holds no spaces or control characters", src)
+		}
+	case strings.HasPrefix(src, "file:") && len(src) > 5:
+		p := src[5:]
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(l.cfg.Dir, p)
+		}
+		if st, err := os.Stat(p); err != nil || st.IsDir() {
+			l.add("HG114", key, "%q: no such file (%s)", src, p)
+		}
+	default:
+		l.add("HG114", key, `%q is neither "upstream:/path" nor "file:path"`, src)
+	}
+}
+
+func (l *loader) entries(key string, v any) []Entry {
+	arr, ok := v.([]map[string]any)
+	if !ok {
+		if a, ok := v.([]any); ok && len(a) == 0 {
+			return nil
+		}
+		l.wrongType(key, v, "an array of tables ({ params = {…}, lastmod = \"…\" })")
+		return nil
+	}
+	var out []Entry
+	for i, t := range arr {
+		ek := fmt.Sprintf("%s[%d]", key, i)
+		l.known(ek, t, "params", "lastmod")
+		e := Entry{Params: map[string]string{}}
+		if p, ok := t["params"]; ok {
+			if pt, ok := l.table(ek+".params", p); ok {
+				for name, val := range pt {
+					switch x := val.(type) {
+					case string:
+						e.Params[name] = x
+					case int64:
+						e.Params[name] = strconv.FormatInt(x, 10)
+					default:
+						l.wrongType(ek+".params."+name, val, "a string")
+					}
+				}
+			}
+		}
+		if lm, ok := t["lastmod"]; ok {
+			switch x := lm.(type) {
+			case string:
+				e.Lastmod = x
+			case time.Time:
+				e.Lastmod = x.Format(time.RFC3339)
+			default:
+				l.wrongType(ek+".lastmod", lm, "a date (RFC 3339 or YYYY-MM-DD)")
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (l *loader) checkSitemapRule(path string, r *Rule) {
+	if !r.Sitemap {
+		return
+	}
+	if r.Pattern != nil && r.Pattern.HasParams() && r.SitemapSource == "" && len(r.SitemapEntries) == 0 {
+		l.add("HG110", path+".sitemap", "a rule with parameters (or *) needs sitemap_source or sitemap_entries to list its pages")
+	}
+	if r.Robots != nil && r.Robots.Index != nil && !*r.Robots.Index {
+		l.add("HG111", path+".sitemap", "a sitemap lists pages to index, but this rule says robots.index = false")
+	}
+	if r.Canonical != nil && r.Canonical.Raw != "self" {
+		l.add("HG112", path+".sitemap", "a page whose canonical names another address is no sitemap entry (use canonical = \"self\")")
+	}
+	if r.Deny {
+		l.add("HG113", path+".sitemap", "a denied path can not be in the sitemap")
+	}
+}
+
+// tmplCtx parses a rule's templates, checking the names they use.
+type tmplCtx struct {
+	l    *loader
+	rule *Rule
+}
+
+func (tc *tmplCtx) tmpl(key string, v any) *Template {
+	var s string
+	if !tc.l.str(key, v, &s) {
+		return nil
+	}
+	t, err := parseTemplate(s)
+	if err != nil {
+		tc.l.add("HG121", key, "%v", err)
+		return nil
+	}
+	for _, name := range t.Vars() {
+		if fixedVars[name] {
+			continue
+		}
+		known := false
+		if tc.rule.Pattern != nil {
+			for _, p := range tc.rule.Pattern.Params() {
+				known = known || p == name
+			}
+		}
+		if !known {
+			msg := fmt.Sprintf("unknown template variable {%s}", name)
+			cands := []string{"locale", "path", "base_url", "canonical", "title", "description", "page.title", "page.description"}
+			if tc.rule.Pattern != nil {
+				cands = append(cands, tc.rule.Pattern.Params()...)
+			}
+			if s := suggest(name, cands); s != "" {
+				msg += " (did you mean {" + s + "}?)"
+			}
+			tc.l.add("HG121", key, "%s", msg)
+			return nil
+		}
+	}
+	return t
+}
+
+// urlTmpl parses a URL-valued template; a static one must already pass the
+// URL rules.
+func (tc *tmplCtx) urlTmpl(key string, v any) *Template {
+	t := tc.tmpl(key, v)
+	if t != nil && t.Static() {
+		s := t.render(&vars{baseURL: tc.l.cfg.Site.BaseURL}, true)
+		origin := tc.l.cfg.Site.BaseURL
+		if origin == "" {
+			origin = "https://base.invalid"
+		}
+		if why := ValidURL(origin, s); why != "" {
+			tc.l.add("HG150", key, "%q is not a URL headgate writes (%s): use an absolute http(s) URL or a path starting with /", s, why)
+			return nil
+		}
+	}
+	return t
+}
+
+func (tc *tmplCtx) openGraph(key string, v any) *OpenGraph {
+	t, ok := tc.l.table(key, v)
+	if !ok {
+		return nil
+	}
+	tc.l.known(key, t, "title", "description", "type", "url", "site_name", "locale", "image", "article")
+	og := &OpenGraph{}
+	for k, x := range t {
+		kk := key + "." + k
+		switch k {
+		case "title":
+			og.Title = tc.tmpl(kk, x)
+		case "description":
+			og.Description = tc.tmpl(kk, x)
+		case "type":
+			og.Type = tc.tmpl(kk, x)
+		case "url":
+			og.URL = tc.urlTmpl(kk, x)
+		case "site_name":
+			og.SiteName = tc.tmpl(kk, x)
+		case "locale":
+			og.Locale = tc.tmpl(kk, x)
+		case "image":
+			og.Image = []Image{}
+			for i, item := range listOf(x) {
+				ik := kk
+				if _, isArr := x.([]any); isArr {
+					ik = fmt.Sprintf("%s[%d]", kk, i)
+				} else if _, isArr := x.([]map[string]any); isArr {
+					ik = fmt.Sprintf("%s[%d]", kk, i)
+				}
+				if img, ok := tc.image(ik, item); ok {
+					og.Image = append(og.Image, img)
+				}
+			}
+		case "article":
+			og.Article = tc.article(kk, x)
+		}
+	}
+	return og
+}
+
+func listOf(x any) []any {
+	switch a := x.(type) {
+	case []any:
+		return a
+	case []map[string]any:
+		out := make([]any, len(a))
+		for i := range a {
+			out[i] = a[i]
+		}
+		return out
+	}
+	return []any{x}
+}
+
+func (tc *tmplCtx) image(key string, x any) (Image, bool) {
+	if s, ok := x.(string); ok {
+		t := tc.urlTmpl(key, s)
+		return Image{URL: t}, t != nil
+	}
+	t, ok := tc.l.table(key, x)
+	if !ok {
+		return Image{}, false
+	}
+	tc.l.known(key, t, "url", "width", "height", "alt", "type", "secure_url")
+	var img Image
+	if u, ok := t["url"]; ok {
+		img.URL = tc.urlTmpl(key+".url", u)
+	} else {
+		tc.l.add("HG141", key, "an image table needs url")
+	}
+	if a, ok := t["alt"]; ok {
+		img.Alt = tc.tmpl(key+".alt", a)
+	}
+	if a, ok := t["type"]; ok {
+		img.Type = tc.tmpl(key+".type", a)
+	}
+	if a, ok := t["secure_url"]; ok {
+		img.SecureURL = tc.urlTmpl(key+".secure_url", a)
+	}
+	if w, ok := t["width"]; ok {
+		tc.l.integer(key+".width", w, 1, 100000, &img.Width)
+	}
+	if h, ok := t["height"]; ok {
+		tc.l.integer(key+".height", h, 1, 100000, &img.Height)
+	}
+	return img, img.URL != nil
+}
+
+func (tc *tmplCtx) article(key string, x any) *Article {
+	t, ok := tc.l.table(key, x)
+	if !ok {
+		return nil
+	}
+	tc.l.known(key, t, "published_time", "modified_time", "expiration_time", "authors", "section", "tags")
+	a := &Article{}
+	timeVal := func(k string, v any) *Template {
+		if tm, ok := v.(time.Time); ok {
+			v = tm.Format(time.RFC3339)
+		}
+		return tc.tmpl(k, v)
+	}
+	for k, v := range t {
+		kk := key + "." + k
+		switch k {
+		case "published_time":
+			a.PublishedTime = timeVal(kk, v)
+		case "modified_time":
+			a.ModifiedTime = timeVal(kk, v)
+		case "expiration_time":
+			a.ExpirationTime = timeVal(kk, v)
+		case "section":
+			a.Section = tc.tmpl(kk, v)
+		case "authors", "tags":
+			list, ok := tc.l.strList(kk, v)
+			if !ok {
+				continue
+			}
+			var ts []*Template
+			for i, s := range list {
+				if tm := tc.tmpl(fmt.Sprintf("%s[%d]", kk, i), s); tm != nil {
+					ts = append(ts, tm)
+				}
+			}
+			if k == "authors" {
+				a.Authors = ts
+			} else {
+				a.Tags = ts
+			}
+		}
+	}
+	return a
+}
+
+func (tc *tmplCtx) twitter(key string, v any) *Twitter {
+	t, ok := tc.l.table(key, v)
+	if !ok {
+		return nil
+	}
+	tc.l.known(key, t, "card", "site", "creator", "title", "description", "image", "url")
+	tw := &Twitter{}
+	for k, x := range t {
+		kk := key + "." + k
+		switch k {
+		case "card":
+			var c string
+			tc.l.enum(kk, x, &c, "summary", "summary_large_image", "app", "player")
+			if c != "" {
+				tw.Card = &Template{Raw: c, parts: []tpart{{lit: c}}}
+			}
+		case "site":
+			tw.Site = tc.tmpl(kk, x)
+		case "creator":
+			tw.Creator = tc.tmpl(kk, x)
+		case "title":
+			tw.Title = tc.tmpl(kk, x)
+		case "description":
+			tw.Description = tc.tmpl(kk, x)
+		case "url":
+			tw.URL = tc.urlTmpl(kk, x)
+		case "image":
+			tw.Image = []TwitterImage{}
+			_, isArr := x.([]any)
+			_, isTArr := x.([]map[string]any)
+			for i, item := range listOf(x) {
+				ik := kk
+				if isArr || isTArr {
+					ik = fmt.Sprintf("%s[%d]", kk, i)
+				}
+				if s, ok := item.(string); ok {
+					if u := tc.urlTmpl(ik, s); u != nil {
+						tw.Image = append(tw.Image, TwitterImage{URL: u})
+					}
+					continue
+				}
+				it, ok := tc.l.table(ik, item)
+				if !ok {
+					continue
+				}
+				tc.l.known(ik, it, "url", "alt")
+				var img TwitterImage
+				if u, ok := it["url"]; ok {
+					img.URL = tc.urlTmpl(ik+".url", u)
+				} else {
+					tc.l.add("HG141", ik, "an image table needs url")
+				}
+				if a, ok := it["alt"]; ok {
+					img.Alt = tc.tmpl(ik+".alt", a)
+				}
+				if img.URL != nil {
+					tw.Image = append(tw.Image, img)
+				}
+			}
+		}
+	}
+	return tw
+}
+
+// jsonTree turns a TOML or JSON value into a JSON-LD tree whose strings are
+// templates.
+func (tc *tmplCtx) jsonTree(key string, v any) any {
+	switch x := v.(type) {
+	case string:
+		if t := tc.tmpl(key, x); t != nil {
+			return t
+		}
+		return x
+	case time.Time:
+		return x.Format(time.RFC3339)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			out[k] = tc.jsonTree(key+"."+k, val)
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			out[i] = tc.jsonTree(fmt.Sprintf("%s[%d]", key, i), val)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			out[i] = tc.jsonTree(fmt.Sprintf("%s[%d]", key, i), val)
+		}
+		return out
+	}
+	return v
+}
+
+func (tc *tmplCtx) jsonFile(key, name string) []any {
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(tc.l.cfg.Dir, p)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		tc.l.add("HG160", key, "can not read %s: %v", p, err)
+		return nil
+	}
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		tc.l.add("HG160", key, "%s is not JSON: %v", p, err)
+		return nil
+	}
+	var blocks []any
+	switch x := v.(type) {
+	case map[string]any:
+		blocks = []any{x}
+	case []any:
+		blocks = x
+	default:
+		tc.l.add("HG160", key, "%s must hold a JSON object or an array of objects", p)
+		return nil
+	}
+	var out []any
+	for i, b := range blocks {
+		obj, ok := b.(map[string]any)
+		if !ok || obj["@type"] == nil && obj["@graph"] == nil {
+			tc.l.add("HG160", key, "%s: block %d needs @type or @graph", p, i)
+			continue
+		}
+		out = append(out, tc.jsonTree(key, obj))
+	}
+	return out
+}

@@ -1,0 +1,261 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+)
+
+type segKind uint8
+
+// Segment kinds, in rising specificity.
+const (
+	segWild segKind = iota
+	segParam
+	segRegex
+	segLiteral
+)
+
+type segment struct {
+	kind  segKind
+	lit   string // decoded literal
+	name  string // parameter name
+	expr  string // constraint as written
+	re    *regexp.Regexp
+	spans bool // the constraint can match '/', so the value may span segments
+}
+
+// Pattern is a compiled path pattern (§2.2).
+type Pattern struct {
+	Raw    string
+	segs   []segment
+	params []string
+}
+
+// Params lists the pattern's parameter names in order.
+func (p *Pattern) Params() []string { return p.params }
+
+// HasParams reports whether the pattern has parameters or a trailing *.
+func (p *Pattern) HasParams() bool {
+	for _, s := range p.segs {
+		if s.kind != segLiteral {
+			return true
+		}
+	}
+	return false
+}
+
+// ParsePattern compiles a path pattern.
+func ParsePattern(s string) (*Pattern, error) {
+	if !strings.HasPrefix(s, "/") {
+		return nil, errors.New("a pattern starts with /")
+	}
+	p := &Pattern{Raw: s}
+	seen := map[string]bool{}
+	rest := s[1:]
+	for {
+		seg, next, err := cutSegment(rest)
+		if err != nil {
+			return nil, err
+		}
+		sg, err := parseSegment(seg)
+		if err != nil {
+			return nil, err
+		}
+		if sg.kind == segWild && next >= 0 {
+			return nil, errors.New("* is only allowed as the last segment")
+		}
+		if sg.name != "" {
+			if seen[sg.name] {
+				return nil, fmt.Errorf("duplicate parameter name %q", sg.name)
+			}
+			if fixedVars[sg.name] {
+				return nil, fmt.Errorf("parameter name %q is reserved for a template variable", sg.name)
+			}
+			seen[sg.name] = true
+			p.params = append(p.params, sg.name)
+		}
+		p.segs = append(p.segs, sg)
+		if next < 0 {
+			break
+		}
+		rest = rest[next:]
+	}
+	return p, nil
+}
+
+// cutSegment returns the first segment of s and the offset of the next
+// (-1 at the end). A '/' inside a {constraint} does not end a segment.
+func cutSegment(s string) (string, int, error) {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if depth > 0 {
+				i++
+			}
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+			}
+		case '/':
+			if depth == 0 {
+				return s[:i], i + 1, nil
+			}
+		}
+	}
+	if depth > 0 {
+		return "", 0, errors.New("unclosed { in a constraint")
+	}
+	return s, -1, nil
+}
+
+func parseSegment(seg string) (segment, error) {
+	switch {
+	case seg == "*":
+		return segment{kind: segWild}, nil
+	case strings.HasPrefix(seg, ":"):
+		name, expr, constrained := strings.Cut(seg[1:], "{")
+		if !validParamName(name) {
+			return segment{}, fmt.Errorf("bad parameter name %q (letters, digits and _)", name)
+		}
+		if !constrained {
+			return segment{kind: segParam, name: name}, nil
+		}
+		if !strings.HasSuffix(expr, "}") {
+			return segment{}, fmt.Errorf("text after the constraint of :%s", name)
+		}
+		expr = expr[:len(expr)-1]
+		re, err := regexp.Compile(`^(?:` + expr + `)$`)
+		if err != nil {
+			return segment{}, fmt.Errorf("constraint of :%s: %v", name, err)
+		}
+		return segment{kind: segRegex, name: name, expr: expr, re: re, spans: canMatchSlash(expr)}, nil
+	case strings.ContainsAny(seg, "*{}"):
+		return segment{}, fmt.Errorf("segment %q: * and {} belong to parameters (use :name{regex})", seg)
+	}
+	lit, err := url.PathUnescape(seg)
+	if err != nil {
+		return segment{}, fmt.Errorf("segment %q: %v", seg, err)
+	}
+	return segment{kind: segLiteral, lit: lit}, nil
+}
+
+func validParamName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !(s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && s[i] >= '0' && s[i] <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// canMatchSlash reports whether a regex has any way to consume a '/'.
+func canMatchSlash(expr string) bool {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	var walk func(*syntax.Regexp) bool
+	walk = func(r *syntax.Regexp) bool {
+		switch r.Op {
+		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+			return true
+		case syntax.OpLiteral:
+			for _, c := range r.Rune {
+				if c == '/' {
+					return true
+				}
+			}
+		case syntax.OpCharClass:
+			for i := 0; i+1 < len(r.Rune); i += 2 {
+				if r.Rune[i] <= '/' && '/' <= r.Rune[i+1] {
+					return true
+				}
+			}
+		}
+		for _, s := range r.Sub {
+			if walk(s) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(re)
+}
+
+// specificity is compared segment by segment, then by length (§2.3).
+func (p *Pattern) compare(q *Pattern) int {
+	for i := 0; i < len(p.segs) && i < len(q.segs); i++ {
+		if a, b := p.segs[i].kind, q.segs[i].kind; a != b {
+			if a < b {
+				return -1
+			}
+			return 1
+		}
+	}
+	return len(p.segs) - len(q.segs)
+}
+
+// Fill builds the path of the pattern with the given parameter values, each
+// percent-encoded; it fails when the pattern would not match the result: a
+// missing value, a value the constraint refuses, "." or "..", or a "/" that
+// the constraint does not allow. A trailing * is filled with nothing.
+func (p *Pattern) Fill(params map[string]string) (string, error) {
+	var b strings.Builder
+	for i, s := range p.segs {
+		if s.kind == segWild {
+			if i == 0 {
+				b.WriteByte('/')
+			}
+			break
+		}
+		b.WriteByte('/')
+		switch s.kind {
+		case segLiteral:
+			b.WriteString(escapeSegment(s.lit))
+		case segParam, segRegex:
+			v, ok := params[s.name]
+			if !ok || v == "" {
+				return "", fmt.Errorf("missing parameter %q", s.name)
+			}
+			if s.re != nil && !s.re.MatchString(v) {
+				return "", fmt.Errorf("parameter %q: %q does not match {%s}", s.name, v, s.expr)
+			}
+			if strings.Contains(v, "/") && !s.spans {
+				return "", fmt.Errorf("parameter %q: %q holds a /", s.name, v)
+			}
+			for _, part := range strings.Split(v, "/") {
+				if part == "." || part == ".." {
+					return "", fmt.Errorf("parameter %q: %q is a dot segment", s.name, v)
+				}
+			}
+			if strings.IndexByte(v, 0) >= 0 {
+				return "", fmt.Errorf("parameter %q holds a NUL", s.name)
+			}
+			if s.spans {
+				// A value that spans segments is written as segments.
+				for j, part := range strings.Split(v, "/") {
+					if j > 0 {
+						b.WriteByte('/')
+					}
+					b.WriteString(escapeSegment(part))
+				}
+			} else {
+				b.WriteString(escapeSegment(v))
+			}
+		}
+	}
+	return b.String(), nil
+}
+
+// escapeSegment percent-encodes one segment's value.
+func escapeSegment(s string) string { return url.PathEscape(s) }

@@ -1,0 +1,111 @@
+package rules
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Reasons a URL is dropped (§4.6); they label headgate_urls_dropped_total.
+const (
+	DropControl     = "control"      // a control character
+	DropSpace       = "space"        // a space at either end
+	DropScheme      = "scheme"       // not http(s), or http(s) without //
+	DropOtherHost   = "other_host"   // starts with //, \ or /\
+	DropCrossOrigin = "cross_origin" // relative, but resolves to another origin
+	DropUnparsable  = "unparsable"
+)
+
+// AbsURL makes s absolute against base (an absolute http(s) URL whose
+// origin is the site's) and checks the URL rules of §4.6. It returns the
+// absolute URL, or "" and the reason the value is dropped. Values are
+// dropped, never repaired.
+func AbsURL(base *url.URL, s string) (string, string) {
+	if s == "" {
+		return "", DropUnparsable
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return "", DropControl
+		}
+	}
+	if s[0] == ' ' || s[len(s)-1] == ' ' {
+		return "", DropSpace
+	}
+	if strings.HasPrefix(s, "//") || strings.HasPrefix(s, `\`) || strings.HasPrefix(s, `/\`) {
+		return "", DropOtherHost
+	}
+	if scheme, rest, ok := cutScheme(s); ok {
+		scheme = strings.ToLower(scheme)
+		if scheme != "http" && scheme != "https" || !strings.HasPrefix(rest, "//") {
+			return "", DropScheme
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Host == "" || strings.ContainsAny(u.Host, `\`) {
+			return "", DropUnparsable
+		}
+		return s, ""
+	}
+	ref, err := url.Parse(s)
+	if err != nil {
+		return "", DropUnparsable
+	}
+	u := base.ResolveReference(ref)
+	if u.Scheme != base.Scheme || u.Host != base.Host {
+		return "", DropCrossOrigin
+	}
+	return u.String(), ""
+}
+
+// cutScheme splits "scheme:rest" when s starts with an RFC 3986 scheme.
+func cutScheme(s string) (string, string, bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return s[:i], s[i+1:], true
+		default:
+			return "", "", false
+		}
+	}
+	return "", "", false
+}
+
+// ValidURL reports why s would be dropped as an absolute URL or a path
+// against the site's origin, or "" when it is fine.
+func ValidURL(origin string, s string) string {
+	base, err := url.Parse(origin + "/")
+	if err != nil {
+		return DropUnparsable
+	}
+	_, why := AbsURL(base, s)
+	return why
+}
+
+// EscapePath returns a request path in a form safe to write into a URL:
+// valid percent-escapes are kept as they are, every other byte outside the
+// characters a path may hold is percent-encoded.
+func EscapePath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '%' && i+2 < len(p) && ishex(p[i+1]) && ishex(p[i+2]) || pathByte(c) {
+			b.WriteByte(c)
+			continue
+		}
+		const hex = "0123456789ABCDEF"
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+func pathByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0
+}
