@@ -1,0 +1,79 @@
+package rewrite
+
+import (
+	"time"
+
+	"github.com/headgate/headgate/rules"
+)
+
+// Options configures the rewrite of one document. The zero value rewrites
+// nothing and corrects nothing: output equals input.
+type Options struct {
+	// Match is what the rules say about the request; nil means no rules.
+	Match *rules.Match
+	// ContentType is the response's Content-Type header: it gives the
+	// charset and whether the document is XHTML (application/xhtml+xml).
+	ContentType string
+	// CSP is the response's Content-Security-Policy header; a script nonce
+	// in it is put on every written JSON-LD script.
+	CSP string
+	// MaxHeadBytes bounds the region headgate edits (the head and a late
+	// stretch up to a literal </head>); 0 means rules.DefaultMaxHeadBytes.
+	MaxHeadBytes int
+	// CorrectUpstream applies the corrections of SPEC §4.5.
+	CorrectUpstream bool
+	// Shadow computes every change but outputs the original bytes.
+	Shadow bool
+}
+
+// Outcome says what became of a document.
+type Outcome string
+
+// Outcomes; the proxy counts them in headgate_requests_total.
+const (
+	Rewritten       Outcome = "rewritten"         // the head was rewritten (or, in shadow mode, would have been)
+	Unchanged       Outcome = "passthrough"       // nothing to change: output equals input
+	SkippedTooLarge Outcome = "skipped_too_large" // head did not end within MaxHeadBytes, or one token was larger
+	SkippedCharset  Outcome = "skipped_charset"   // not an ASCII-compatible charset
+)
+
+// Action is what happened to one tag.
+type Action string
+
+// Actions, as counted in the Headgate-Changes header.
+const (
+	Wrote     Action = "wrote"     // a tag headgate wrote
+	Replaced  Action = "replaced"  // an upstream tag removed because a rule sets its identity
+	Corrected Action = "corrected" // an upstream tag whose URL was made absolute
+	Dropped   Action = "dropped"   // an upstream tag removed (unsafe URL, duplicate), or a rule value refused
+)
+
+// Change is one thing the rewriter did (or, in shadow mode, would do).
+type Change struct {
+	Action   Action
+	Identity string // "canonical", "og:image", "title", "jsonld", …
+	Reason   string // for Dropped and Corrected: "duplicate", "javascript scheme"…; a rules.Drop* reason for URLs
+	Value    string // the URL or text concerned, when there is one
+}
+
+// Result is what the rewrite did. It is complete once Prepare returned.
+type Result struct {
+	Outcome  Outcome
+	Delta    int           // output length minus input length; 0 unless the output differs
+	Duration time.Duration // time spent processing the head (not waiting for the upstream)
+	Changes  []Change
+	Head     *rules.Head // what the rules rendered for this page; nil without rules
+	Page     rules.Page  // what the upstream head said of itself
+	Reason   string      // why a document was skipped, for the log
+}
+
+// Count returns how many changes had the action.
+func (r *Result) Count(a Action) int {
+	n := 0
+	for _, c := range r.Changes {
+		if c.Action == a {
+			n++
+		}
+	}
+	return n
+}
