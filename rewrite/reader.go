@@ -1,28 +1,769 @@
 package rewrite
 
-import "io"
+import (
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
 
-// Reader rewrites the head of the HTML document read from its source.
-// (Temporary pass-through; the streaming implementation replaces it.)
+	"github.com/headgate/headgate/rules"
+)
+
+// Reader rewrites the head of the HTML document read from its source. It
+// reads the source only as far as the end of the region it edits (the head,
+// and a late stretch up to a literal </head>), bounded by MaxHeadBytes;
+// everything after is copied through as it arrives.
 type Reader struct {
-	src  io.Reader
-	opts Options
-	res  Result
+	src      io.Reader
+	opts     Options
+	st       *state
+	prepared bool
+	srcErr   error // the source's error, delivered after the bytes read before it
+	out      []byte
+	tail     []byte
+	res      Result
+}
+
+// state is the per-document working memory, pooled so that a steady load
+// allocates nothing for it.
+type state struct {
+	buf   []byte
+	tags  []headTag
+	edits []edit
+	out   []byte
+}
+
+var statePool = sync.Pool{New: func() any { return &state{buf: make([]byte, 0, 32<<10)} }}
+
+type edit struct {
+	start, end int
+	repl       []byte
+}
+
+// Where a head tag stands.
+const (
+	inHead    = iota // in the head as a parser builds it
+	inStretch        // after the head's implicit end, before a late literal </head>
+)
+
+type tagKind uint8
+
+const (
+	kMeta tagKind = iota + 1
+	kLink
+	kTitle
+	kJSONLD
+)
+
+type headTag struct {
+	kind     tagKind
+	where    int
+	start    int // element start
+	end      int // element end (after the end tag for title and script)
+	tagEnd   int // end of the start tag
+	identity string
+	urlAttr  attr // the URL-valued attribute, for corrections
+	hasURL   bool
+	text     []byte // title text, until decoded (aliases the buffer)
+	remove   bool
+	replace  []byte
+	why      string
+	action   Action
 }
 
 // NewReader returns a Reader that rewrites src as opts say.
 func NewReader(src io.Reader, opts Options) *Reader {
-	return &Reader{src: src, opts: opts, res: Result{Outcome: Unchanged}}
+	if opts.MaxHeadBytes <= 0 {
+		opts.MaxHeadBytes = rules.DefaultMaxHeadBytes
+	}
+	return &Reader{src: src, opts: opts}
+}
+
+// Result reports what the rewrite did; complete after Prepare.
+func (r *Reader) Result() *Result { return &r.res }
+
+// Read reads the rewritten document.
+func (r *Reader) Read(p []byte) (int, error) {
+	if !r.prepared {
+		r.Prepare()
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n := 0
+	if len(r.out) > 0 {
+		c := copy(p, r.out)
+		r.out = r.out[c:]
+		n += c
+	}
+	if len(r.tail) > 0 && n < len(p) {
+		c := copy(p[n:], r.tail)
+		r.tail = r.tail[c:]
+		n += c
+	}
+	if len(r.out) == 0 && len(r.tail) == 0 && r.st != nil {
+		r.release()
+	}
+	if n > 0 {
+		return n, nil
+	}
+	if r.srcErr != nil {
+		return 0, r.srcErr
+	}
+	return r.src.Read(p)
+}
+
+func (r *Reader) release() {
+	st := r.st
+	r.st = nil
+	if cap(st.buf) > 1<<20 || cap(st.out) > 1<<20 {
+		return // an unusual document: let the collector have it
+	}
+	st.buf, st.tags, st.edits, st.out = st.buf[:0], st.tags[:0], st.edits[:0], st.out[:0]
+	statePool.Put(st)
 }
 
 // Prepare reads the source through the end of the region headgate edits
 // and decides the output, so that Result (and its Delta) is known before
-// the first byte goes out. Read calls it when needed. Its error is the
-// source's read error, never a rewrite problem: those fail open.
-func (r *Reader) Prepare() error { return nil }
+// the first byte goes out. Read calls it when needed. It returns the
+// source's read error, if one came before the region ended; the bytes read
+// before it are still delivered by Read, unchanged. Rewrite problems never
+// fail: the document then passes through untouched.
+func (r *Reader) Prepare() (err error) {
+	if r.prepared {
+		return nil
+	}
+	r.prepared = true
+	r.res.Outcome = Unchanged
+	r.st = statePool.Get().(*state)
+	defer func() {
+		// Fail open: whatever went wrong, the original bytes go through.
+		if p := recover(); p != nil {
+			r.out, r.tail = nil, r.st.buf
+			r.res = Result{Outcome: Unchanged, Reason: "internal error"}
+			err = nil
+		}
+	}()
+	h := &headScan{r: r, st: r.st, sc: scanner{}}
+	h.run()
+	return r.srcErr
+}
 
-// Read reads the rewritten document.
-func (r *Reader) Read(p []byte) (int, error) { return r.src.Read(p) }
+// headScan follows the head the way a browser's parser builds it.
+type headScan struct {
+	r  *Reader
+	st *state
+	sc scanner
 
-// Result reports what the rewrite did; complete after Prepare.
-func (r *Reader) Result() *Result { return &r.res }
+	mode      int // 0 in head, 1 after an explicit </head>, 2 stretch, 3 done
+	insertAt  int // where written tags go
+	regionEnd int
+	template  int // depth of <template> being skipped
+	open      int // index in st.tags of a title or ld+json script awaiting its end tag; -1 none
+	charsetAt int // end of the first <meta charset> in the head; -1 none
+	metaCS    string
+	busy      time.Duration
+}
+
+func (h *headScan) run() {
+	r, st := h.r, h.st
+	h.open, h.charsetAt, h.insertAt = -1, -1, -1
+	max := r.opts.MaxHeadBytes
+	for h.mode != 3 {
+		t0 := time.Now()
+		tok, ok := h.sc.next()
+		if ok {
+			h.token(tok)
+			h.busy += time.Since(t0)
+			if h.mode != 3 && h.sc.pos > max {
+				if h.mode == 0 {
+					h.skip(SkippedTooLarge, "the head did not end within max_head_bytes")
+					return
+				}
+				h.finish(tok.end) // the stretch is cut at the limit
+			}
+			continue
+		}
+		h.busy += time.Since(t0)
+		if h.sc.eof {
+			h.finish(len(st.buf))
+			break
+		}
+		if len(st.buf) > max {
+			if h.mode == 0 {
+				h.skip(SkippedTooLarge, "a token or the head is larger than max_head_bytes")
+				return
+			}
+			h.finish(h.sc.pos)
+			break
+		}
+		h.fill()
+	}
+	t0 := time.Now()
+	h.decide()
+	r.res.Duration = h.busy + time.Since(t0)
+}
+
+// fill reads more of the source into the buffer.
+func (h *headScan) fill() {
+	st := h.st
+	if len(st.buf) == cap(st.buf) {
+		nb := make([]byte, len(st.buf), 2*cap(st.buf)+4096)
+		copy(nb, st.buf)
+		st.buf = nb
+	}
+	n, err := h.r.src.Read(st.buf[len(st.buf):cap(st.buf)])
+	st.buf = st.buf[:len(st.buf)+n]
+	h.sc.buf = st.buf
+	if err != nil {
+		h.sc.eof = true
+		if err != io.EOF {
+			h.r.srcErr = err
+		}
+	}
+}
+
+func (h *headScan) skip(o Outcome, why string) {
+	r := h.r
+	r.res.Outcome, r.res.Reason = o, why
+	r.out, r.tail = nil, h.st.buf
+}
+
+func (h *headScan) finish(end int) {
+	if h.insertAt < 0 {
+		h.insertAt = end
+	}
+	h.regionEnd = end
+	h.mode = 3
+}
+
+// headElement reports whether a start tag may stand in a head.
+func headElement(name []byte) bool {
+	switch len(name) {
+	case 4:
+		return asciiEqualFold(name, "meta") || asciiEqualFold(name, "link") || asciiEqualFold(name, "base") || asciiEqualFold(name, "html") || asciiEqualFold(name, "head")
+	case 5:
+		return asciiEqualFold(name, "title") || asciiEqualFold(name, "style")
+	case 6:
+		return asciiEqualFold(name, "script")
+	case 7:
+		return asciiEqualFold(name, "bgsound")
+	case 8:
+		return asciiEqualFold(name, "basefont") || asciiEqualFold(name, "noscript") || asciiEqualFold(name, "noframes") || asciiEqualFold(name, "template")
+	}
+	return false
+}
+
+// afterHeadElement: start tags that a parser after </head> still puts in the head.
+func afterHeadElement(name []byte) bool {
+	return headElement(name) && !asciiEqualFold(name, "noscript") && !asciiEqualFold(name, "html") && !asciiEqualFold(name, "head")
+}
+
+func (h *headScan) token(t token) {
+	b := h.st.buf
+	name := b[t.nameStart:t.nameEnd]
+	// Content of a title or ld+json script: the next end tag closes it.
+	if h.open >= 0 {
+		ht := &h.st.tags[h.open]
+		switch t.kind {
+		case tText:
+			ht.text = b[t.start:t.end]
+			return
+		case tEnd:
+			ht.end = t.end
+			h.open = -1
+			return
+		}
+		h.open = -1
+	}
+	if t.raw {
+		return // the content of a script, style, noscript…: never head-ending text
+	}
+	if h.template > 0 {
+		if t.kind == tStart && asciiEqualFold(name, "template") {
+			h.template++
+		} else if t.kind == tEnd && asciiEqualFold(name, "template") {
+			h.template--
+		}
+		return
+	}
+	switch h.mode {
+	case 0: // in head (or before it)
+		switch t.kind {
+		case tText:
+			if i := firstNonSpace(b[t.start:t.end]); i >= 0 {
+				h.insertAt = t.start + i
+				h.mode = 2
+			}
+		case tStart:
+			if !headElement(name) {
+				h.insertAt = t.start
+				h.mode = 2
+				if asciiEqualFold(name, "body") {
+					h.finish(t.start)
+				}
+				return
+			}
+			h.startTag(t, name, inHead)
+		case tEnd:
+			switch {
+			case asciiEqualFold(name, "head"):
+				h.insertAt = t.start
+				h.mode = 1
+			case asciiEqualFold(name, "body") || asciiEqualFold(name, "html") || asciiEqualFold(name, "br"):
+				h.insertAt = t.start
+				h.mode = 2
+			}
+		}
+	case 1: // after </head>: whitespace, comments and head elements still belong to the head
+		switch t.kind {
+		case tText:
+			if firstNonSpace(b[t.start:t.end]) >= 0 {
+				h.finish(t.start)
+			}
+		case tStart:
+			if !afterHeadElement(name) {
+				h.finish(t.start)
+				return
+			}
+			h.startTag(t, name, inHead)
+		case tEnd:
+			if asciiEqualFold(name, "body") || asciiEqualFold(name, "html") || asciiEqualFold(name, "br") {
+				h.finish(t.start)
+			}
+		}
+	case 2: // the stretch after an implicit end, up to a literal </head> or <body>
+		switch t.kind {
+		case tStart:
+			if asciiEqualFold(name, "body") {
+				h.finish(t.start)
+				return
+			}
+			h.startTag(t, name, inStretch)
+		case tEnd:
+			if asciiEqualFold(name, "head") {
+				h.finish(t.end)
+			}
+		}
+	}
+}
+
+func firstNonSpace(b []byte) int {
+	for i, c := range b {
+		if !isSpace(c) {
+			return i
+		}
+	}
+	return -1
+}
+
+// startTag records the head tags headgate may read or change.
+func (h *headScan) startTag(t token, name []byte, where int) {
+	b := h.st.buf
+	tag := b[t.start:t.end]
+	ne := t.nameEnd - t.start
+	switch {
+	case asciiEqualFold(name, "template"):
+		if !t.selfClose {
+			h.template = 1
+		}
+	case asciiEqualFold(name, "title"):
+		h.st.tags = append(h.st.tags, headTag{kind: kTitle, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: rules.IdentTitle})
+		h.open = len(h.st.tags) - 1
+	case asciiEqualFold(name, "meta"):
+		ta := readAttrs(tag, ne)
+		if where == inHead && h.charsetAt < 0 {
+			if cs := metaCharset(tag, &ta); cs != "" {
+				h.charsetAt, h.metaCS = t.end, cs
+			}
+		}
+		id := ""
+		if ta.has&hasProperty != 0 {
+			id = metaKeyIdentity(ta.property.val(tag))
+		}
+		if id == "" && ta.has&hasName != 0 {
+			id = metaKeyIdentity(ta.name.val(tag))
+		}
+		if id == "" {
+			return
+		}
+		ht := headTag{kind: kMeta, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: id}
+		if ta.has&hasContent != 0 {
+			ht.urlAttr = ta.content
+			ht.hasURL = urlIdentity(id, tag, &ta)
+		}
+		h.st.tags = append(h.st.tags, ht)
+	case asciiEqualFold(name, "link"):
+		ta := readAttrs(tag, ne)
+		if ta.has&hasRel == 0 {
+			return
+		}
+		rel := ta.rel.val(tag)
+		id := ""
+		switch {
+		case hasToken(rel, "canonical"):
+			id = rules.IdentCanonical
+		case hasToken(rel, "alternate") && ta.has&hasHreflang != 0:
+			id = rules.IdentAlternates
+		default:
+			return
+		}
+		ht := headTag{kind: kLink, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: id}
+		if ta.has&hasHref != 0 {
+			ht.urlAttr, ht.hasURL = ta.href, true
+		}
+		h.st.tags = append(h.st.tags, ht)
+	case asciiEqualFold(name, "script"):
+		ta := readAttrs(tag, ne)
+		if ta.has&hasType != 0 && asciiEqualFold(trimSpace(ta.typ.val(tag)), "application/ld+json") {
+			h.st.tags = append(h.st.tags, headTag{kind: kJSONLD, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: rules.IdentJSONLD})
+			h.open = len(h.st.tags) - 1
+		}
+	}
+}
+
+func trimSpace(b []byte) []byte {
+	for len(b) > 0 && isSpace(b[0]) {
+		b = b[1:]
+	}
+	for len(b) > 0 && isSpace(b[len(b)-1]) {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// metaKeyIdentity gives the identity of a meta name or property that
+// headgate knows, or "".
+func metaKeyIdentity(k []byte) string {
+	k = trimSpace(k)
+	switch {
+	case asciiEqualFold(k, "description"):
+		return rules.IdentDescription
+	case asciiEqualFold(k, "robots"):
+		return rules.IdentRobots
+	case len(k) > 3 && asciiEqualFold(k[:3], "og:"),
+		len(k) > 8 && asciiEqualFold(k[:8], "article:"),
+		len(k) > 8 && asciiEqualFold(k[:8], "twitter:"):
+		return rules.MetaIdentity(string(k))
+	}
+	return ""
+}
+
+// urlIdentity reports whether a meta tag's content is a URL that §4.5
+// corrects: og:url, og:image (and its url and secure_url), twitter:image.
+func urlIdentity(id string, tag []byte, ta *tagAttrs) bool {
+	key := ta.property
+	if ta.has&hasProperty == 0 || metaKeyIdentity(ta.property.val(tag)) != id {
+		key = ta.name
+	}
+	k := strings.ToLower(string(trimSpace(key.val(tag))))
+	switch k {
+	case "og:url", "og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src":
+		return true
+	}
+	return false
+}
+
+// singleValued identities keep only their first tag (§4.5).
+var singleValued = map[string]bool{
+	rules.IdentCanonical: true, rules.IdentDescription: true, rules.IdentRobots: true,
+	"og:url": true, "og:title": true, "og:type": true, "twitter:card": true,
+}
+
+// decide computes the page facts, renders the rules and builds the output.
+func (h *headScan) decide() {
+	r, st := h.r, h.st
+	o := &r.opts
+	buf := st.buf
+	region := buf[:h.regionEnd]
+	r.tail = buf[h.regionEnd:]
+
+	cs := h.charset()
+	if cs.skip {
+		h.skip(SkippedCharset, "charset "+cs.label+" is not ASCII-compatible")
+		return
+	}
+	if o.Match == nil {
+		r.out = region
+		return
+	}
+	cfg := o.Match.Config()
+	pageURL, _ := url.Parse(cfg.Site.BaseURL + rules.EscapePath(o.Match.Path))
+	if pageURL == nil {
+		pageURL, _ = url.Parse(cfg.Site.BaseURL + "/")
+	}
+	var changes []Change
+
+	// Upstream URLs: corrected or dropped first, so that the facts and the
+	// duplicate check see only what survives.
+	present := map[string]bool{}
+	var page rules.Page
+	for i := range st.tags {
+		ht := &st.tags[i]
+		if ht.where != inHead || !o.CorrectUpstream || !ht.hasURL {
+			continue
+		}
+		val := cs.decodeText(ht.urlAttr.val(buf[ht.start:ht.tagEnd]))
+		// Browsers strip the spaces around a URL; so does the correction.
+		abs, why := rules.AbsURL(pageURL, strings.TrimSpace(val))
+		switch {
+		case why != "":
+			ht.remove, ht.action, ht.why = true, Dropped, why
+		case abs != val:
+			ht.replace = spliceAttr(buf[ht.start:ht.tagEnd], ht.urlAttr, abs, cs.utf8)
+			ht.action, ht.why = Corrected, "relative"
+			changes = append(changes, Change{Action: Corrected, Identity: ht.identity, Reason: "relative", Value: abs})
+		}
+	}
+	firstTitle := -1
+	for i := range st.tags {
+		ht := &st.tags[i]
+		if ht.where != inHead || ht.remove {
+			continue
+		}
+		if o.CorrectUpstream && singleValued[ht.identity] && present[ht.identity] {
+			ht.remove, ht.action, ht.why = true, Dropped, "duplicate"
+			continue
+		}
+		present[ht.identity] = true
+		tag := buf[ht.start:ht.tagEnd]
+		switch ht.identity {
+		case rules.IdentTitle:
+			if firstTitle < 0 {
+				firstTitle = i
+				page.HasTitle = true
+				page.Title = collapseSpace(cs.decodeText(ht.text))
+			}
+		case rules.IdentDescription:
+			if !page.HasDescription {
+				ta := readAttrs(tag, len("<meta"))
+				page.HasDescription = true
+				page.Description = strings.TrimSpace(cs.decodeText(ta.content.val(tag)))
+			}
+		case rules.IdentCanonical:
+			if page.Canonical == "" && ht.hasURL {
+				if abs, why := rules.AbsURL(pageURL, strings.TrimSpace(cs.decodeText(ht.urlAttr.val(tag)))); why == "" {
+					page.Canonical = abs
+				}
+			}
+		}
+	}
+	head := o.Match.Render(page)
+	r.res.Head, r.res.Page = head, page
+	for _, d := range head.Dropped {
+		changes = append(changes, Change{Action: Dropped, Identity: d.Field, Reason: d.Reason, Value: d.Value})
+	}
+
+	// Which identities headgate writes: all it sets under override; under
+	// fill, only those the head lacks.
+	fill := head.Policy == rules.Fill
+	writes := func(id string) bool {
+		if !head.Sets(id) {
+			return false
+		}
+		return !fill || !present[id] || id == rules.IdentTitle || id == rules.IdentDescription
+	}
+	nonce := cspNonce(o.CSP)
+	xhtml := isXHTML(o.ContentType)
+
+	// Upstream tags of identities the rules set.
+	titleInPlace := head.Title != nil && firstTitle >= 0 && (h.charsetAt < 0 || st.tags[firstTitle].start > h.charsetAt)
+	for i := range st.tags {
+		ht := &st.tags[i]
+		id := ht.identity
+		if ht.remove && ht.action == Dropped {
+			changes = append(changes, Change{Action: Dropped, Identity: id, Reason: ht.why, Value: string(buf[ht.start:ht.end])})
+			continue
+		}
+		replaceIt := false
+		switch {
+		case id == rules.IdentJSONLD:
+			replaceIt = head.ReplaceJSONLD && (!fill || ht.where == inStretch && !present[id])
+		case ht.where == inHead:
+			replaceIt = head.Sets(id) && !fill || id == rules.IdentTitle && head.Title != nil
+		default: // the stretch: what headgate writes must not stand again in the body
+			replaceIt = writes(id)
+		}
+		if !replaceIt {
+			continue
+		}
+		if i == firstTitle && titleInPlace {
+			ht.replace = appendTitle(nil, *head.Title, cs.utf8)
+			ht.end = max(ht.end, ht.tagEnd)
+			changes = append(changes, Change{Action: Replaced, Identity: id, Value: string(buf[ht.start:ht.end])})
+			changes = append(changes, Change{Action: Wrote, Identity: id, Value: *head.Title})
+			continue
+		}
+		ht.remove, ht.replace, ht.action = true, nil, Replaced
+		changes = append(changes, Change{Action: Replaced, Identity: id, Value: string(buf[ht.start:ht.end])})
+	}
+
+	// The tags headgate writes, in the order of §4.4.
+	var w []byte
+	wrote := func(id, v string) { changes = append(changes, Change{Action: Wrote, Identity: id, Value: v}) }
+	if head.Title != nil && !titleInPlace {
+		w = appendTitle(w, *head.Title, cs.utf8)
+		w = append(w, '\n')
+		wrote(rules.IdentTitle, *head.Title)
+	}
+	if head.Description != nil && writes(rules.IdentDescription) {
+		w = appendMeta(w, "name", "description", *head.Description, cs.utf8, xhtml)
+		wrote(rules.IdentDescription, *head.Description)
+	}
+	if head.Robots != nil && writes(rules.IdentRobots) {
+		w = appendMeta(w, "name", "robots", *head.Robots, cs.utf8, xhtml)
+		wrote(rules.IdentRobots, *head.Robots)
+	}
+	if head.Canonical != nil && writes(rules.IdentCanonical) {
+		w = appendLink(w, "canonical", "", *head.Canonical, cs.utf8, xhtml)
+		wrote(rules.IdentCanonical, *head.Canonical)
+	}
+	if writes(rules.IdentAlternates) {
+		for _, a := range head.Alternates {
+			w = appendLink(w, "alternate", a.Hreflang, a.Href, cs.utf8, xhtml)
+			wrote(rules.IdentAlternates, a.Hreflang+" "+a.Href)
+		}
+	}
+	for _, m := range head.Meta {
+		if writes(m.Identity) {
+			w = appendMeta(w, m.Attr, m.Key, m.Content, cs.utf8, xhtml)
+			wrote(m.Identity, m.Key+"="+m.Content)
+		}
+	}
+	if !fill || !head.ReplaceJSONLD || !present[rules.IdentJSONLD] {
+		for _, js := range head.JSONLD {
+			w = append(w, `<script type="application/ld+json"`...)
+			if nonce != "" {
+				w = append(w, ` nonce="`...)
+				w = appendEscaped(w, nonce, true)
+				w = append(w, '"')
+			}
+			w = append(w, '>')
+			w = appendJSON(w, js, cs.utf8)
+			w = append(w, "</script>\n"...)
+			wrote(rules.IdentJSONLD, string(js))
+		}
+	}
+
+	// Assemble the edits.
+	edits := st.edits[:0]
+	for i := range st.tags {
+		ht := &st.tags[i]
+		switch {
+		case ht.remove:
+			edits = append(edits, edit{ht.start, max(ht.end, ht.tagEnd), nil})
+		case ht.replace != nil:
+			end := ht.tagEnd
+			if ht.identity == rules.IdentTitle {
+				end = max(ht.end, ht.tagEnd)
+			}
+			edits = append(edits, edit{ht.start, end, ht.replace})
+		}
+	}
+	if len(w) > 0 {
+		edits = append(edits, edit{h.insertAt, h.insertAt, w})
+	}
+	st.edits = edits
+	r.res.Changes = changes
+	if len(edits) == 0 {
+		r.out = region
+		return
+	}
+	r.res.Outcome = Rewritten
+	if o.Shadow {
+		r.out = region
+		return
+	}
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	out := st.out[:0]
+	pos := 0
+	for _, e := range edits {
+		if e.start < pos {
+			continue // overlapping edits can not happen; be safe
+		}
+		out = append(out, region[pos:e.start]...)
+		out = append(out, e.repl...)
+		pos = e.end
+	}
+	out = append(out, region[pos:]...)
+	st.out = out
+	r.out = out
+	r.res.Delta = len(out) - len(region)
+}
+
+// charset decides the document's charset: a BOM, then the Content-Type
+// header, then the head's <meta charset>.
+func (h *headScan) charset() docCharset {
+	b := h.st.buf
+	switch {
+	case len(b) >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF:
+		return docCharset{utf8: true, label: "utf-8"}
+	case len(b) >= 2 && (b[0] == 0xFE && b[1] == 0xFF || b[0] == 0xFF && b[1] == 0xFE):
+		return docCharset{skip: true, label: "utf-16"}
+	}
+	if l := headerCharset(h.r.opts.ContentType); l != "" {
+		if cs := charsetFromLabel(l); cs.utf8 || cs.enc != nil || cs.skip {
+			return cs
+		}
+	}
+	if h.metaCS != "" {
+		cs := charsetFromLabel(h.metaCS)
+		if cs.skip {
+			// A meta that names UTF-16 means UTF-8 (HTML §13.2.3.3).
+			return docCharset{utf8: true, label: "utf-8"}
+		}
+		return cs
+	}
+	return docCharset{label: "unknown"}
+}
+
+func isXHTML(ct string) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "application/xhtml+xml")
+}
+
+func appendTitle(w []byte, title string, utf8Doc bool) []byte {
+	w = append(w, "<title>"...)
+	w = appendEscaped(w, title, utf8Doc)
+	return append(w, "</title>"...)
+}
+
+func appendMeta(w []byte, attr, key, content string, utf8Doc, xhtml bool) []byte {
+	w = append(w, "<meta "...)
+	w = append(w, attr...)
+	w = append(w, `="`...)
+	w = appendEscaped(w, key, utf8Doc)
+	w = append(w, `" content="`...)
+	w = appendEscaped(w, content, utf8Doc)
+	return closeVoid(w, xhtml)
+}
+
+func appendLink(w []byte, rel, hreflang, href string, utf8Doc, xhtml bool) []byte {
+	w = append(w, `<link rel="`...)
+	w = append(w, rel...)
+	if hreflang != "" {
+		w = append(w, `" hreflang="`...)
+		w = appendEscaped(w, hreflang, utf8Doc)
+	}
+	w = append(w, `" href="`...)
+	w = appendEscaped(w, href, utf8Doc)
+	return closeVoid(w, xhtml)
+}
+
+func closeVoid(w []byte, xhtml bool) []byte {
+	if xhtml {
+		return append(w, "\" />\n"...)
+	}
+	return append(w, "\">\n"...)
+}
+
+// spliceAttr rewrites one attribute value of a tag, keeping every other byte.
+func spliceAttr(tag []byte, a attr, val string, utf8Doc bool) []byte {
+	out := make([]byte, 0, len(tag)+len(val)+8)
+	out = append(out, tag[:a.spanStart]...)
+	out = append(out, '"')
+	out = appendEscaped(out, val, utf8Doc)
+	out = append(out, '"')
+	return append(out, tag[a.spanEnd:]...)
+}
