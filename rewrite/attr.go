@@ -78,7 +78,7 @@ func (it *attrIter) next() (attr, bool) {
 // of each name wins, as in the tokenizer.
 type tagAttrs struct {
 	name, property, content, rel, href, hreflang, typ, charset, httpEquiv, nonce attr
-	has                                                                           uint16
+	has                                                                          uint16
 }
 
 const (
