@@ -161,3 +161,27 @@ func hasToken(list []byte, tok string) bool {
 	}
 	return false
 }
+
+// otherTokens returns the tokens of a space-separated list other than tok,
+// joined by spaces; nil when there are none.
+func otherTokens(list []byte, tok string) []byte {
+	var out []byte
+	for len(list) > 0 {
+		i := 0
+		for i < len(list) && isSpace(list[i]) {
+			i++
+		}
+		j := i
+		for j < len(list) && !isSpace(list[j]) {
+			j++
+		}
+		if j > i && !asciiEqualFold(list[i:j], tok) {
+			if out != nil {
+				out = append(out, ' ')
+			}
+			out = append(out, list[i:j]...)
+		}
+		list = list[j:]
+	}
+	return out
+}

@@ -70,6 +70,9 @@ type headTag struct {
 	remove   bool
 	replace  []byte
 	why      string
+	fixed    string // the corrected URL
+	relKeep  []byte // a canonical link's other rel tokens ("stylesheet"), kept when it is removed
+	relAttr  attr
 	action   Action
 }
 
@@ -171,6 +174,13 @@ func (h *headScan) run() {
 	r, st := h.r, h.st
 	h.open, h.charsetAt, h.insertAt = -1, -1, -1
 	max := r.opts.MaxHeadBytes
+	// A byte order mark is not part of the document a parser sees.
+	for len(st.buf) < 3 && !h.sc.eof {
+		h.fill()
+	}
+	if len(st.buf) >= 3 && st.buf[0] == 0xEF && st.buf[1] == 0xBB && st.buf[2] == 0xBF {
+		h.sc.pos = 3
+	}
 	for h.mode != 3 {
 		t0 := time.Now()
 		tok, ok := h.sc.next()
@@ -411,6 +421,9 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 			return
 		}
 		ht := headTag{kind: kLink, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: id}
+		if id == rules.IdentCanonical {
+			ht.relAttr, ht.relKeep = ta.rel, otherTokens(rel, "canonical")
+		}
 		if ta.has&hasHref != 0 {
 			ht.urlAttr, ht.hasURL = ta.href, true
 		}
@@ -513,8 +526,7 @@ func (h *headScan) decide() {
 			ht.remove, ht.action, ht.why = true, Dropped, why
 		case abs != val:
 			ht.replace = spliceAttr(buf[ht.start:ht.tagEnd], ht.urlAttr, abs, cs.utf8)
-			ht.action, ht.why = Corrected, "relative"
-			changes = append(changes, Change{Action: Corrected, Identity: ht.identity, Reason: "relative", Value: abs})
+			ht.action, ht.why, ht.fixed = Corrected, "relative", abs
 		}
 	}
 	firstTitle := -1
@@ -596,8 +608,13 @@ func (h *headScan) decide() {
 			changes = append(changes, Change{Action: Wrote, Identity: id, Value: *head.Title})
 			continue
 		}
-		ht.remove, ht.replace, ht.action = true, nil, Replaced
 		changes = append(changes, Change{Action: Replaced, Identity: id, Value: string(buf[ht.start:ht.end])})
+		if len(ht.relKeep) > 0 {
+			// rel="canonical stylesheet": the link stays for its other meaning.
+			ht.replace, ht.action = spliceAttr(buf[ht.start:ht.tagEnd], ht.relAttr, string(ht.relKeep), true), Replaced
+			continue
+		}
+		ht.remove, ht.replace, ht.action = true, nil, Replaced
 	}
 
 	// The tags headgate writes, in the order of §4.4.
@@ -653,8 +670,12 @@ func (h *headScan) decide() {
 		ht := &st.tags[i]
 		switch {
 		case ht.remove:
-			edits = append(edits, edit{ht.start, max(ht.end, ht.tagEnd), nil})
+			start, end := wholeLine(region, ht.start, max(ht.end, ht.tagEnd))
+			edits = append(edits, edit{start, end, nil})
 		case ht.replace != nil:
+			if ht.action == Corrected {
+				changes = append(changes, Change{Action: Corrected, Identity: ht.identity, Reason: ht.why, Value: ht.fixed})
+			}
 			end := ht.tagEnd
 			if ht.identity == rules.IdentTitle {
 				end = max(ht.end, ht.tagEnd)
@@ -681,7 +702,11 @@ func (h *headScan) decide() {
 	pos := 0
 	for _, e := range edits {
 		if e.start < pos {
-			continue // overlapping edits can not happen; be safe
+			// Edits do not overlap; should one ever, written tags still go out.
+			if e.start == e.end {
+				out = append(out, e.repl...)
+			}
+			continue
 		}
 		out = append(out, region[pos:e.start]...)
 		out = append(out, e.repl...)
@@ -691,6 +716,25 @@ func (h *headScan) decide() {
 	st.out = out
 	r.out = out
 	r.res.Delta = len(out) - len(region)
+}
+
+// wholeLine widens the removal of a tag that stands alone on its line to
+// the line's indentation and line break, so no blank line is left behind.
+func wholeLine(b []byte, start, end int) (int, int) {
+	s := start
+	for s > 0 && (b[s-1] == ' ' || b[s-1] == '\t') {
+		s--
+	}
+	if s > 0 && b[s-1] != '\n' {
+		return start, end
+	}
+	switch {
+	case end < len(b) && b[end] == '\n':
+		return s, end + 1
+	case end+1 < len(b) && b[end] == '\r' && b[end+1] == '\n':
+		return s, end + 2
+	}
+	return start, end
 }
 
 // charset decides the document's charset: a BOM, then the Content-Type
