@@ -190,11 +190,21 @@ func (m *Match) Render(page Page) *Head {
 			h.Canonical = &s
 		}
 	} else if f.localized {
-		h.Canonical = &self
+		// §4.7: the page's own address, without a query except keep_query.
+		s := m.SelfURL(true)
+		h.Canonical = &s
+	}
+	// canon is the page's effective canonical: under fill, an upstream
+	// canonical stays, and og:url, the alternates and {canonical} follow it.
+	canon := h.Canonical
+	if f.policy == Fill && page.Canonical != "" {
+		h.Canonical = nil
+		c := page.Canonical
+		canon = &c
 	}
 	v.canonical = page.Canonical
-	if h.Canonical != nil {
-		v.canonical = *h.Canonical
+	if canon != nil {
+		v.canonical = *canon
 	}
 
 	// title and description: under fill the upstream's stay where present.
@@ -226,12 +236,16 @@ func (m *Match) Render(page Page) *Head {
 		}
 	}
 
-	if f.localized && m.Locale != "" && h.Canonical != nil && stripQuery(*h.Canonical) == self {
+	if f.localized && m.Locale != "" && canon != nil && stripQuery(*canon) == self {
 		for _, l := range c.Site.Locales {
 			h.Alternates = append(h.Alternates, Alternate{l, c.Site.BaseURL + "/" + l + EscapePath(m.rest)})
 		}
 		if c.Site.XDefault {
-			h.Alternates = append(h.Alternates, Alternate{"x-default", c.Site.BaseURL + EscapePath(m.rest)})
+			rest := m.rest
+			if rest == "" { // the locale's home, /de: the unprefixed one is /
+				rest = "/"
+			}
+			h.Alternates = append(h.Alternates, Alternate{"x-default", c.Site.BaseURL + EscapePath(rest)})
 		}
 	}
 
@@ -259,8 +273,8 @@ func (m *Match) Render(page Page) *Head {
 			if u, ok := urlOf("open_graph.url", f.ogURL); ok {
 				prop("og:url", u)
 			}
-		} else if c.Site.OGURLFromCanonical && h.Canonical != nil {
-			prop("og:url", *h.Canonical)
+		} else if c.Site.OGURLFromCanonical && canon != nil {
+			prop("og:url", *canon)
 		}
 		if f.ogSiteName.set() {
 			prop("og:site_name", text(f.ogSiteName))
@@ -346,8 +360,8 @@ func (m *Match) Render(page Page) *Head {
 			if u, ok := urlOf("twitter.url", f.twURL); ok {
 				name("twitter:url", u)
 			}
-		} else if c.Site.OGURLFromCanonical && h.Canonical != nil {
-			name("twitter:url", *h.Canonical)
+		} else if c.Site.OGURLFromCanonical && canon != nil {
+			name("twitter:url", *canon)
 		}
 		for _, img := range f.twImage {
 			u, ok := urlOf("twitter.image", ref{img.URL, f.twImageM})
@@ -374,7 +388,7 @@ func (m *Match) Render(page Page) *Head {
 		mr := &m.Matched[i]
 		for _, hd := range mr.Rule.Headers {
 			val := hd.Value.render(withParams(mr), false)
-			if strings.ContainsAny(val, "\r\n\x00") {
+			if badHeaderValue(val) {
 				h.Dropped = append(h.Dropped, Drop{Rule: mr.Rule.Match, Field: "headers." + hd.Name, Value: val, Reason: "header_value"})
 				continue
 			}
