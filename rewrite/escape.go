@@ -18,6 +18,15 @@ import (
 // charset; invalid UTF-8 becomes U+FFFD.
 func appendEscaped(dst []byte, s string, utf8Doc bool) []byte {
 	for i := 0; i < len(s); {
+		// Copy the run of bytes that need no escape in one append.
+		j := i
+		for j < len(s) && plain[s[j]] {
+			j++
+		}
+		dst = append(dst, s[i:j]...)
+		if i = j; i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch c {
@@ -51,6 +60,18 @@ func appendEscaped(dst []byte, s string, utf8Doc bool) []byte {
 	}
 	return dst
 }
+
+// plain marks the ASCII bytes appendEscaped copies as they are.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = true
+	}
+	for _, c := range "&<>\"'" {
+		t[c] = false
+	}
+	t['\t'], t['\n'], t['\r'] = true, true, true
+	return t
+}()
 
 // appendJSON appends serialized JSON-LD for a script element. The rules
 // package already escaped < > & U+2028 U+2029; a document that is not
@@ -115,6 +136,13 @@ func charsetFromLabel(label string) docCharset {
 // headerCharset reads the charset parameter of a Content-Type value.
 func headerCharset(contentType string) string {
 	if contentType == "" {
+		return ""
+	}
+	// The common spellings, without a full media-type parse.
+	switch contentType {
+	case "text/html; charset=utf-8", "text/html; charset=UTF-8", "text/html;charset=utf-8", "text/html;charset=UTF-8":
+		return "utf-8"
+	case "text/html":
 		return ""
 	}
 	_, params, err := mime.ParseMediaType(contentType)

@@ -167,7 +167,7 @@ type headScan struct {
 	open      int // index in st.tags of a title or ld+json script awaiting its end tag; -1 none
 	charsetAt int // end of the first <meta charset> in the head; -1 none
 	metaCS    string
-	busy      time.Duration
+	waited    time.Duration // in the source's Read
 }
 
 func (h *headScan) run() {
@@ -181,12 +181,11 @@ func (h *headScan) run() {
 	if len(st.buf) >= 3 && st.buf[0] == 0xEF && st.buf[1] == 0xBB && st.buf[2] == 0xBF {
 		h.sc.pos = 3
 	}
+	start := time.Now()
 	for h.mode != 3 {
-		t0 := time.Now()
 		tok, ok := h.sc.next()
 		if ok {
 			h.token(tok)
-			h.busy += time.Since(t0)
 			if h.mode != 3 && h.sc.pos > max {
 				if h.mode == 0 {
 					h.skip(SkippedTooLarge, "the head did not end within max_head_bytes")
@@ -196,7 +195,6 @@ func (h *headScan) run() {
 			}
 			continue
 		}
-		h.busy += time.Since(t0)
 		if h.sc.eof {
 			h.finish(len(st.buf))
 			break
@@ -211,9 +209,9 @@ func (h *headScan) run() {
 		}
 		h.fill()
 	}
-	t0 := time.Now()
 	h.decide()
-	r.res.Duration = h.busy + time.Since(t0)
+	// Time spent on the head, not waiting for the upstream.
+	r.res.Duration = time.Since(start) - h.waited
 }
 
 // fill reads more of the source into the buffer.
@@ -224,7 +222,9 @@ func (h *headScan) fill() {
 		copy(nb, st.buf)
 		st.buf = nb
 	}
+	t0 := time.Now()
 	n, err := h.r.src.Read(st.buf[len(st.buf):cap(st.buf)])
+	h.waited += time.Since(t0)
 	st.buf = st.buf[:len(st.buf)+n]
 	h.sc.buf = st.buf
 	if err != nil {
@@ -479,6 +479,18 @@ func urlIdentity(id string, tag []byte, ta *tagAttrs) bool {
 	return false
 }
 
+// identitySet is a small set of identities; a head holds a few dozen.
+type identitySet []string
+
+func (s identitySet) has(id string) bool {
+	for _, x := range s {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
 // singleValued identities keep only their first tag (§4.5).
 var singleValued = map[string]bool{
 	rules.IdentCanonical: true, rules.IdentDescription: true, rules.IdentRobots: true,
@@ -511,7 +523,7 @@ func (h *headScan) decide() {
 
 	// Upstream URLs: corrected or dropped first, so that the facts and the
 	// duplicate check see only what survives.
-	present := map[string]bool{}
+	present := identitySet{}
 	var page rules.Page
 	for i := range st.tags {
 		ht := &st.tags[i]
@@ -535,11 +547,11 @@ func (h *headScan) decide() {
 		if ht.where != inHead || ht.remove {
 			continue
 		}
-		if o.CorrectUpstream && singleValued[ht.identity] && present[ht.identity] {
+		if o.CorrectUpstream && singleValued[ht.identity] && present.has(ht.identity) {
 			ht.remove, ht.action, ht.why = true, Dropped, "duplicate"
 			continue
 		}
-		present[ht.identity] = true
+		present = append(present, ht.identity)
 		tag := buf[ht.start:ht.tagEnd]
 		switch ht.identity {
 		case rules.IdentTitle:
@@ -575,7 +587,7 @@ func (h *headScan) decide() {
 		if !head.Sets(id) {
 			return false
 		}
-		return !fill || !present[id] || id == rules.IdentTitle || id == rules.IdentDescription
+		return !fill || !present.has(id) || id == rules.IdentTitle || id == rules.IdentDescription
 	}
 	nonce := cspNonce(o.CSP)
 	xhtml := isXHTML(o.ContentType)
@@ -592,7 +604,7 @@ func (h *headScan) decide() {
 		replaceIt := false
 		switch {
 		case id == rules.IdentJSONLD:
-			replaceIt = head.ReplaceJSONLD && (!fill || ht.where == inStretch && !present[id])
+			replaceIt = head.ReplaceJSONLD && (!fill || ht.where == inStretch && !present.has(id))
 		case ht.where == inHead:
 			replaceIt = head.Sets(id) && !fill || id == rules.IdentTitle && head.Title != nil
 		default: // the stretch: what headgate writes must not stand again in the body
@@ -649,7 +661,7 @@ func (h *headScan) decide() {
 			wrote(m.Identity, m.Key+"="+m.Content)
 		}
 	}
-	if !fill || !head.ReplaceJSONLD || !present[rules.IdentJSONLD] {
+	if !fill || !head.ReplaceJSONLD || !present.has(rules.IdentJSONLD) {
 		for _, js := range head.JSONLD {
 			w = append(w, `<script type="application/ld+json"`...)
 			if nonce != "" {

@@ -432,18 +432,25 @@ func asciiEqualFold(b []byte, s string) bool {
 // tokenizer's script escape states ("<!--" … "<script>" … "-->").
 func scriptEnd(b []byte, start int, eof bool) (int, bool) {
 	name := []byte("script")
-	// Fast path: an end tag before any "<!--".
-	limit := len(b)
-	if e := bytes.Index(b[start:], []byte("<!--")); e >= 0 {
-		limit = start + e
-	}
-	from := start
+	// Fast path: an end tag before any "<!--". The escape search runs only
+	// over the stretch before each candidate, so the whole scan is linear.
+	from, checked := start, start
 	for {
-		i := bytes.Index(b[from:limit], []byte("</"))
+		i := bytes.Index(b[from:], []byte("</"))
 		if i < 0 {
-			break
+			if bytes.Contains(b[max(start, checked-3):], []byte("<!--")) {
+				break
+			}
+			if eof {
+				return len(b), true
+			}
+			return 0, false
 		}
 		j := from + i
+		if bytes.Contains(b[max(start, checked-3):j], []byte("<!--")) {
+			break
+		}
+		checked = j
 		switch endTagAt(b, j, name) {
 		case 1:
 			return j, true
@@ -454,12 +461,6 @@ func scriptEnd(b []byte, start int, eof bool) (int, bool) {
 			return 0, false
 		}
 		from = j + 2
-	}
-	if limit == len(b) {
-		if eof {
-			return len(b), true
-		}
-		return 0, false
 	}
 	const (
 		data = iota

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"net/url"
 	"time"
 )
 
@@ -37,6 +38,7 @@ type Config struct {
 	Rules   []*Rule // in file order
 
 	table *table
+	base  *url.URL // the origin with path "/", parsed once
 }
 
 // Server is the [server] table.
@@ -128,8 +130,9 @@ type Rule struct {
 	Robots      *Robots
 	OpenGraph   *OpenGraph
 	Twitter     *Twitter
-	JSONLD      []any // trees of map[string]any, []any, *Template and JSON scalars
-	ReplaceJSON bool  // replace_json_ld
+	JSONLD      []any    // trees of map[string]any, []any, *Template and JSON scalars
+	jsonStatic  [][]byte // JSONLD[i] serialized once when it names no variable
+	ReplaceJSON bool     // replace_json_ld
 	Headers     []Header
 	Localized   bool
 	Policy      Policy // "" when unset

@@ -153,8 +153,11 @@ func (m *Match) SelfURL(withQuery bool) string {
 func (m *Match) Render(page Page) *Head {
 	c := m.cfg
 	f := &m.f
-	h := &Head{Policy: f.policy, ReplaceJSONLD: f.replaceJSON}
-	base, _ := url.Parse(c.Site.BaseURL + "/")
+	h := &Head{Policy: f.policy, ReplaceJSONLD: f.replaceJSON, Meta: make([]Meta, 0, 32)}
+	base := c.base
+	if base == nil {
+		base, _ = url.Parse(c.Site.BaseURL + "/")
+	}
 	v := vars{
 		locale:    m.Locale,
 		path:      EscapePath(m.Path),
@@ -377,7 +380,11 @@ func (m *Match) Render(page Page) *Head {
 
 	for i := range m.Matched {
 		mr := &m.Matched[i]
-		for _, block := range mr.Rule.JSONLD {
+		for j, block := range mr.Rule.JSONLD {
+			if j < len(mr.Rule.jsonStatic) && mr.Rule.jsonStatic[j] != nil {
+				h.JSONLD = append(h.JSONLD, mr.Rule.jsonStatic[j])
+				continue
+			}
 			if b, err := marshalJSONLD(renderJSON(block, withParams(mr))); err == nil {
 				h.JSONLD = append(h.JSONLD, b)
 			}
@@ -470,4 +477,40 @@ func marshalJSONLD(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// precompute serializes the JSON-LD blocks whose templates name no variable
+// but {base_url}, once, instead of on every request.
+func (c *Config) precompute() {
+	v := &vars{baseURL: c.Site.BaseURL}
+	for _, r := range c.Rules {
+		r.jsonStatic = make([][]byte, len(r.JSONLD))
+		for i, block := range r.JSONLD {
+			if staticJSON(block) {
+				if b, err := marshalJSONLD(renderJSON(block, v)); err == nil {
+					r.jsonStatic[i] = b
+				}
+			}
+		}
+	}
+}
+
+func staticJSON(node any) bool {
+	switch n := node.(type) {
+	case *Template:
+		return n.Static()
+	case map[string]any:
+		for _, x := range n {
+			if !staticJSON(x) {
+				return false
+			}
+		}
+	case []any:
+		for _, x := range n {
+			if !staticJSON(x) {
+				return false
+			}
+		}
+	}
+	return true
 }

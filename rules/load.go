@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/url"
 	"os"
@@ -59,7 +60,10 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 		for _, e := range envKeys {
 			if v, ok := env(e.env); ok && v != "" {
 				sec, key, _ := strings.Cut(e.key, ".")
-				t, _ := tree[sec].(map[string]any)
+				t, isTable := tree[sec].(map[string]any)
+				if !isTable && tree[sec] != nil {
+					continue // [server] or [site] of the wrong type: reported as such
+				}
 				if t == nil {
 					t = map[string]any{}
 					tree[sec] = t
@@ -78,6 +82,8 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 	}
 	cfg := l.cfg
 	cfg.table = newTable(cfg.Rules, cfg.Site.Locales)
+	cfg.base, _ = url.Parse(cfg.Site.BaseURL + "/")
+	cfg.precompute()
 	return &cfg, nil
 }
 
@@ -101,8 +107,38 @@ func (l *loader) add(code, key, format string, args ...any) {
 	l.probs = append(l.probs, Problem{Code: code, File: l.file, Line: line, Key: key, Message: msg})
 }
 
-// known reports unknown keys of table t at path, with a "did you mean".
-func (l *loader) known(path string, t map[string]any, keys ...string) {
+// schema lists the keys each table accepts, by table path: "" is the
+// document root, "rule" every [[rule]], "rule.open_graph.image" each image
+// of a rule's open_graph. The tables not listed (headers, json_ld,
+// sitemap_entries[].params) hold keys of the user's choosing. Every key the
+// loader reads is here, and docs/configuration.md documents each one (a test
+// checks both).
+var schema = map[string][]string{
+	"": {"server", "site", "sitemap", "robots", "rule"},
+	"server": {"listen", "admin_listen", "upstream", "preserve_host", "upstream_timeout",
+		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header"},
+	"site":    {"base_url", "mode", "title_template", "locales", "x_default", "correct_upstream", "og_url_from_canonical"},
+	"sitemap": {"cache_ttl", "retry_after", "max_urls_per_file", "max_urls"},
+	"robots":  {"mode"},
+	"rule": {"match", "title", "description", "canonical", "keep_query", "robots", "open_graph",
+		"twitter", "json_ld", "json_ld_file", "replace_json_ld", "headers", "localized", "sitemap",
+		"sitemap_source", "sitemap_entries", "policy", "deny"},
+	"rule.robots":             {"index", "follow", "directives"},
+	"rule.open_graph":         {"title", "description", "type", "url", "site_name", "locale", "image", "article"},
+	"rule.open_graph.image":   {"url", "width", "height", "alt", "type", "secure_url"},
+	"rule.open_graph.article": {"published_time", "modified_time", "expiration_time", "authors", "section", "tags"},
+	"rule.twitter":            {"card", "site", "creator", "title", "description", "image", "url"},
+	"rule.twitter.image":      {"url", "alt"},
+	"rule.sitemap_entries":    {"params", "lastmod"},
+}
+
+// known reports the keys of table t (at key path path) that the schema of
+// table does not list, with a "did you mean".
+func (l *loader) known(path string, t map[string]any, table string) {
+	keys, ok := schema[table]
+	if !ok {
+		panic("rules: no schema for table " + strconv.Quote(table))
+	}
 	names := make([]string, 0, len(t))
 	for k := range t {
 		names = append(names, k)
@@ -197,6 +233,28 @@ func (l *loader) table(key string, v any) (map[string]any, bool) {
 		l.wrongType(key, v, "a table")
 	}
 	return t, ok
+}
+
+// tables reads an array of tables, written as [[key]] or as an inline array
+// of inline tables (key = [{…}, {…}]).
+func (l *loader) tables(key string, v any, want string) ([]map[string]any, bool) {
+	switch x := v.(type) {
+	case []map[string]any:
+		return x, true
+	case []any:
+		out := make([]map[string]any, len(x))
+		for i, e := range x {
+			t, ok := e.(map[string]any)
+			if !ok {
+				l.wrongType(fmt.Sprintf("%s[%d]", key, i), e, "a table")
+				return nil, false
+			}
+			out[i] = t
+		}
+		return out, true
+	}
+	l.wrongType(key, v, want)
+	return nil, false
 }
 
 func (l *loader) str(key string, v any, dst *string) bool {
@@ -330,7 +388,7 @@ func quoteAll(ss []string) []string {
 }
 
 func (l *loader) root(tree map[string]any) {
-	l.known("", tree, "server", "site", "sitemap", "robots", "rule")
+	l.known("", tree, "")
 	if v, ok := tree["server"]; ok {
 		if t, ok := l.table("server", v); ok {
 			l.server(t)
@@ -354,17 +412,14 @@ func (l *loader) root(tree map[string]any) {
 	}
 	if v, ok := tree["robots"]; ok {
 		if t, ok := l.table("robots", v); ok {
-			l.known("robots", t, "mode")
+			l.known("robots", t, "robots")
 			if m, ok := t["mode"]; ok {
 				l.enum("robots.mode", m, &l.cfg.Robots.Mode, "generate", "append", "upstream")
 			}
 		}
 	}
 	if v, ok := tree["rule"]; ok {
-		arr, ok := v.([]map[string]any)
-		if !ok {
-			l.wrongType("rule", v, "an array of tables ([[rule]])")
-		}
+		arr, _ := l.tables("rule", v, "an array of tables ([[rule]])")
 		for i, t := range arr {
 			l.rule(i, t)
 		}
@@ -373,8 +428,7 @@ func (l *loader) root(tree map[string]any) {
 
 func (l *loader) server(t map[string]any) {
 	s := &l.cfg.Server
-	l.known("server", t, "listen", "admin_listen", "upstream", "preserve_host", "upstream_timeout",
-		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header")
+	l.known("server", t, "server")
 	for k, v := range t {
 		key := "server." + k
 		switch k {
@@ -474,7 +528,7 @@ func checkUpstream(u string) error {
 
 func (l *loader) site(t map[string]any) {
 	s := &l.cfg.Site
-	l.known("site", t, "base_url", "mode", "title_template", "locales", "x_default", "correct_upstream", "og_url_from_canonical")
+	l.known("site", t, "site")
 	for k, v := range t {
 		key := "site." + k
 		switch k {
@@ -569,7 +623,7 @@ func validLocale(s string) bool {
 
 func (l *loader) sitemap(t map[string]any) {
 	s := &l.cfg.Sitemap
-	l.known("sitemap", t, "cache_ttl", "retry_after", "max_urls_per_file", "max_urls")
+	l.known("sitemap", t, "sitemap")
 	for k, v := range t {
 		key := "sitemap." + k
 		switch k {
@@ -589,11 +643,9 @@ func (l *loader) rule(i int, t map[string]any) {
 	path := fmt.Sprintf("rule[%d]", i)
 	r := &Rule{Index: i, Line: lineOf(l.lines, path)}
 	l.cfg.Rules = append(l.cfg.Rules, r)
-	l.known(path, t, "match", "title", "description", "canonical", "keep_query", "robots", "open_graph",
-		"twitter", "json_ld", "json_ld_file", "replace_json_ld", "headers", "localized", "sitemap",
-		"sitemap_source", "sitemap_entries", "policy", "deny")
+	l.known(path, t, "rule")
 	if v, ok := t["match"]; !ok {
-		l.add("HG120", path, "has no match pattern")
+		l.add("HG120", path, `has no match pattern (add match = "/path")`)
 	} else if l.str(path+".match", v, &r.Match) {
 		p, err := ParsePattern(r.Match)
 		if err != nil {
@@ -643,9 +695,8 @@ func (l *loader) rule(i int, t map[string]any) {
 		case "twitter":
 			r.Twitter = tc.twitter(key, v)
 		case "json_ld":
-			arr, ok := v.([]map[string]any)
+			arr, ok := l.tables(key, v, "an array of tables ([[rule.json_ld]])")
 			if !ok {
-				l.wrongType(key, v, "an array of tables ([[rule.json_ld]])")
 				break
 			}
 			for j, block := range arr {
@@ -682,8 +733,8 @@ func (l *loader) rule(i int, t map[string]any) {
 					if !l.str(hk, ht[n], &s) {
 						continue
 					}
-					if strings.ContainsAny(s, "\r\n\x00") {
-						l.add("HG130", hk, "a header value must not hold CR, LF or NUL")
+					if badHeaderValue(s) {
+						l.add("HG130", hk, "%q: a header value must not hold CR, LF, NUL or another control character", s)
 						continue
 					}
 					if tm := tc.tmpl(hk, s); tm != nil {
@@ -704,6 +755,18 @@ func (l *loader) rule(i int, t map[string]any) {
 		}
 	}
 	l.checkSitemapRule(path, r)
+}
+
+// badHeaderValue reports a value no response header may carry: CR, LF and
+// NUL (header injection), and the other control characters RFC 9110 leaves
+// out of a field value (HTAB is allowed).
+func badHeaderValue(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 var ownedHeaders = map[string]bool{
@@ -729,7 +792,7 @@ func (l *loader) robots(key string, v any) *Robots {
 	if !ok {
 		return nil
 	}
-	l.known(key, t, "index", "follow", "directives")
+	l.known(key, t, "rule.robots")
 	r := &Robots{}
 	if x, ok := t["index"]; ok {
 		var b bool
@@ -774,18 +837,14 @@ func (l *loader) checkSource(key, src string) {
 }
 
 func (l *loader) entries(key string, v any) []Entry {
-	arr, ok := v.([]map[string]any)
+	arr, ok := l.tables(key, v, `an array of tables ({ params = {…}, lastmod = "…" })`)
 	if !ok {
-		if a, ok := v.([]any); ok && len(a) == 0 {
-			return nil
-		}
-		l.wrongType(key, v, "an array of tables ({ params = {…}, lastmod = \"…\" })")
 		return nil
 	}
 	var out []Entry
 	for i, t := range arr {
 		ek := fmt.Sprintf("%s[%d]", key, i)
-		l.known(ek, t, "params", "lastmod")
+		l.known(ek, t, "rule.sitemap_entries")
 		e := Entry{Params: map[string]string{}}
 		if p, ok := t["params"]; ok {
 			if pt, ok := l.table(ek+".params", p); ok {
@@ -806,7 +865,7 @@ func (l *loader) entries(key string, v any) []Entry {
 			case string:
 				e.Lastmod = x
 			case time.Time:
-				e.Lastmod = x.Format(time.RFC3339)
+				e.Lastmod = tomlTime(x)
 			default:
 				l.wrongType(ek+".lastmod", lm, "a date (RFC 3339 or YYYY-MM-DD)")
 			}
@@ -899,7 +958,7 @@ func (tc *tmplCtx) openGraph(key string, v any) *OpenGraph {
 	if !ok {
 		return nil
 	}
-	tc.l.known(key, t, "title", "description", "type", "url", "site_name", "locale", "image", "article")
+	tc.l.known(key, t, "rule.open_graph")
 	og := &OpenGraph{}
 	for k, x := range t {
 		kk := key + "." + k
@@ -959,7 +1018,7 @@ func (tc *tmplCtx) image(key string, x any) (Image, bool) {
 	if !ok {
 		return Image{}, false
 	}
-	tc.l.known(key, t, "url", "width", "height", "alt", "type", "secure_url")
+	tc.l.known(key, t, "rule.open_graph.image")
 	var img Image
 	if u, ok := t["url"]; ok {
 		img.URL = tc.urlTmpl(key+".url", u)
@@ -989,11 +1048,11 @@ func (tc *tmplCtx) article(key string, x any) *Article {
 	if !ok {
 		return nil
 	}
-	tc.l.known(key, t, "published_time", "modified_time", "expiration_time", "authors", "section", "tags")
+	tc.l.known(key, t, "rule.open_graph.article")
 	a := &Article{}
 	timeVal := func(k string, v any) *Template {
 		if tm, ok := v.(time.Time); ok {
-			v = tm.Format(time.RFC3339)
+			v = tomlTime(tm)
 		}
 		return tc.tmpl(k, v)
 	}
@@ -1034,7 +1093,7 @@ func (tc *tmplCtx) twitter(key string, v any) *Twitter {
 	if !ok {
 		return nil
 	}
-	tc.l.known(key, t, "card", "site", "creator", "title", "description", "image", "url")
+	tc.l.known(key, t, "rule.twitter")
 	tw := &Twitter{}
 	for k, x := range t {
 		kk := key + "." + k
@@ -1074,7 +1133,7 @@ func (tc *tmplCtx) twitter(key string, v any) *Twitter {
 				if !ok {
 					continue
 				}
-				tc.l.known(ik, it, "url", "alt")
+				tc.l.known(ik, it, "rule.twitter.image")
 				var img TwitterImage
 				if u, ok := it["url"]; ok {
 					img.URL = tc.urlTmpl(ik+".url", u)
@@ -1103,7 +1162,12 @@ func (tc *tmplCtx) jsonTree(key string, v any) any {
 		}
 		return x
 	case time.Time:
-		return x.Format(time.RFC3339)
+		return tomlTime(x)
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			tc.l.add("HG160", key, "JSON has no NaN or infinity")
+		}
+		return x
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, val := range x {
@@ -1124,6 +1188,23 @@ func (tc *tmplCtx) jsonTree(key string, v any) any {
 		return out
 	}
 	return v
+}
+
+// tomlTime writes a TOML date-time as it was written: RFC 3339 with its
+// offset, and the local forms (no offset) without one, rather than claiming
+// UTC for them.
+func tomlTime(t time.Time) string {
+	// BurntSushi/toml marks the local forms with these zone names (and the
+	// machine's offset, which must not leak into what headgate writes).
+	switch t.Location().String() {
+	case "date-local":
+		return t.Format(time.DateOnly)
+	case "time-local":
+		return t.Format("15:04:05.999999999")
+	case "datetime-local":
+		return t.Format("2006-01-02T15:04:05.999999999")
+	}
+	return t.Format(time.RFC3339Nano)
 }
 
 func (tc *tmplCtx) jsonFile(key, name string) []any {

@@ -24,7 +24,8 @@ func AbsURL(base *url.URL, s string) (string, string) {
 		return "", DropUnparsable
 	}
 	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] == 0x7f {
+		// C0, DEL, and C1 (U+0080–U+009F, 0xC2 0x80–0x9F in UTF-8).
+		if s[i] < 0x20 || s[i] == 0x7f || s[i] == 0xc2 && i+1 < len(s) && s[i+1] >= 0x80 && s[i+1] <= 0x9f {
 			return "", DropControl
 		}
 	}
@@ -44,6 +45,10 @@ func AbsURL(base *url.URL, s string) (string, string) {
 			return "", DropUnparsable
 		}
 		return s, ""
+	}
+	if simplePath(s) {
+		// The common case: a plain absolute path, nothing to resolve.
+		return base.Scheme + "://" + base.Host + s, ""
 	}
 	ref, err := url.Parse(s)
 	if err != nil {
@@ -108,4 +113,26 @@ func pathByte(c byte) bool {
 		return true
 	}
 	return strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0
+}
+
+// simplePath reports whether s is an absolute path of plain characters with
+// no dot segment, query or fragment, so that resolving it is a concatenation.
+func simplePath(s string) bool {
+	if len(s) == 0 || s[0] != '/' || len(s) > 1 && (s[1] == '/' || s[1] == '\\') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '/' || c == '-' || c == '_' || c == '~':
+		case c == '.':
+			if s[i-1] == '/' {
+				return false // a possible dot segment
+			}
+		default:
+			return false
+		}
+	}
+	return true
 }
