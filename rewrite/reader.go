@@ -151,6 +151,13 @@ func (r *Reader) Prepare() (err error) {
 	}()
 	h := &headScan{r: r, st: r.st, sc: scanner{}}
 	h.run()
+	if r.srcErr != nil {
+		// The source failed inside the head: what it sent goes out as it
+		// was, then its error.
+		r.out, r.tail = nil, r.st.buf
+		r.res.Outcome, r.res.Delta, r.res.Changes = Unchanged, 0, nil
+		r.res.Reason = "upstream read error: " + r.srcErr.Error()
+	}
 	return r.srcErr
 }
 
