@@ -122,20 +122,21 @@ type Rule struct {
 	Match   string // the pattern as written
 	Pattern *Pattern
 
-	Title       *Template
-	Description *Template
-	Canonical   *Template // "self" is kept as the literal "self"
-	KeepQuery   []string
-	keepQuery   bool // KeepQuery was set
-	Robots      *Robots
-	OpenGraph   *OpenGraph
-	Twitter     *Twitter
-	JSONLD      []any    // trees of map[string]any, []any, *Template and JSON scalars
-	jsonStatic  [][]byte // JSONLD[i] serialized once when it names no variable
-	ReplaceJSON bool     // replace_json_ld
-	Headers     []Header
-	Localized   bool
-	Policy      Policy // "" when unset
+	Title        *Template
+	Description  *Template
+	Canonical    *Template // "self" is kept as the literal "self"
+	KeepQuery    []string
+	keepQuery    bool // KeepQuery was set
+	Robots       *Robots
+	OpenGraph    *OpenGraph
+	Twitter      *Twitter
+	JSONLD       []any    // trees of map[string]any, []any, *Template and JSON scalars
+	jsonStatic   [][]byte // JSONLD[i] serialized once when it names no variable
+	jsonCompiled []any    // JSONLD[i] with its objects' keys sorted once
+	ReplaceJSON  bool     // replace_json_ld
+	Headers      []Header
+	Localized    bool
+	Policy       Policy // "" when unset
 
 	Sitemap        bool
 	SitemapSource  string // "upstream:/path" or "file:path", as written

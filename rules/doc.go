@@ -14,9 +14,13 @@
 // pointer. Nothing in this package knows about HTTP servers.
 //
 // Security: request paths are untrusted. CheckPath rejects dot segments
-// (also percent-encoded), NUL and invalid percent-encoding before anything
-// is matched; path parameter values are percent-encoded per segment when
-// they fill a URL, and every URL that a rule produces passes the URL rules
-// (ValidURL) or is dropped. Templates substitute values, never markup, so a
-// parameter can not change the structure of what is written.
+// (also percent-encoded, and also where %2F or a backslash separates them),
+// NUL and invalid percent-encoding before anything is matched. Deny rules
+// also match the path with %2F decoded and with "//" collapsed. Matching a
+// parameter that spans segments is bounded per request, and fails closed
+// (denied) when a deny rule exists. Path parameter values are
+// percent-encoded per segment when they fill a URL, and every URL that a
+// rule produces passes the URL rules (ValidURL) or is dropped. Templates
+// substitute values, never markup, so a parameter can not change the
+// structure of what is written.
 package rules

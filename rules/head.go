@@ -96,7 +96,13 @@ func (h *Head) Sets(identity string) bool {
 // MetaIdentity maps a meta name or property (any case) to its identity:
 // og:image:width → og:image, twitter:image:alt → twitter:image.
 func MetaIdentity(key string) string {
-	k := strings.ToLower(key)
+	k := key
+	for i := 0; i < len(k); i++ {
+		if 'A' <= k[i] && k[i] <= 'Z' {
+			k = strings.ToLower(key)
+			break
+		}
+	}
 	switch {
 	case strings.HasPrefix(k, "og:image"):
 		return "og:image"
@@ -227,10 +233,10 @@ func (m *Match) Render(page Page) *Head {
 	if f.robotsSet {
 		var parts []string
 		if f.robotsIndex != nil {
-			parts = append(parts, map[bool]string{true: "index", false: "noindex"}[*f.robotsIndex])
+			parts = append(parts, pickWord(*f.robotsIndex, "index", "noindex"))
 		}
 		if f.robotsFollow != nil {
-			parts = append(parts, map[bool]string{true: "follow", false: "nofollow"}[*f.robotsFollow])
+			parts = append(parts, pickWord(*f.robotsFollow, "follow", "nofollow"))
 		}
 		parts = append(parts, f.directives...)
 		if len(parts) > 0 {
@@ -380,14 +386,12 @@ func (m *Match) Render(page Page) *Head {
 
 	for i := range m.Matched {
 		mr := &m.Matched[i]
-		for j, block := range mr.Rule.JSONLD {
-			if j < len(mr.Rule.jsonStatic) && mr.Rule.jsonStatic[j] != nil {
+		for j := range mr.Rule.JSONLD {
+			if mr.Rule.jsonStatic[j] != nil {
 				h.JSONLD = append(h.JSONLD, mr.Rule.jsonStatic[j])
 				continue
 			}
-			if b, err := marshalJSONLD(renderJSON(block, withParams(mr))); err == nil {
-				h.JSONLD = append(h.JSONLD, b)
-			}
+			h.JSONLD = append(h.JSONLD, appendJSONValue(nil, mr.Rule.jsonCompiled[j], withParams(mr)))
 		}
 	}
 
@@ -411,6 +415,13 @@ func (m *Match) Render(page Page) *Head {
 		}
 	}
 	return h
+}
+
+func pickWord(b bool, yes, no string) string {
+	if b {
+		return yes
+	}
+	return no
 }
 
 func stripQuery(s string) string {
@@ -485,11 +496,11 @@ func (c *Config) precompute() {
 	v := &vars{baseURL: c.Site.BaseURL}
 	for _, r := range c.Rules {
 		r.jsonStatic = make([][]byte, len(r.JSONLD))
+		r.jsonCompiled = make([]any, len(r.JSONLD))
 		for i, block := range r.JSONLD {
+			r.jsonCompiled[i] = compileJSON(block)
 			if staticJSON(block) {
-				if b, err := marshalJSONLD(renderJSON(block, v)); err == nil {
-					r.jsonStatic[i] = b
-				}
+				r.jsonStatic[i] = appendJSONValue(nil, r.jsonCompiled[i], v)
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/url"
@@ -139,12 +140,7 @@ func (l *loader) known(path string, t map[string]any, table string) {
 	if !ok {
 		panic("rules: no schema for table " + strconv.Quote(table))
 	}
-	names := make([]string, 0, len(t))
-	for k := range t {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
+	for _, k := range sortedKeys(t) {
 		ok := false
 		for _, want := range keys {
 			if k == want {
@@ -160,6 +156,17 @@ func (l *loader) known(path string, t map[string]any, table string) {
 			l.add("HG140", sub(path, k), "%s", msg)
 		}
 	}
+}
+
+// sortedKeys returns t's keys in order: problems found while walking a
+// table come out in the same order on every run.
+func sortedKeys[V any](t map[string]V) []string {
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func sub(path, key string) string {
@@ -429,8 +436,8 @@ func (l *loader) root(tree map[string]any) {
 func (l *loader) server(t map[string]any) {
 	s := &l.cfg.Server
 	l.known("server", t, "server")
-	for k, v := range t {
-		key := "server." + k
+	for _, k := range sortedKeys(t) {
+		v, key := t[k], "server."+k
 		switch k {
 		case "listen", "admin_listen":
 			var a string
@@ -529,8 +536,8 @@ func checkUpstream(u string) error {
 func (l *loader) site(t map[string]any) {
 	s := &l.cfg.Site
 	l.known("site", t, "site")
-	for k, v := range t {
-		key := "site." + k
+	for _, k := range sortedKeys(t) {
+		v, key := t[k], "site."+k
 		switch k {
 		case "base_url":
 			var b string
@@ -624,8 +631,8 @@ func validLocale(s string) bool {
 func (l *loader) sitemap(t map[string]any) {
 	s := &l.cfg.Sitemap
 	l.known("sitemap", t, "sitemap")
-	for k, v := range t {
-		key := "sitemap." + k
+	for _, k := range sortedKeys(t) {
+		v, key := t[k], "sitemap."+k
 		switch k {
 		case "cache_ttl":
 			l.duration(key, v, &s.CacheTTL)
@@ -665,14 +672,8 @@ func (l *loader) rule(i int, t map[string]any) {
 		l.add("HG170", path+".localized", "localized = true needs site.locales")
 	}
 	tc := &tmplCtx{l: l, rule: r}
-	keys := make([]string, 0, len(t))
-	for k := range t {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := t[k]
-		key := path + "." + k
+	for _, k := range sortedKeys(t) {
+		v, key := t[k], path+"."+k
 		switch k {
 		case "title":
 			r.Title = tc.tmpl(key, v)
@@ -713,12 +714,7 @@ func (l *loader) rule(i int, t map[string]any) {
 			}
 		case "headers":
 			if ht, ok := l.table(key, v); ok {
-				names := make([]string, 0, len(ht))
-				for n := range ht {
-					names = append(names, n)
-				}
-				sort.Strings(names)
-				for _, n := range names {
+				for _, n := range sortedKeys(ht) {
 					hk := key + "." + n
 					lower := strings.ToLower(n)
 					switch {
@@ -848,7 +844,8 @@ func (l *loader) entries(key string, v any) []Entry {
 		e := Entry{Params: map[string]string{}}
 		if p, ok := t["params"]; ok {
 			if pt, ok := l.table(ek+".params", p); ok {
-				for name, val := range pt {
+				for _, name := range sortedKeys(pt) {
+					val := pt[name]
 					switch x := val.(type) {
 					case string:
 						e.Params[name] = x
@@ -946,7 +943,7 @@ func (tc *tmplCtx) urlTmpl(key string, v any) *Template {
 			origin = "https://base.invalid"
 		}
 		if why := ValidURL(origin, s); why != "" {
-			tc.l.add("HG150", key, "%q is not a URL headgate writes (%s): use an absolute http(s) URL or a path starting with /", s, why)
+			tc.l.add("HG150", key, "%q is not a URL headgate writes: %s (use an absolute http(s) URL or a path starting with /)", s, dropText(why))
 			return nil
 		}
 	}
@@ -960,8 +957,8 @@ func (tc *tmplCtx) openGraph(key string, v any) *OpenGraph {
 	}
 	tc.l.known(key, t, "rule.open_graph")
 	og := &OpenGraph{}
-	for k, x := range t {
-		kk := key + "." + k
+	for _, k := range sortedKeys(t) {
+		x, kk := t[k], key+"."+k
 		switch k {
 		case "title":
 			og.Title = tc.tmpl(kk, x)
@@ -1056,8 +1053,8 @@ func (tc *tmplCtx) article(key string, x any) *Article {
 		}
 		return tc.tmpl(k, v)
 	}
-	for k, v := range t {
-		kk := key + "." + k
+	for _, k := range sortedKeys(t) {
+		v, kk := t[k], key+"."+k
 		switch k {
 		case "published_time":
 			a.PublishedTime = timeVal(kk, v)
@@ -1095,8 +1092,8 @@ func (tc *tmplCtx) twitter(key string, v any) *Twitter {
 	}
 	tc.l.known(key, t, "rule.twitter")
 	tw := &Twitter{}
-	for k, x := range t {
-		kk := key + "." + k
+	for _, k := range sortedKeys(t) {
+		x, kk := t[k], key+"."+k
 		switch k {
 		case "card":
 			var c string
@@ -1170,8 +1167,8 @@ func (tc *tmplCtx) jsonTree(key string, v any) any {
 		return x
 	case map[string]any:
 		out := make(map[string]any, len(x))
-		for k, val := range x {
-			out[k] = tc.jsonTree(key+"."+k, val)
+		for _, k := range sortedKeys(x) {
+			out[k] = tc.jsonTree(key+"."+k, x[k])
 		}
 		return out
 	case []map[string]any:
@@ -1188,6 +1185,35 @@ func (tc *tmplCtx) jsonTree(key string, v any) any {
 		return out
 	}
 	return v
+}
+
+// maxJSONLDFile bounds a json_ld_file: its blocks go into every page.
+const maxJSONLDFile = 1 << 20
+
+// readSmallFile reads a regular file of at most limit bytes. A device or a
+// FIFO named by mistake (/dev/zero, a pipe) must not hang or fill memory.
+func readSmallFile(name string, limit int64) ([]byte, error) {
+	// Stat before Open: opening a FIFO blocks until someone writes to it.
+	st, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	return data, nil
 }
 
 // tomlTime writes a TOML date-time as it was written: RFC 3339 with its
@@ -1212,7 +1238,7 @@ func (tc *tmplCtx) jsonFile(key, name string) []any {
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(tc.l.cfg.Dir, p)
 	}
-	data, err := os.ReadFile(p)
+	data, err := readSmallFile(p, maxJSONLDFile)
 	if err != nil {
 		tc.l.add("HG160", key, "can not read %s: %v", p, err)
 		return nil

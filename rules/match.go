@@ -13,15 +13,15 @@ type Match struct {
 	Deny    bool   // some matching rule denies (also via the %2F-decoded path)
 	Matched []Matched
 
-	rest string // the path after the locale segment ("/about")
+	rest      string // the path after the locale segment: "/about", or "" for "/de"
+	truncated bool   // the span budget ran out: Matched may lack rules
 
-	f       merged
-	segBuf  [16]string
-	stack   [8]Param
-	mbuf    [8]Matched
-	pbuf    [16]Param
-	pused   int
-	mbufUse bool
+	f merged
+	// Inline buffers, so that a path that matches up to 8 rules binding up
+	// to 16 parameters in all allocates nothing beyond the Match itself.
+	mbuf  [8]Matched
+	pbuf  [16]Param
+	pused int
 }
 
 // ref is a merged template with the rule (and its parameters) it came from.
@@ -91,7 +91,25 @@ func (m *Match) record(r *Rule, stack []Param) {
 	}
 }
 
-func (m *Match) denied() bool { return m.Deny }
+// recordedAll reports whether every rule of rs has matched already.
+func (m *Match) recordedAll(rs []*Rule) bool {
+	if len(rs) == 0 || len(rs) > 32 {
+		return false // no early stop for big subtrees: the memo bounds them
+	}
+	for _, r := range rs {
+		found := false
+		for i := range m.Matched {
+			if m.Matched[i].Rule == r {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
 
 func pick(dst *ref, t *Template, mr *Matched) {
 	if t != nil {

@@ -131,6 +131,10 @@ func parseSegment(seg string) (segment, error) {
 			return segment{}, fmt.Errorf("text after the constraint of :%s", name)
 		}
 		expr = expr[:len(expr)-1]
+		// Compiled alone first, so that an error quotes the regex as written.
+		if _, err := regexp.Compile(expr); err != nil {
+			return segment{}, fmt.Errorf("constraint of :%s: %v", name, err)
+		}
 		re, err := regexp.Compile(`^(?:` + expr + `)$`)
 		if err != nil {
 			return segment{}, fmt.Errorf("constraint of :%s: %v", name, err)
@@ -192,19 +196,6 @@ func canMatchSlash(expr string) bool {
 	return walk(re)
 }
 
-// specificity is compared segment by segment, then by length (§2.3).
-func (p *Pattern) compare(q *Pattern) int {
-	for i := 0; i < len(p.segs) && i < len(q.segs); i++ {
-		if a, b := p.segs[i].kind, q.segs[i].kind; a != b {
-			if a < b {
-				return -1
-			}
-			return 1
-		}
-	}
-	return len(p.segs) - len(q.segs)
-}
-
 // Fill builds the path of the pattern with the given parameter values, each
 // percent-encoded; it fails when the pattern would not match the result: a
 // missing value, a value the constraint refuses, "." or "..", or a "/" that
@@ -224,8 +215,11 @@ func (p *Pattern) Fill(params map[string]string) (string, error) {
 			b.WriteString(escapeSegment(s.lit))
 		case segParam, segRegex:
 			v, ok := params[s.name]
-			if !ok || v == "" {
+			if !ok {
 				return "", fmt.Errorf("missing parameter %q", s.name)
+			}
+			if v == "" {
+				return "", fmt.Errorf("parameter %q is empty", s.name)
 			}
 			if s.re != nil && !s.re.MatchString(v) {
 				return "", fmt.Errorf("parameter %q: %q does not match {%s}", s.name, v, s.expr)

@@ -16,6 +16,7 @@ type table struct {
 	locales    map[string]string // lower-case locale → configured spelling
 	rank       []int             // rule index → position in merge order
 	hasDeny    bool
+	spans      bool // some pattern has a parameter that spans segments
 }
 
 type node struct {
@@ -23,12 +24,24 @@ type node struct {
 	edges []*edge
 	wild  []*Rule // patterns ending in * here
 	end   []*Rule // patterns ending here
+
+	// minRest and maxRest bound how many path segments may be left after
+	// this node for a rule below it to match (maxRest is unbounded below a
+	// * or a spanning parameter). A spanning parameter tries only the spans
+	// that leave its child such a rest.
+	minRest, maxRest int
+	// below is every rule at or under this node; set on the children of
+	// spanning edges, whose search stops once all of them matched.
+	below []*Rule
 }
 
 type edge struct {
 	seg   segment
 	child *node
 }
+
+// unbounded is maxRest below a * or a spanning parameter.
+const unbounded = 1 << 30
 
 func newTable(rs []*Rule, locales []string) *table {
 	t := &table{root: &node{}, localeRoot: &node{}, locales: map[string]string{}}
@@ -48,6 +61,15 @@ func newTable(rs []*Rule, locales []string) *table {
 		}
 		n.insert(r, r.Pattern.segs)
 	}
+	t.root.finish()
+	t.localeRoot.finish()
+	for _, r := range rs {
+		if r.Pattern != nil {
+			for _, s := range r.Pattern.segs {
+				t.spans = t.spans || s.spans
+			}
+		}
+	}
 	order := make([]*Rule, 0, len(rs))
 	for _, r := range rs {
 		if r.Pattern != nil {
@@ -62,14 +84,24 @@ func newTable(rs []*Rule, locales []string) *table {
 	return t
 }
 
-// compareRules orders by specificity; a localized rule's locale segment
-// counts as a constrained parameter.
+// compareRules orders by specificity (§2.3): segment by segment, literal >
+// constrained parameter > plain parameter > *; then the longer pattern. A
+// localized rule's locale segment counts as a constrained parameter. A
+// trailing * is less specific than the end of a pattern, so that a page
+// (/blog) is merged after the layout that also covers it (/blog/*).
 func compareRules(a, b *Rule) int {
 	ka, kb := kinds(a), kinds(b)
-	for i := 0; i < len(ka) && i < len(kb); i++ {
+	n := min(len(ka), len(kb))
+	for i := 0; i < n; i++ {
 		if ka[i] != kb[i] {
 			return int(ka[i]) - int(kb[i])
 		}
+	}
+	switch {
+	case len(ka) > n && ka[n] == segWild:
+		return -1
+	case len(kb) > n && kb[n] == segWild:
+		return 1
 	}
 	return len(ka) - len(kb)
 }
@@ -119,6 +151,43 @@ func (n *node) insert(r *Rule, segs []segment) {
 	n.end = append(n.end, r)
 }
 
+// finish computes the rest bounds of n and its subtree and returns the
+// rules at or under n.
+func (n *node) finish() []*Rule {
+	lo, hi := unbounded, -1
+	widen := func(a, b int) {
+		lo, hi = min(lo, a), max(hi, b)
+	}
+	var all []*Rule
+	all = append(all, n.wild...)
+	all = append(all, n.end...)
+	if len(n.wild) > 0 {
+		widen(0, unbounded)
+	}
+	if len(n.end) > 0 {
+		widen(0, 0)
+	}
+	for _, c := range n.lits {
+		all = append(all, c.finish()...)
+		widen(c.minRest+1, min(c.maxRest+1, unbounded))
+	}
+	for _, e := range n.edges {
+		below := e.child.finish()
+		all = append(all, below...)
+		if e.seg.spans {
+			e.child.below = below
+			widen(e.child.minRest+1, unbounded)
+		} else {
+			widen(e.child.minRest+1, min(e.child.maxRest+1, unbounded))
+		}
+	}
+	if hi < 0 { // no rule below: nothing can match
+		lo, hi = unbounded, -1
+	}
+	n.minRest, n.maxRest = lo, hi
+	return all
+}
+
 // Param is one bound path parameter; Value is percent-decoded.
 type Param struct {
 	Name, Value string
@@ -134,9 +203,10 @@ type Matched struct {
 var ErrBadPath = errors.New("bad request path")
 
 // CheckPath rejects what browsers never send and what could lead an
-// upstream around a deny: a "." or ".." segment (also percent-encoded), a
-// NUL (raw or %00), invalid percent-encoding, or a path that does not start
-// with "/".
+// upstream around a deny: a "." or ".." segment (also percent-encoded, and
+// also where an encoded slash %2F or a backslash, raw or %5C, is what
+// separates it, since some upstreams decode or honour those), a NUL (raw or
+// %00), invalid percent-encoding, or a path that does not start with "/".
 func CheckPath(path string) error {
 	if !strings.HasPrefix(path, "/") {
 		return ErrBadPath
@@ -154,15 +224,44 @@ func CheckPath(path string) error {
 			}
 		}
 	}
-	for _, seg := range strings.Split(path[1:], "/") {
-		if len(seg) > 6 || strings.IndexByte(seg, '.') < 0 && !strings.Contains(seg, "%2") {
-			continue
+	// Walk the pieces between separators, counting the dots of each: a
+	// piece made of one or two dots (raw or %2e) is a dot segment.
+	dots := 0 // dots in the current piece; -1 once it holds anything else
+	for i := 1; i <= len(path); i++ {
+		sep, width := false, 1
+		if i == len(path) {
+			sep = true
+		} else {
+			switch c := path[i]; {
+			case c == '/' || c == '\\':
+				sep = true
+			case c == '%':
+				width = 3
+				switch strings.ToLower(path[i+1 : i+3]) {
+				case "2f", "5c":
+					sep = true
+				case "2e":
+					if dots >= 0 {
+						dots++
+					}
+				default:
+					dots = -1
+				}
+			case c == '.':
+				if dots >= 0 {
+					dots++
+				}
+			default:
+				dots = -1
+			}
 		}
-		d := strings.ToLower(seg)
-		d = strings.ReplaceAll(d, "%2e", ".")
-		if d == "." || d == ".." {
-			return ErrBadPath
+		if sep {
+			if dots == 1 || dots == 2 {
+				return ErrBadPath
+			}
+			dots = 0
 		}
+		i += width - 1
 	}
 	return nil
 }
@@ -171,10 +270,22 @@ func ishex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
+// spanBudget bounds the bytes one Resolve feeds to spanning parameters'
+// regexes. The rest bounds, the memo and the early stop keep real patterns
+// far below it; a hostile path against patterns such as /:a{.+}/:b{.+}
+// could otherwise cost time quadratic in its length.
+const spanBudget = 256 << 10
+
 // Resolve matches a request target (a path as it arrives, percent-encoded,
 // optionally with "?query") against every rule and merges the ones that
 // apply. It never fails: a path CheckPath refuses still resolves, matching
 // what its raw segments match; callers refuse it first.
+//
+// Deny rules are also matched against the path with every %2F decoded to
+// "/" and with empty segments ("//") removed, and deny when any form
+// matches. A path so long that matching its spanning parameters would pass
+// the regex budget is denied when the configuration has any deny rule
+// (fail closed), and otherwise matches what was found within the budget.
 func (c *Config) Resolve(target string) *Match {
 	path, query, _ := strings.Cut(target, "?")
 	m := &Match{cfg: c, Path: path, Query: query, rest: path}
@@ -182,30 +293,35 @@ func (c *Config) Resolve(target string) *Match {
 	if t == nil {
 		return m
 	}
-	segs := splitPath(path, m.segBuf[:0])
-	t.walk(t.root, segs, 0, m, m.stack[:0])
-	if len(t.locales) > 0 && len(segs) > 0 {
-		if loc, ok := t.locales[strings.ToLower(segs[0])]; ok {
-			before := len(m.Matched)
-			t.walk(t.localeRoot, segs[1:], 0, m, m.stack[:0])
-			if len(m.Matched) > before {
-				m.Locale = loc
-				m.rest = path[1+len(rawFirstSegment(path)):]
-				if m.rest == "" {
-					m.rest = "/"
+	// The walk's buffers are locals, not walker fields: a struct holding
+	// slices of its own arrays would escape to the heap.
+	var segBuf [16]string
+	var offBuf [17]int
+	var stack [8]Param
+	w, joined := t.walker(path, segBuf[:0], offBuf[:0], stack[:0], spanBudget)
+	if t.match(&w, m, joined) {
+		m.rest = path[1+len(rawFirstSegment(path)):]
+	}
+	if t.hasDeny && !m.Deny && w.budget >= 0 {
+		for _, alt := range denyForms(path) {
+			probe := Match{cfg: c}
+			pw, joined := t.walker(alt, segBuf[:0], offBuf[:0], stack[:0], w.budget)
+			t.match(&pw, &probe, joined)
+			for _, mr := range probe.Matched {
+				if mr.Rule.Deny {
+					m.Deny = true
 				}
+			}
+			w.budget = pw.budget
+			if m.Deny || w.budget < 0 {
+				break
 			}
 		}
 	}
-	if t.hasDeny && !m.denied() && strings.Contains(strings.ToLower(path), "%2f") {
-		// deny rules also see the path with every %2F as a separator.
-		alt := strings.NewReplacer("%2F", "/", "%2f", "/").Replace(path)
-		probe := &Match{cfg: c}
-		t.walk(t.root, splitPath(alt, probe.segBuf[:0]), 0, probe, probe.stack[:0])
-		for _, mr := range probe.Matched {
-			if mr.Rule.Deny {
-				m.Deny = true
-			}
+	if w.budget < 0 {
+		m.truncated = true
+		if t.hasDeny {
+			m.Deny = true
 		}
 	}
 	// Merge order: least specific first, file order between equals.
@@ -217,6 +333,100 @@ func (c *Config) Resolve(target string) *Match {
 	}
 	m.merge()
 	return m
+}
+
+// walker prepares a walk of path in the given (empty) buffers. With
+// spanning parameters it also returns the segments joined by "/".
+func (t *table) walker(path string, segBuf []string, offBuf []int, stack []Param, budget int) (walker, string) {
+	w := walker{segs: splitPath(path, segBuf), stack: stack, budget: budget}
+	joined := ""
+	if t.spans {
+		joined, w.offs = joinSegments(path, w.segs, offBuf)
+	}
+	return w, joined
+}
+
+// joinSegments returns the segments joined by "/", and where each starts in
+// that string (one more offset marks the end), for spanning values.
+func joinSegments(path string, segs []string, offs []int) (string, []int) {
+	joined := strings.TrimPrefix(path, "/") // the segments as they are, unless decoded
+	if strings.IndexByte(path, '%') >= 0 {
+		joined = strings.Join(segs, "/")
+	}
+	off := 0
+	for _, s := range segs {
+		offs = append(offs, off)
+		off += len(s) + 1
+	}
+	return joined, append(offs, off)
+}
+
+// match walks the plain patterns, then the localized ones below a locale
+// segment; it reports whether a localized rule matched.
+func (t *table) match(w *walker, m *Match, joined string) bool {
+	w.walk(m, joined, t.root, 0, w.stack)
+	if len(t.locales) == 0 {
+		return false
+	}
+	loc, ok := t.locale(w.segs[0])
+	if !ok {
+		return false
+	}
+	before := len(m.Matched)
+	w.walk(m, joined, t.localeRoot, 1, w.stack)
+	if len(m.Matched) > before {
+		m.Locale = loc
+		return true
+	}
+	return false
+}
+
+// locale finds a path segment's locale, compared case-insensitively.
+func (t *table) locale(seg string) (string, bool) {
+	var buf [16]byte
+	if len(seg) > len(buf) {
+		return "", false
+	}
+	for i := 0; i < len(seg); i++ {
+		c := seg[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf[i] = c
+	}
+	loc, ok := t.locales[string(buf[:len(seg)])]
+	return loc, ok
+}
+
+// denyForms returns the other spellings of path that deny rules see: every
+// %2F decoded, then also with empty segments removed. Most paths have none.
+func denyForms(path string) []string {
+	var forms []string
+	alt := path
+	if hasEncodedSlash(path) {
+		alt = strings.NewReplacer("%2F", "/", "%2f", "/").Replace(path)
+		forms = append(forms, alt)
+	}
+	if strings.Contains(alt, "//") {
+		var b strings.Builder
+		for i := 0; i < len(alt); i++ {
+			if alt[i] == '/' && i > 0 && alt[i-1] == '/' {
+				continue
+			}
+			b.WriteByte(alt[i])
+		}
+		forms = append(forms, b.String())
+	}
+	return forms
+}
+
+func hasEncodedSlash(s string) bool {
+	for i := 0; i+2 < len(s); i++ {
+		if s[i] == '%' && s[i+1] == '2' && (s[i+2] == 'f' || s[i+2] == 'F') {
+			return true
+		}
+	}
+	return false
 }
 
 func rawFirstSegment(path string) string {
@@ -249,42 +459,102 @@ func splitPath(path string, buf []string) []string {
 	}
 }
 
-func (t *table) walk(n *node, segs []string, i int, m *Match, stack []Param) {
+// walker is one walk of the tree over one path's segments. It lives on
+// Resolve's stack. The *Match the walk records into and the joined
+// segments that spanning values are cut from are passed alongside, not
+// kept in it: escape analysis does not tell a struct's fields apart, and
+// would move every buffer the walker points to to the heap.
+type walker struct {
+	segs   []string
+	budget int // regex bytes left for spanning parameters; < 0: exhausted
+
+	// Only with spanning parameters: where each segment starts in the
+	// joined segments (offs[len(segs)] is one past the end).
+	offs  []int
+	seen  map[visit]bool
+	stack []Param // empty, with room for the parameters being bound
+}
+
+type visit struct {
+	n *node
+	i int
+}
+
+func (w *walker) walk(m *Match, joined string, n *node, i int, stack []Param) {
 	for _, r := range n.wild {
 		m.record(r, stack)
 	}
-	if i == len(segs) {
+	if i == len(w.segs) {
 		for _, r := range n.end {
 			m.record(r, stack)
 		}
 		return
 	}
-	seg := segs[i]
+	seg := w.segs[i]
 	if c := n.lits[seg]; c != nil {
-		t.walk(c, segs, i+1, m, stack)
+		w.walk(m, joined, c, i+1, stack)
 	}
 	for _, e := range n.edges {
 		s := &e.seg
 		switch {
 		case s.kind == segParam:
 			if seg != "" && strings.IndexByte(seg, '/') < 0 {
-				t.walk(e.child, segs, i+1, m, append(stack, Param{s.name, seg}))
+				w.walk(m, joined, e.child, i+1, append(stack, Param{s.name, seg}))
 			}
 		case !s.spans:
-			if strings.IndexByte(seg, '/') < 0 && s.re.MatchString(seg) {
-				t.walk(e.child, segs, i+1, m, append(stack, Param{s.name, seg}))
+			if seg != "" && strings.IndexByte(seg, '/') < 0 && s.re.MatchString(seg) {
+				w.walk(m, joined, e.child, i+1, append(stack, Param{s.name, seg}))
 			}
 		default:
-			// Longest span first, as a greedy regex would.
-			for k := len(segs) - i; k >= 1; k-- {
-				v := seg
-				if k > 1 {
-					v = strings.Join(segs[i:i+k], "/")
-				}
-				if s.re.MatchString(v) {
-					t.walk(e.child, segs, i+k, m, append(stack, Param{s.name, v}))
-				}
-			}
+			w.span(m, joined, e, i, stack)
 		}
 	}
+}
+
+// span tries a spanning parameter on segments i… : longest span first, as a
+// greedy regex would, and only spans after which its child can still match.
+func (w *walker) span(m *Match, joined string, e *edge, i int, stack []Param) {
+	c := e.child
+	left := len(w.segs) - i
+	for k := min(left, left-c.minRest); k >= max(1, left-c.maxRest); k-- {
+		if w.budget < 0 || m.recordedAll(c.below) {
+			return
+		}
+		next := i + k
+		if !w.mayContinue(c, next) || w.seen[visit{c, next}] {
+			continue
+		}
+		v := w.segs[i]
+		if k > 1 {
+			v = joined[w.offs[i] : w.offs[i+k]-1]
+		}
+		if v == "" {
+			continue
+		}
+		if w.budget -= len(v); w.budget < 0 {
+			return
+		}
+		if !e.seg.re.MatchString(v) {
+			continue
+		}
+		if w.seen == nil {
+			w.seen = map[visit]bool{}
+		}
+		// Whatever matches below (c, next) is found the first time: a rule
+		// is recorded once, with its first parameters.
+		w.seen[visit{c, next}] = true
+		w.walk(m, joined, c, next, append(stack, Param{e.seg.name, v}))
+	}
+}
+
+// mayContinue is a cheap test that node n has something to try at segment
+// i, to spare the regex of spans that lead nowhere.
+func (w *walker) mayContinue(n *node, i int) bool {
+	if len(n.wild) > 0 {
+		return true
+	}
+	if i == len(w.segs) {
+		return len(n.end) > 0
+	}
+	return len(n.edges) > 0 || n.lits[w.segs[i]] != nil
 }

@@ -100,50 +100,92 @@ type vars struct {
 	pageDesc    string
 }
 
-func (v *vars) lookup(name string) (string, bool) {
+// varKind says how a value is written into a URL.
+type varKind uint8
+
+const (
+	textVar  varKind = iota // free text: percent-encoded whole, "/" included
+	paramVar                // a path parameter: percent-encoded per segment
+	urlVar                  // already a URL or an escaped path: written as it is
+)
+
+func (v *vars) lookup(name string) (string, varKind) {
 	switch name {
 	case "locale":
-		return v.locale, false
+		return v.locale, textVar
 	case "path":
-		return v.path, true
+		return v.path, urlVar
 	case "base_url":
-		return v.baseURL, true
+		return v.baseURL, urlVar
 	case "canonical":
-		return v.canonical, true
+		return v.canonical, urlVar
 	case "title":
-		return v.title, false
+		return v.title, textVar
 	case "description":
-		return v.description, false
+		return v.description, textVar
 	case "page.title":
-		return v.pageTitle, false
+		return v.pageTitle, textVar
 	case "page.description":
-		return v.pageDesc, false
+		return v.pageDesc, textVar
 	}
 	for _, p := range v.params {
 		if p.Name == name {
-			return p.Value, false
+			return p.Value, paramVar
 		}
 	}
-	return "", false
+	return "", textVar
 }
 
-// render substitutes the variables. In a URL context (forURL) a value that
-// is not itself a URL is percent-encoded as a path segment.
+// render substitutes the variables. In a URL (forURL) values are
+// percent-encoded so that none can change the URL's structure: in the path,
+// a parameter per segment (a value that spans segments is written as
+// segments) and any other text whole; after a "?" or "#", every value as a
+// query component.
 func (t *Template) render(v *vars, forURL bool) string {
 	if len(t.parts) == 1 && t.parts[0].v == "" {
 		return t.parts[0].lit
 	}
 	var b strings.Builder
+	inQuery := false
 	for _, p := range t.parts {
 		if p.v == "" {
 			b.WriteString(p.lit)
+			inQuery = inQuery || forURL && strings.ContainsAny(p.lit, "?#")
 			continue
 		}
-		val, isURL := v.lookup(p.v)
-		if forURL && !isURL {
-			val = url.PathEscape(val)
+		val, kind := v.lookup(p.v)
+		if forURL {
+			switch {
+			case inQuery:
+				val = url.QueryEscape(val)
+			case kind == paramVar:
+				val = escapeParam(val)
+			case kind == textVar:
+				val = url.PathEscape(val)
+			default:
+				inQuery = strings.ContainsAny(val, "?#")
+			}
 		}
 		b.WriteString(val)
 	}
 	return b.String()
+}
+
+// escapeParam percent-encodes a parameter value for a URL path, segment by
+// segment. A "." or ".." segment (only a spanning value from a path that
+// CheckPath refuses can hold one) is written encoded, so that resolving the
+// URL can not climb out of it.
+func escapeParam(val string) string {
+	if strings.IndexByte(val, '/') < 0 && val != "." && val != ".." {
+		return url.PathEscape(val)
+	}
+	parts := strings.Split(val, "/")
+	for i, p := range parts {
+		if p == "." || p == ".." {
+			parts[i] = strings.Repeat("%2E", len(p))
+		} else {
+			parts[i] = url.PathEscape(p)
+		}
+	}
+	return strings.Join(parts, "/")
 }

@@ -15,6 +15,23 @@ const (
 	DropUnparsable  = "unparsable"
 )
 
+// dropText says in words why a URL is dropped, for config problems.
+func dropText(why string) string {
+	switch why {
+	case DropControl:
+		return "it holds a control character"
+	case DropSpace:
+		return "it starts or ends with a space"
+	case DropScheme:
+		return "only http: and https: URLs with // are written"
+	case DropOtherHost:
+		return `it starts with //, \ or /\, which names another host`
+	case DropCrossOrigin:
+		return "it resolves to another origin"
+	}
+	return "it does not parse as a URL"
+}
+
 // AbsURL makes s absolute against base (an absolute http(s) URL whose
 // origin is the site's) and checks the URL rules of §4.6. It returns the
 // absolute URL, or "" and the reason the value is dropped. Values are
