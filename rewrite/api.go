@@ -52,6 +52,7 @@ const (
 type Change struct {
 	Action   Action
 	Identity string // "canonical", "og:image", "title", "jsonld", …
+	Key      string // for a written meta tag its name or property ("og:image:width"); for an alternate its hreflang
 	Reason   string // for Dropped and Corrected: "duplicate", "javascript scheme"…; a rules.Drop* reason for URLs
 	Value    string // the URL or text concerned, when there is one
 }

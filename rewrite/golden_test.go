@@ -128,6 +128,9 @@ func TestGolden(t *testing.T) {
 				res.Count(Wrote), res.Count(Replaced), res.Count(Corrected), res.Count(Dropped))
 			for _, c := range res.Changes {
 				line := fmt.Sprintf("%s %s", c.Action, c.Identity)
+				if c.Key != "" && c.Key != c.Identity {
+					line += " " + c.Key
+				}
 				if c.Reason != "" {
 					line += " (" + c.Reason + ")"
 				}

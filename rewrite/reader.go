@@ -3,7 +3,7 @@ package rewrite
 import (
 	"io"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +32,7 @@ type state struct {
 	buf   []byte
 	tags  []headTag
 	edits []edit
+	w     []byte // the tags headgate writes
 	out   []byte
 }
 
@@ -124,7 +125,7 @@ func (r *Reader) release() {
 	if cap(st.buf) > 1<<20 || cap(st.out) > 1<<20 {
 		return // an unusual document: let the collector have it
 	}
-	st.buf, st.tags, st.edits, st.out = st.buf[:0], st.tags[:0], st.edits[:0], st.out[:0]
+	st.buf, st.tags, st.edits, st.w, st.out = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.out[:0]
 	statePool.Put(st)
 }
 
@@ -167,19 +168,22 @@ type headScan struct {
 	st *state
 	sc scanner
 
-	mode      int // 0 in head, 1 after an explicit </head>, 2 stretch, 3 done
-	insertAt  int // where written tags go
-	regionEnd int
-	template  int // depth of <template> being skipped
-	open      int // index in st.tags of a title or ld+json script awaiting its end tag; -1 none
-	charsetAt int // end of the first <meta charset> in the head; -1 none
-	metaCS    string
-	waited    time.Duration // in the source's Read
+	mode       int // 0 in head, 1 after an explicit </head>, 2 stretch, 3 done
+	insertAt   int // where written tags go
+	regionEnd  int
+	template   int // depth of <template> being skipped
+	open       int // index in st.tags of a title or ld+json script awaiting its end tag; -1 none
+	charsetAt  int // end of the first <meta charset> in the head; -1 none
+	metaCS     string
+	waited     time.Duration // in the source's Read
+	rawAt      int           // start of the last raw-text element's start tag
+	openAt     int           // start of a token cut by the end of input; -1 none
+	templateAt int           // start of the outermost open <template>
 }
 
 func (h *headScan) run() {
 	r, st := h.r, h.st
-	h.open, h.charsetAt, h.insertAt = -1, -1, -1
+	h.open, h.charsetAt, h.insertAt, h.openAt = -1, -1, -1, -1
 	max := r.opts.MaxHeadBytes
 	// A byte order mark is not part of the document a parser sees.
 	for len(st.buf) < 3 && !h.sc.eof {
@@ -251,6 +255,14 @@ func (h *headScan) skip(o Outcome, why string) {
 func (h *headScan) finish(end int) {
 	if h.insertAt < 0 {
 		h.insertAt = end
+		if h.openAt >= 0 {
+			// The input ends inside a comment, a script or a tag: tags
+			// written after its start would land inside it.
+			h.insertAt = h.openAt
+		}
+		if h.template > 0 {
+			h.insertAt = min(h.insertAt, h.templateAt) // or inside a template
+		}
 	}
 	h.regionEnd = end
 	h.mode = 3
@@ -280,6 +292,15 @@ func afterHeadElement(name []byte) bool {
 
 func (h *headScan) token(t token) {
 	b := h.st.buf
+	if t.open {
+		h.openAt = t.start
+		if t.raw {
+			h.openAt = h.rawAt
+		}
+	}
+	if t.kind == tStart && h.sc.raw != nil {
+		h.rawAt = t.start
+	}
 	name := b[t.nameStart:t.nameEnd]
 	// Content of a title or ld+json script: the next end tag closes it.
 	if h.open >= 0 {
@@ -341,6 +362,9 @@ func (h *headScan) token(t token) {
 				h.finish(t.start)
 			}
 		case tStart:
+			if asciiEqualFold(name, "head") || asciiEqualFold(name, "html") {
+				return // ignored by a parser after </head>
+			}
 			if !afterHeadElement(name) {
 				h.finish(t.start)
 				return
@@ -384,7 +408,7 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 	switch {
 	case asciiEqualFold(name, "template"):
 		if !t.selfClose {
-			h.template = 1
+			h.template, h.templateAt = 1, t.start
 		}
 	case asciiEqualFold(name, "title"):
 		h.st.tags = append(h.st.tags, headTag{kind: kTitle, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: rules.IdentTitle})
@@ -396,20 +420,19 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 				h.charsetAt, h.metaCS = t.end, cs
 			}
 		}
-		id := ""
+		var mi metaInfo
 		if ta.has&hasProperty != 0 {
-			id = metaKeyIdentity(ta.property.val(tag))
+			mi = metaKey(ta.property.val(tag))
 		}
-		if id == "" && ta.has&hasName != 0 {
-			id = metaKeyIdentity(ta.name.val(tag))
+		if mi.identity == "" && ta.has&hasName != 0 {
+			mi = metaKey(ta.name.val(tag))
 		}
-		if id == "" {
+		if mi.identity == "" {
 			return
 		}
-		ht := headTag{kind: kMeta, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: id}
+		ht := headTag{kind: kMeta, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: mi.identity}
 		if ta.has&hasContent != 0 {
-			ht.urlAttr = ta.content
-			ht.hasURL = urlIdentity(id, tag, &ta)
+			ht.urlAttr, ht.hasURL = ta.content, mi.url
 		}
 		h.st.tags = append(h.st.tags, ht)
 	case asciiEqualFold(name, "link"):
@@ -454,36 +477,53 @@ func trimSpace(b []byte) []byte {
 	return b
 }
 
-// metaKeyIdentity gives the identity of a meta name or property that
-// headgate knows, or "".
-func metaKeyIdentity(k []byte) string {
-	k = trimSpace(k)
-	switch {
-	case asciiEqualFold(k, "description"):
-		return rules.IdentDescription
-	case asciiEqualFold(k, "robots"):
-		return rules.IdentRobots
-	case len(k) > 3 && asciiEqualFold(k[:3], "og:"),
-		len(k) > 8 && asciiEqualFold(k[:8], "article:"),
-		len(k) > 8 && asciiEqualFold(k[:8], "twitter:"):
-		return rules.MetaIdentity(string(k))
-	}
-	return ""
+// metaInfo is what headgate knows of a meta name or property.
+type metaInfo struct {
+	identity string
+	url      bool // its content is a URL that §4.5 corrects
 }
 
-// urlIdentity reports whether a meta tag's content is a URL that §4.5
-// corrects: og:url, og:image (and its url and secure_url), twitter:image.
-func urlIdentity(id string, tag []byte, ta *tagAttrs) bool {
-	key := ta.property
-	if ta.has&hasProperty == 0 || metaKeyIdentity(ta.property.val(tag)) != id {
-		key = ta.name
+// knownMeta lists the meta keys headgate reads, lower-case. Others (og:video,
+// twitter:label1…) are left alone: no rule writes them.
+var knownMeta = map[string]metaInfo{
+	"description": {identity: rules.IdentDescription}, "robots": {identity: rules.IdentRobots},
+	"og:title": {identity: "og:title"}, "og:description": {identity: "og:description"}, "og:type": {identity: "og:type"},
+	"og:url": {identity: "og:url", url: true}, "og:site_name": {identity: "og:site_name"}, "og:locale": {identity: "og:locale"},
+	"og:locale:alternate": {identity: "og:locale:alternate"},
+	"og:image":            {identity: "og:image", url: true}, "og:image:url": {identity: "og:image", url: true},
+	"og:image:secure_url":    {identity: "og:image", url: true},
+	"article:published_time": {identity: "article:published_time"}, "article:modified_time": {identity: "article:modified_time"},
+	"article:expiration_time": {identity: "article:expiration_time"}, "article:author": {identity: "article:author"},
+	"article:section": {identity: "article:section"}, "article:tag": {identity: "article:tag"},
+	"twitter:card": {identity: "twitter:card"}, "twitter:site": {identity: "twitter:site"}, "twitter:creator": {identity: "twitter:creator"},
+	"twitter:title": {identity: "twitter:title"}, "twitter:description": {identity: "twitter:description"}, "twitter:url": {identity: "twitter:url"},
+	"twitter:image": {identity: "twitter:image", url: true}, "twitter:image:src": {identity: "twitter:image", url: true},
+}
+
+// metaKey looks a meta name or property up, case-insensitively, without
+// allocating. og:image:* and twitter:image* share their image's identity.
+func metaKey(k []byte) metaInfo {
+	k = trimSpace(k)
+	var low [40]byte
+	if len(k) == 0 || len(k) > len(low) {
+		return metaInfo{}
 	}
-	k := strings.ToLower(string(trimSpace(key.val(tag))))
-	switch k {
-	case "og:url", "og:image", "og:image:url", "og:image:secure_url", "twitter:image", "twitter:image:src":
-		return true
+	for i, c := range k {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
 	}
-	return false
+	if mi, ok := knownMeta[string(low[:len(k)])]; ok {
+		return mi
+	}
+	switch {
+	case len(k) > 9 && string(low[:9]) == "og:image:":
+		return metaInfo{identity: "og:image"}
+	case len(k) > 14 && string(low[:14]) == "twitter:image:":
+		return metaInfo{identity: "twitter:image"}
+	}
+	return metaInfo{}
 }
 
 // identitySet is a small set of identities; a head holds a few dozen.
@@ -521,63 +561,51 @@ func (h *headScan) decide() {
 		r.out = region
 		return
 	}
-	cfg := o.Match.Config()
-	pageURL, _ := url.Parse(cfg.Site.BaseURL + rules.EscapePath(o.Match.Path))
-	if pageURL == nil {
-		pageURL, _ = url.Parse(cfg.Site.BaseURL + "/")
+	// The page's public URL, that upstream relative URLs resolve against;
+	// parsed only when one needs it.
+	var pageURL *url.URL
+	absURL := func(s string) (string, string) {
+		if pageURL == nil {
+			base := o.Match.Config().Site.BaseURL
+			if pageURL, _ = url.Parse(base + rules.EscapePath(o.Match.Path)); pageURL == nil {
+				pageURL, _ = url.Parse(base + "/")
+			}
+		}
+		return rules.AbsURL(pageURL, strings.TrimSpace(s)) // browsers strip the spaces around a URL
 	}
-	var changes []Change
+	changes := make([]Change, 0, len(st.tags)+8)
+	// Change values are slices of one copy of the region, made on demand,
+	// so recording a change allocates nothing per tag.
+	var orig string
+	tagText := func(ht *headTag) string {
+		if orig == "" {
+			orig = string(region)
+		}
+		return orig[ht.start:min(max(ht.end, ht.tagEnd), len(orig))]
+	}
 
-	// Upstream URLs: corrected or dropped first, so that the facts and the
-	// duplicate check see only what survives.
-	present := identitySet{}
+	// 1. What the upstream head says of itself: its first title and
+	// description, its first canonical that passes the URL rules.
 	var page rules.Page
-	for i := range st.tags {
-		ht := &st.tags[i]
-		if ht.where != inHead || !o.CorrectUpstream || !ht.hasURL {
-			continue
-		}
-		val := cs.decodeText(ht.urlAttr.val(buf[ht.start:ht.tagEnd]))
-		// Browsers strip the spaces around a URL; so does the correction.
-		abs, why := rules.AbsURL(pageURL, strings.TrimSpace(val))
-		switch {
-		case why != "":
-			ht.remove, ht.action, ht.why = true, Dropped, why
-		case abs != val:
-			ht.replace = spliceAttr(buf[ht.start:ht.tagEnd], ht.urlAttr, abs, cs.utf8)
-			ht.action, ht.why, ht.fixed = Corrected, "relative", abs
-		}
-	}
 	firstTitle := -1
 	for i := range st.tags {
 		ht := &st.tags[i]
-		if ht.where != inHead || ht.remove {
+		if ht.where != inHead {
 			continue
 		}
-		if o.CorrectUpstream && singleValued[ht.identity] && present.has(ht.identity) {
-			ht.remove, ht.action, ht.why = true, Dropped, "duplicate"
-			continue
-		}
-		present = append(present, ht.identity)
 		tag := buf[ht.start:ht.tagEnd]
-		switch ht.identity {
-		case rules.IdentTitle:
-			if firstTitle < 0 {
-				firstTitle = i
-				page.HasTitle = true
-				page.Title = collapseSpace(cs.decodeText(ht.text))
-			}
-		case rules.IdentDescription:
-			if !page.HasDescription {
-				ta := readAttrs(tag, len("<meta"))
-				page.HasDescription = true
-				page.Description = strings.TrimSpace(cs.decodeText(ta.content.val(tag)))
-			}
-		case rules.IdentCanonical:
-			if page.Canonical == "" && ht.hasURL {
-				if abs, why := rules.AbsURL(pageURL, strings.TrimSpace(cs.decodeText(ht.urlAttr.val(tag)))); why == "" {
-					page.Canonical = abs
-				}
+		switch {
+		case ht.identity == rules.IdentTitle && firstTitle < 0:
+			firstTitle = i
+			page.HasTitle = true
+			page.Title = collapseSpace(cs.decodeText(ht.text))
+		case ht.identity == rules.IdentDescription && !page.HasDescription:
+			ta := readAttrs(tag, len("<meta"))
+			page.HasDescription = true
+			page.Description = strings.TrimSpace(cs.decodeText(ta.content.val(tag)))
+		case ht.identity == rules.IdentCanonical && page.Canonical == "" && ht.hasURL:
+			if abs, why := absURL(cs.decodeText(ht.urlAttr.val(tag))); why == "" {
+				page.Canonical = abs
 			}
 		}
 	}
@@ -586,58 +614,96 @@ func (h *headScan) decide() {
 	for _, d := range head.Dropped {
 		changes = append(changes, Change{Action: Dropped, Identity: d.Field, Reason: d.Reason, Value: d.Value})
 	}
+	fill := head.Policy == rules.Fill
+	titleInPlace := head.Title != nil && firstTitle >= 0 && (h.charsetAt < 0 || st.tags[firstTitle].start > h.charsetAt)
+
+	// replace removes an upstream tag of an identity headgate writes.
+	replace := func(i int) {
+		ht := &st.tags[i]
+		changes = append(changes, Change{Action: Replaced, Identity: ht.identity, Value: tagText(ht)})
+		switch {
+		case i == firstTitle && titleInPlace:
+			ht.replace, ht.action = appendTitle(nil, *head.Title, cs.utf8), Replaced
+			ht.end = max(ht.end, ht.tagEnd)
+			changes = append(changes, Change{Action: Wrote, Identity: ht.identity, Value: *head.Title})
+		case len(ht.relKeep) > 0:
+			// rel="canonical stylesheet": the link stays for its other meaning.
+			ht.replace, ht.action = spliceAttr(buf[ht.start:ht.tagEnd], ht.relAttr, string(ht.relKeep), true), Replaced
+		default:
+			ht.remove, ht.replace, ht.action = true, nil, Replaced
+		}
+	}
+
+	// 2. In the head, under override, every identity the rules set replaces
+	// the upstream's tags (the title under both policies: Render writes one
+	// under fill only where there is none).
+	for i := range st.tags {
+		ht := &st.tags[i]
+		if ht.where != inHead {
+			continue
+		}
+		id := ht.identity
+		if id == rules.IdentTitle && head.Title != nil || !fill && (id == rules.IdentJSONLD && head.ReplaceJSONLD || id != rules.IdentJSONLD && head.Sets(id)) {
+			replace(i)
+		}
+	}
+
+	// 3. The upstream tags that stay: URLs corrected or dropped (§4.5),
+	// then duplicates of single-valued identities; what survives is present.
+	present := identitySet{}
+	for i := range st.tags {
+		ht := &st.tags[i]
+		if ht.where != inHead || ht.action == Replaced {
+			continue
+		}
+		if o.CorrectUpstream && ht.hasURL {
+			val := cs.decodeText(ht.urlAttr.val(buf[ht.start:ht.tagEnd]))
+			switch abs, why := absURL(val); {
+			case why != "":
+				ht.remove, ht.action, ht.why = true, Dropped, why
+				changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Reason: why, Value: tagText(ht)})
+				continue
+			case abs != val:
+				ht.replace = spliceAttr(buf[ht.start:ht.tagEnd], ht.urlAttr, abs, cs.utf8)
+				ht.action, ht.why, ht.fixed = Corrected, "relative", abs
+			}
+		}
+		if o.CorrectUpstream && singleValued[ht.identity] && present.has(ht.identity) {
+			ht.remove, ht.replace, ht.action, ht.why = true, nil, Dropped, "duplicate"
+			changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Reason: "duplicate", Value: tagText(ht)})
+			continue
+		}
+		if !present.has(ht.identity) {
+			present = append(present, ht.identity)
+		}
+	}
 
 	// Which identities headgate writes: all it sets under override; under
 	// fill, only those the head lacks.
-	fill := head.Policy == rules.Fill
 	writes := func(id string) bool {
 		if !head.Sets(id) {
 			return false
 		}
 		return !fill || !present.has(id) || id == rules.IdentTitle || id == rules.IdentDescription
 	}
-	nonce := cspNonce(o.CSP)
-	xhtml := isXHTML(o.ContentType)
+	writeJSONLD := !fill || !head.ReplaceJSONLD || !present.has(rules.IdentJSONLD)
 
-	// Upstream tags of identities the rules set.
-	titleInPlace := head.Title != nil && firstTitle >= 0 && (h.charsetAt < 0 || st.tags[firstTitle].start > h.charsetAt)
+	// 4. The stretch after an implicit end: a parser puts it in the body, so
+	// what headgate writes must not stand there again.
 	for i := range st.tags {
 		ht := &st.tags[i]
-		id := ht.identity
-		if ht.remove && ht.action == Dropped {
-			changes = append(changes, Change{Action: Dropped, Identity: id, Reason: ht.why, Value: string(buf[ht.start:ht.end])})
+		if ht.where != inStretch {
 			continue
 		}
-		replaceIt := false
-		switch {
-		case id == rules.IdentJSONLD:
-			replaceIt = head.ReplaceJSONLD && (!fill || ht.where == inStretch && !present.has(id))
-		case ht.where == inHead:
-			replaceIt = head.Sets(id) && !fill || id == rules.IdentTitle && head.Title != nil
-		default: // the stretch: what headgate writes must not stand again in the body
-			replaceIt = writes(id)
+		if ht.identity == rules.IdentJSONLD && head.ReplaceJSONLD && writeJSONLD || ht.identity != rules.IdentJSONLD && writes(ht.identity) {
+			replace(i)
 		}
-		if !replaceIt {
-			continue
-		}
-		if i == firstTitle && titleInPlace {
-			ht.replace = appendTitle(nil, *head.Title, cs.utf8)
-			ht.end = max(ht.end, ht.tagEnd)
-			changes = append(changes, Change{Action: Replaced, Identity: id, Value: string(buf[ht.start:ht.end])})
-			changes = append(changes, Change{Action: Wrote, Identity: id, Value: *head.Title})
-			continue
-		}
-		changes = append(changes, Change{Action: Replaced, Identity: id, Value: string(buf[ht.start:ht.end])})
-		if len(ht.relKeep) > 0 {
-			// rel="canonical stylesheet": the link stays for its other meaning.
-			ht.replace, ht.action = spliceAttr(buf[ht.start:ht.tagEnd], ht.relAttr, string(ht.relKeep), true), Replaced
-			continue
-		}
-		ht.remove, ht.replace, ht.action = true, nil, Replaced
 	}
 
-	// The tags headgate writes, in the order of §4.4.
-	var w []byte
+	// 5. The tags headgate writes, in the order of §4.4.
+	nonce := cspNonce(o.CSP)
+	xhtml := isXHTML(o.ContentType)
+	w := st.w[:0]
 	wrote := func(id, v string) { changes = append(changes, Change{Action: Wrote, Identity: id, Value: v}) }
 	if head.Title != nil && !titleInPlace {
 		w = appendTitle(w, *head.Title, cs.utf8)
@@ -659,16 +725,16 @@ func (h *headScan) decide() {
 	if writes(rules.IdentAlternates) {
 		for _, a := range head.Alternates {
 			w = appendLink(w, "alternate", a.Hreflang, a.Href, cs.utf8, xhtml)
-			wrote(rules.IdentAlternates, a.Hreflang+" "+a.Href)
+			changes = append(changes, Change{Action: Wrote, Identity: rules.IdentAlternates, Key: a.Hreflang, Value: a.Href})
 		}
 	}
 	for _, m := range head.Meta {
 		if writes(m.Identity) {
 			w = appendMeta(w, m.Attr, m.Key, m.Content, cs.utf8, xhtml)
-			wrote(m.Identity, m.Key+"="+m.Content)
+			changes = append(changes, Change{Action: Wrote, Identity: m.Identity, Key: m.Key, Value: m.Content})
 		}
 	}
-	if !fill || !head.ReplaceJSONLD || !present.has(rules.IdentJSONLD) {
+	if writeJSONLD {
 		for _, js := range head.JSONLD {
 			w = append(w, `<script type="application/ld+json"`...)
 			if nonce != "" {
@@ -679,11 +745,12 @@ func (h *headScan) decide() {
 			w = append(w, '>')
 			w = appendJSON(w, js, cs.utf8)
 			w = append(w, "</script>\n"...)
-			wrote(rules.IdentJSONLD, string(js))
+			wrote(rules.IdentJSONLD, "")
 		}
 	}
+	st.w = w
 
-	// Assemble the edits.
+	// 6. Assemble the edits.
 	edits := st.edits[:0]
 	for i := range st.tags {
 		ht := &st.tags[i]
@@ -716,7 +783,7 @@ func (h *headScan) decide() {
 		r.out = region
 		return
 	}
-	sort.SliceStable(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
 	out := st.out[:0]
 	pos := 0
 	for _, e := range edits {

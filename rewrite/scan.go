@@ -30,6 +30,7 @@ type token struct {
 	nameEnd    int
 	selfClose  bool
 	raw        bool // text of a raw-text element (script, style, title…), not character data
+	open       bool // cut by the end of input: a comment, raw text or tag with no end
 }
 
 type scanner struct {
@@ -41,6 +42,8 @@ type scanner struct {
 	// incomplete attempt stopped, so that a long token arriving in many
 	// small reads costs linear time.
 	resumeTok, resumeAt int
+	tagSt               tagScan
+	scr                 scriptScan
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
@@ -55,14 +58,14 @@ func (s *scanner) next() (token, bool) {
 	}
 	start := s.pos
 	if s.raw != nil {
-		end, ok := s.rawEnd(start)
+		end, open, ok := s.rawEnd(start)
 		if !ok {
 			return token{}, false
 		}
 		s.raw = nil
 		if end > start {
 			s.pos = end
-			return token{kind: tText, start: start, end: end, raw: true}, true
+			return token{kind: tText, start: start, end: end, raw: true, open: open}, true
 		}
 	}
 	b := s.buf
@@ -139,15 +142,19 @@ func (s *scanner) text(start int) (token, bool) {
 	}
 }
 
-// until reads a bogus comment up to and including the next '>'.
+// until reads a bogus comment or doctype up to and including the next '>'.
 func (s *scanner) until(start, from int, c byte, kind tokKind) (token, bool) {
+	if s.resumeTok == start && s.resumeAt > from {
+		from = s.resumeAt
+	}
 	i := bytes.IndexByte(s.buf[from:], c)
 	if i < 0 {
 		if !s.eof {
+			s.resumeTok, s.resumeAt = start, len(s.buf)
 			return token{}, false
 		}
 		s.pos = len(s.buf)
-		return token{kind: kind, start: start, end: len(s.buf)}, true
+		return token{kind: kind, start: start, end: len(s.buf), open: true}, true
 	}
 	s.pos = from + i + 1
 	return token{kind: kind, start: start, end: s.pos}, true
@@ -223,98 +230,132 @@ func (s *scanner) comment(start, p int) (token, bool) {
 		return token{}, false
 	}
 	s.pos = len(b)
-	return token{kind: tComment, start: start, end: len(b)}, true
+	return token{kind: tComment, start: start, end: len(b), open: true}, true
 }
+
+// tagScan is where an incomplete tag's scan stopped, so that the next
+// attempt goes on from there instead of starting over.
+type tagScan struct {
+	tok     int // the token's start + 1; 0: none
+	i       int
+	state   uint8
+	quote   byte
+	nameEnd int
+}
+
+// Tag scanning states, after the tokenizer's.
+const (
+	stTagName = iota
+	stBeforeAttr
+	stAttrName
+	stAfterAttrName
+	stBeforeValue
+	stQuoted
+	stUnquoted
+	stSlash
+)
 
 // tag reads a start or end tag whose name starts at p, with its attributes,
-// following the tokenizer's attribute states.
+// following the tokenizer's tag and attribute states.
 func (s *scanner) tag(start, p int, kind tokKind) (token, bool) {
 	b := s.buf
-	t := token{kind: kind, start: start, nameStart: p}
-	i := p
-	for i < len(b) && !isSpace(b[i]) && b[i] != '/' && b[i] != '>' {
+	ts := s.tagSt
+	if ts.tok != start+1 {
+		ts = tagScan{tok: start + 1, i: p, state: stTagName}
+	}
+	i := ts.i
+	for i < len(b) {
+		c := b[i]
+		switch ts.state {
+		case stTagName:
+			if isSpace(c) || c == '/' || c == '>' {
+				ts.nameEnd = i
+				ts.state = stBeforeAttr
+				continue
+			}
+		case stBeforeAttr:
+			switch {
+			case isSpace(c):
+			case c == '/':
+				ts.state = stSlash
+			case c == '>':
+				return s.tagDone(start, p, ts.nameEnd, i+1, false, kind)
+			default:
+				ts.state = stAttrName // a leading '=' belongs to the name
+			}
+		case stAttrName:
+			switch {
+			case isSpace(c) || c == '/' || c == '>':
+				ts.state = stAfterAttrName
+				continue
+			case c == '=':
+				ts.state = stBeforeValue
+			}
+		case stAfterAttrName:
+			switch {
+			case isSpace(c):
+			case c == '/':
+				ts.state = stSlash
+			case c == '=':
+				ts.state = stBeforeValue
+			case c == '>':
+				return s.tagDone(start, p, ts.nameEnd, i+1, false, kind)
+			default:
+				ts.state = stAttrName
+			}
+		case stBeforeValue:
+			switch {
+			case isSpace(c):
+			case c == '"' || c == '\'':
+				ts.state, ts.quote = stQuoted, c
+			case c == '>':
+				return s.tagDone(start, p, ts.nameEnd, i+1, false, kind)
+			default:
+				ts.state = stUnquoted
+			}
+		case stQuoted:
+			j := bytes.IndexByte(b[i:], ts.quote)
+			if j < 0 {
+				i = len(b)
+				continue
+			}
+			i += j
+			ts.state = stBeforeAttr // the byte after the quote is read in "before attribute name"
+		case stUnquoted:
+			switch {
+			case isSpace(c):
+				ts.state = stBeforeAttr
+			case c == '>':
+				return s.tagDone(start, p, ts.nameEnd, i+1, false, kind)
+			}
+		case stSlash:
+			if c == '>' {
+				return s.tagDone(start, p, ts.nameEnd, i+1, true, kind)
+			}
+			ts.state = stBeforeAttr
+			continue
+		}
 		i++
 	}
-	t.nameEnd = i
-	end, selfClose, ok := tagEnd(b, i)
-	if !ok {
-		if !s.eof {
-			return token{}, false
-		}
-		// EOF in a tag: the tokenizer drops it; pass its bytes on as text.
-		s.pos = len(b)
-		return token{kind: tText, start: start, end: len(b)}, true
+	if !s.eof {
+		ts.i = i
+		s.tagSt = ts
+		return token{}, false
 	}
-	t.end, t.selfClose = end, selfClose
-	s.pos = end
-	if kind == tStart {
-		s.raw = rawElement(b[t.nameStart:t.nameEnd])
-	}
-	return t, true
+	// EOF in a tag: the tokenizer drops it; pass its bytes on as text.
+	s.tagSt = tagScan{}
+	s.pos = len(b)
+	return token{kind: tText, start: start, end: len(b), open: true}, true
 }
 
-// tagEnd scans attributes from i and returns the offset after the tag's
-// closing '>'.
-func tagEnd(b []byte, i int) (end int, selfClose, ok bool) {
-	for {
-		// before attribute name
-		for i < len(b) && isSpace(b[i]) {
-			i++
-		}
-		if i >= len(b) {
-			return 0, false, false
-		}
-		switch b[i] {
-		case '>':
-			return i + 1, false, true
-		case '/':
-			if i+1 >= len(b) {
-				return 0, false, false
-			}
-			if b[i+1] == '>' {
-				return i + 2, true, true
-			}
-			i++
-			continue
-		}
-		// attribute name (a leading '=' belongs to the name)
-		i++
-		for i < len(b) && !isSpace(b[i]) && b[i] != '/' && b[i] != '>' && b[i] != '=' {
-			i++
-		}
-		// after attribute name
-		for i < len(b) && isSpace(b[i]) {
-			i++
-		}
-		if i >= len(b) {
-			return 0, false, false
-		}
-		if b[i] != '=' {
-			continue
-		}
-		i++
-		// before attribute value
-		for i < len(b) && isSpace(b[i]) {
-			i++
-		}
-		if i >= len(b) {
-			return 0, false, false
-		}
-		switch q := b[i]; q {
-		case '"', '\'':
-			j := bytes.IndexByte(b[i+1:], q)
-			if j < 0 {
-				return 0, false, false
-			}
-			i += j + 2
-		case '>':
-			return i + 1, false, true
-		default:
-			for i < len(b) && !isSpace(b[i]) && b[i] != '>' {
-				i++
-			}
-		}
+func (s *scanner) tagDone(start, nameStart, nameEnd, end int, selfClose bool, kind tokKind) (token, bool) {
+	s.tagSt = tagScan{}
+	s.pos = end
+	t := token{kind: kind, start: start, end: end, nameStart: nameStart, nameEnd: nameEnd, selfClose: selfClose}
+	if kind == tStart {
+		s.raw = rawElement(s.buf[nameStart:nameEnd])
 	}
+	return t, true
 }
 
 var rawNames = [][]byte{
@@ -333,20 +374,18 @@ func rawElement(name []byte) []byte {
 
 // rawEnd finds where the content of the current raw-text element ends: at
 // its end tag ("</name" then a space, '/' or '>'), or at the end of input.
-func (s *scanner) rawEnd(start int) (int, bool) {
+// open reports content cut by the end of input.
+func (s *scanner) rawEnd(start int) (end int, open, ok bool) {
 	b := s.buf
 	name := s.raw
 	if string(name) == "plaintext" {
 		if s.eof {
-			return len(b), true
+			return len(b), false, true
 		}
-		return 0, false
+		return 0, false, false
 	}
 	if string(name) == "script" {
-		if e, ok := scriptEnd(b, start, s.eof); ok {
-			return e, true
-		}
-		return 0, false
+		return s.scriptEnd(start)
 	}
 	from := start
 	if s.resumeTok == -start-1 && s.resumeAt > from {
@@ -360,23 +399,23 @@ func (s *scanner) rawEnd(start int) (int, bool) {
 		j := from + i
 		switch endTagAt(b, j, name) {
 		case 1:
-			return j, true
+			return j, false, true
 		case 0:
 			from = j + 2
 			continue
 		}
 		// undecided: the buffer ends inside a possible end tag
 		if s.eof {
-			return len(b), true
+			return len(b), true, true
 		}
 		s.resumeTok, s.resumeAt = -start-1, j
-		return 0, false
+		return 0, false, false
 	}
 	if s.eof {
-		return len(b), true
+		return len(b), true, true
 	}
 	s.resumeTok, s.resumeAt = -start-1, max(start, len(b)-1)
-	return 0, false
+	return 0, false, false
 }
 
 // endTagAt says whether b[j:] starts "</name" followed by a space, '/' or
@@ -428,98 +467,128 @@ func asciiEqualFold(b []byte, s string) bool {
 	return true
 }
 
+// scriptScan is where an incomplete script scan stopped.
+type scriptScan struct {
+	tok     int // the script text's start + 1; 0: none
+	from    int // fast path: next "</" candidate search
+	checked int // fast path: "<!--" searched up to here
+	slow    bool
+	i       int // slow path position
+	st      int // slow path state
+}
+
+// Script data states, after the tokenizer's escape states.
+const (
+	scData = iota
+	scEscaped
+	scEscapedDash
+	scEscapedDashDash
+	scDouble
+	scDoubleDash
+	scDoubleDashDash
+)
+
 // scriptEnd finds the end of script data starting at start, following the
 // tokenizer's script escape states ("<!--" … "<script>" … "-->").
-func scriptEnd(b []byte, start int, eof bool) (int, bool) {
+func (s *scanner) scriptEnd(start int) (int, bool, bool) {
+	b, eof := s.buf, s.eof
 	name := []byte("script")
+	sc := s.scr
+	if sc.tok != start+1 {
+		sc = scriptScan{tok: start + 1, from: start, checked: start, i: start}
+	}
+	defer func() { s.scr = sc }()
+	more := func() (int, bool, bool) {
+		if eof {
+			sc = scriptScan{}
+			return len(b), true, true
+		}
+		return 0, false, false
+	}
+	done := func(j int) (int, bool, bool) {
+		sc = scriptScan{}
+		return j, false, true
+	}
 	// Fast path: an end tag before any "<!--". The escape search runs only
 	// over the stretch before each candidate, so the whole scan is linear.
-	from, checked := start, start
-	for {
-		i := bytes.Index(b[from:], []byte("</"))
-		if i < 0 {
-			if bytes.Contains(b[max(start, checked-3):], []byte("<!--")) {
-				break
-			}
-			if eof {
-				return len(b), true
-			}
-			return 0, false
+	for !sc.slow {
+		i := bytes.Index(b[sc.from:], []byte("</"))
+		limit := len(b)
+		if i >= 0 {
+			limit = sc.from + i
 		}
-		j := from + i
-		if bytes.Contains(b[max(start, checked-3):j], []byte("<!--")) {
+		if bytes.Contains(b[max(start, sc.checked-3):limit], []byte("<!--")) {
+			sc.slow = true
 			break
 		}
-		checked = j
+		sc.checked = limit
+		if i < 0 {
+			sc.from = max(sc.from, len(b)-1)
+			return more()
+		}
+		j := sc.from + i
 		switch endTagAt(b, j, name) {
 		case 1:
-			return j, true
+			return done(j)
 		case -1:
-			if eof {
-				return len(b), true
-			}
-			return 0, false
+			sc.from = j
+			return more()
 		}
-		from = j + 2
+		sc.from = j + 2
 	}
-	const (
-		data = iota
-		escaped
-		escapedDash
-		escapedDashDash
-		double
-		doubleDash
-		doubleDashDash
-	)
-	st := data
-	i := start
+	i, st := sc.i, sc.st
+	defer func() {
+		if sc.tok != 0 {
+			sc.i, sc.st = i, st
+		}
+	}()
 	for i < len(b) {
 		c := b[i]
 		switch st {
-		case data:
+		case scData:
 			if c == '<' {
 				if i+1 >= len(b) {
-					goto more
+					return more()
 				}
 				switch b[i+1] {
 				case '/':
 					switch endTagAt(b, i, name) {
 					case 1:
-						return i, true
+						return done(i)
 					case -1:
-						goto more
+						return more()
 					}
 				case '!':
 					if i+3 >= len(b) {
-						goto more
+						return more()
 					}
 					if b[i+2] == '-' && b[i+3] == '-' {
-						st = escapedDashDash
+						st = scEscapedDashDash
 						i += 4
 						continue
 					}
 				}
 			}
-		case escaped, escapedDash, escapedDashDash:
+		case scEscaped, scEscapedDash, scEscapedDashDash:
 			switch {
 			case c == '-':
-				if st == escaped {
-					st = escapedDash
+				if st == scEscaped {
+					st = scEscapedDash
 				} else {
-					st = escapedDashDash
+					st = scEscapedDashDash
 				}
 			case c == '<':
 				if i+1 >= len(b) {
-					goto more
+					return more()
 				}
 				if b[i+1] == '/' {
 					switch endTagAt(b, i, name) {
 					case 1:
-						return i, true
+						return done(i)
 					case -1:
-						goto more
+						return more()
 					}
-					st = escaped
+					st = scEscaped
 				} else if isAlpha(b[i+1]) {
 					// "<script" followed by a space, '/' or '>' enters double escape.
 					k := i + 1
@@ -527,34 +596,34 @@ func scriptEnd(b []byte, start int, eof bool) (int, bool) {
 						k++
 					}
 					if k >= len(b) {
-						goto more
+						return more()
 					}
 					if asciiEqualFold(b[i+1:k], "script") && (isSpace(b[k]) || b[k] == '/' || b[k] == '>') {
-						st = double
+						st = scDouble
 					} else {
-						st = escaped
+						st = scEscaped
 					}
 					i = k
 					continue
 				} else {
-					st = escaped
+					st = scEscaped
 				}
-			case c == '>' && st == escapedDashDash:
-				st = data
+			case c == '>' && st == scEscapedDashDash:
+				st = scData
 			default:
-				st = escaped
+				st = scEscaped
 			}
-		case double, doubleDash, doubleDashDash:
+		case scDouble, scDoubleDash, scDoubleDashDash:
 			switch {
 			case c == '-':
-				if st == double {
-					st = doubleDash
+				if st == scDouble {
+					st = scDoubleDash
 				} else {
-					st = doubleDashDash
+					st = scDoubleDashDash
 				}
 			case c == '<':
 				if i+1 >= len(b) {
-					goto more
+					return more()
 				}
 				if b[i+1] == '/' {
 					k := i + 2
@@ -562,28 +631,24 @@ func scriptEnd(b []byte, start int, eof bool) (int, bool) {
 						k++
 					}
 					if k >= len(b) {
-						goto more
+						return more()
 					}
 					if asciiEqualFold(b[i+2:k], "script") && (isSpace(b[k]) || b[k] == '/' || b[k] == '>') {
-						st = escaped
+						st = scEscaped
 					} else {
-						st = double
+						st = scDouble
 					}
 					i = k
 					continue
 				}
-				st = double
-			case c == '>' && st == doubleDashDash:
-				st = data
+				st = scDouble
+			case c == '>' && st == scDoubleDashDash:
+				st = scData
 			default:
-				st = double
+				st = scDouble
 			}
 		}
 		i++
 	}
-more:
-	if eof {
-		return len(b), true
-	}
-	return 0, false
+	return more()
 }
