@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/headgate/headgate/audit"
+	"github.com/headgate/headgate/sitemap"
+)
+
+func cmdSitemap(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, cfgPath := newFlags("sitemap", "sitemap -config FILE [-o DIR]", stderr)
+	dir := fs.String("o", "", "write sitemap.xml (an index when there is more than one file) and sitemap-N.xml into DIR; default: the sitemap to stdout")
+	if code, stop := parse(fs, args); stop {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "headgate sitemap: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	cfg, code := load(*cfgPath, stderr)
+	if cfg == nil {
+		return code
+	}
+	base, stop, err := upstream(cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "headgate sitemap: %v\n", err)
+		return exitFix
+	}
+	defer stop()
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	sm := sitemap.New(cfg, sitemap.Options{Fetch: fetcher(base, cfg.Server.UpstreamTimeout), Logger: log})
+	if !sm.Enabled() {
+		fmt.Fprintf(stderr, "headgate sitemap: no rule in %s has sitemap = true\n", *cfgPath)
+		return exitFix
+	}
+	if *dir != "" {
+		if err := os.MkdirAll(*dir, 0o755); err != nil {
+			fmt.Fprintf(stderr, "headgate sitemap: %v\n", err)
+			return exitFix
+		}
+		err = sm.WriteFiles(ctx, *dir)
+	} else {
+		err = sm.WriteTo(ctx, stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "headgate sitemap: %v\n", err)
+		return exitFix
+	}
+	return exitOK
+}
+
+func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs, cfgPath := newFlags("audit", "audit -config FILE [-live URL] [-max-pages N] [-concurrency N] [-format text|json|html] [-o FILE] [-fail-on error|warning|never] [URL...]", stderr)
+	live := fs.String("live", "", "crawl this running site as it answers, instead of the upstream through the rewrite engine")
+	maxPages := fs.Int("max-pages", audit.DefaultMaxPages, "the most URLs to fetch")
+	conc := fs.Int("concurrency", audit.DefaultConcurrency, "requests under way at once")
+	timeout := fs.Duration("timeout", audit.DefaultTimeout, "per-request timeout")
+	format := fs.String("format", "text", "report format: text, json or html")
+	out := fs.String("o", "", "write the report to FILE (default stdout)")
+	failOn := fs.String("fail-on", "error", "exit 1 when a finding is at least this severe: error, warning or never")
+	if code, stop := parse(fs, args); stop {
+		return code
+	}
+	if !audit.ValidLevel(*failOn) {
+		fmt.Fprintf(stderr, "headgate audit: -fail-on %q: use error, warning or never\n", *failOn)
+		return exitUsage
+	}
+	if *format != "text" && *format != "json" && *format != "html" {
+		fmt.Fprintf(stderr, "headgate audit: -format %q: use text, json or html\n", *format)
+		return exitUsage
+	}
+	if *maxPages < 1 || *conc < 1 || *timeout <= 0 {
+		fmt.Fprintln(stderr, "headgate audit: -max-pages, -concurrency and -timeout must be positive")
+		return exitUsage
+	}
+	cfg, code := load(*cfgPath, stderr)
+	if cfg == nil {
+		return code
+	}
+	o := audit.Options{
+		Config:      cfg,
+		Live:        *live,
+		MaxPages:    *maxPages,
+		Concurrency: *conc,
+		Timeout:     *timeout,
+		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	if *live == "" {
+		base, stop, err := upstream(cfg)
+		if err != nil {
+			fmt.Fprintf(stderr, "headgate audit: %v\n", err)
+			return exitFix
+		}
+		defer stop()
+		o.Upstream = base
+		sm := sitemap.New(cfg, sitemap.Options{Fetch: fetcher(base, cfg.Server.UpstreamTimeout), Logger: o.Logger})
+		o.Sitemap = sm
+	}
+	if isTerminal(stderr) {
+		o.Progress = stderr
+	}
+	rep, err := audit.Run(ctx, o, fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "headgate audit: %v\n", err)
+		return exitFix
+	}
+	w := stdout
+	if *out != "" {
+		f, err := os.Create(*out)
+		if err != nil {
+			fmt.Fprintf(stderr, "headgate audit: %v\n", err)
+			return exitFix
+		}
+		defer f.Close()
+		w = f
+	}
+	switch *format {
+	case "json":
+		err = rep.WriteJSON(w)
+	case "html":
+		err = rep.WriteHTML(w)
+	default:
+		err = rep.WriteText(w)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "headgate audit: %v\n", err)
+		return exitFix
+	}
+	if rep.Fails(*failOn) {
+		return exitFix
+	}
+	return exitOK
+}
+
+// isTerminal reports whether w is a character device (a terminal), for the
+// audit's progress line.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
