@@ -1,0 +1,98 @@
+// Package proxy is headgate's HTTP side: the reverse proxy in front of the
+// upstream, content codings, response headers, the admin listener, metrics,
+// config reload and the process's listeners (Serve).
+//
+// It owns everything that touches HTTP; the head rewrite itself is package
+// rewrite (tokens in, bytes out) and the rules are package rules.
+//
+// # Entry points
+//
+//	p, err := proxy.New(cfg, proxy.Options{Logger: log})  // an http.Handler for the public port
+//	admin := p.Admin()                                      // /metrics, /healthz, /readyz
+//	p.Swap(newCfg)                                          // atomic; requests in flight keep theirs
+//
+//	// or the whole process, as `headgate serve` runs it:
+//	err := proxy.Serve(ctx, "headgate.toml", proxy.ServeOptions{Options: o, Reload: hup})
+//
+// cmd/headgate turns SIGHUP into sends on ServeOptions.Reload and SIGTERM
+// or SIGINT into the end of ctx.
+//
+// # Request flow
+//
+//  1. ServeHTTP takes the request target as it arrived. A path that
+//     rules.CheckPath refuses (dot segments, also percent-encoded; NUL;
+//     bad escapes) is answered 400 by headgate and forwarded nowhere.
+//  2. The config in force is loaded once (an atomic pointer) and resolves
+//     the target. A deny rule is answered 404 by headgate.
+//  3. Paths the SitemapHandler Handles (/sitemap.xml, /robots.txt) are
+//     answered by it.
+//  4. Everything else goes through an httputil.ReverseProxy. Its Rewrite
+//     sets the upstream URL, the Host (server.preserve_host) and
+//     X-Forwarded-For/Proto/Host; on GET and HEAD it limits Accept-Encoding
+//     to the codings headgate decodes (gzip, deflate, br, zstd) and maps
+//     headgate's ETags in If-None-Match and If-Match back to the upstream's.
+//  5. ModifyResponse decides. A GET or HEAD answered 200 with text/html or
+//     application/xhtml+xml in a coding headgate decodes goes to the
+//     rewriter: the body is decoded and rewrite.Reader.Prepare reads
+//     through the end of the head before any header goes out, so that the
+//     length change is known. When the rewriter changes the page, the
+//     response gets the exact Content-Length (identity both ways) or none,
+//     a weak ETag W/"hg.<config hash>.<base64url(upstream ETag)>", no
+//     Accept-Ranges, Vary: Accept-Encoding, and is encoded in the client's
+//     best coding from server.compress by the response writer (so that
+//     flushes pass through the encoder). When it does not (nothing to
+//     change, shadow mode, a head too large, a charset it can not read),
+//     the upstream's own bytes are replayed unchanged, coding and all.
+//     Everything else passes through byte for byte.
+//  6. Headers: rule headers (§4.9) on 2xx and 304 responses of matching
+//     paths; for responses that were not rewritten the canonical becomes a
+//     Link header and robots an X-Robots-Tag (§4.8); in staging every
+//     response says X-Robots-Tag: noindex, nofollow; with
+//     server.change_header a rewritten response says Headgate-Changes.
+//  7. Each request is counted once in headgate_requests_total{outcome} and,
+//     with server.access_log, logged once.
+//
+// Rewritten responses flush on a 50 ms timer rather than after every write,
+// so a rewriter that returns a head token by token costs no syscall per
+// token, while the head of an upstream that pauses after it still reaches
+// the client at once.
+//
+// # Failures
+//
+// headgate fails open: a panic in the rewriter sends the page unchanged.
+// An upstream that refuses or does not send its headers within
+// server.upstream_timeout gets a 502 or 504 page of headgate's own; one
+// whose head does not arrive within upstream_timeout after its headers, a
+// 504. A body that does not decode or ends early before the head is read is
+// a 502; after the headers went out the response is aborted (the client
+// sees a cut connection, never a truncated page that looks complete). Each
+// is logged and counted in headgate_upstream_errors_total{kind}.
+//
+// # Metrics
+//
+// headgate_requests_total{outcome}: rewritten, passthrough,
+// skipped_too_large, skipped_encoding, skipped_charset, denied, sitemap,
+// robots, upstream_error, and besides SPEC §8: bad_request (a path refused
+// with 400), canceled (the client left before the upstream answered).
+// headgate_rewrite_duration_seconds, headgate_tags_written_total{kind},
+// headgate_tags_removed_total{kind}, headgate_urls_dropped_total{reason},
+// headgate_config_reloads_total{result} (ok, error, refused), and
+// headgate_upstream_errors_total{kind} (connect, timeout, corrupt,
+// aborted). No package-level registry: Options.Registry or a new one.
+//
+// # Security
+//
+//   - Client headers never reach what headgate writes: every URL comes from
+//     site.base_url through the rules. Host, X-Forwarded-Host and Forwarded
+//     only go upstream (ReverseProxy drops the client's X-Forwarded-* and
+//     Forwarded; SetXForwarded writes fresh ones).
+//   - Paths that could lead an upstream around a deny rule are refused
+//     before matching; denied paths never reach the upstream.
+//   - A client's If-None-Match is decoded back to an upstream ETag only if
+//     it is a syntactically valid entity tag; anything else is dropped.
+//   - Memory per request is bounded: the head (server.max_head_bytes),
+//     copies of the compressed bytes read with it, 32 KiB copy buffers, and
+//     pooled coders; zstd windows are capped at 8 MiB.
+//   - The admin listener is separate from the public one; the sitemap's
+//     upstream fetches carry none of the client's cookies or headers.
+package proxy

@@ -1,0 +1,199 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/headgate/headgate/rules"
+)
+
+// reqState is what one request carries from ServeHTTP through the
+// ReverseProxy hooks and back.
+type reqState struct {
+	st       *state
+	m        *rules.Match
+	ae       acceptEncoding
+	w        *responseWriter
+	outcome  string
+	upstream int // the upstream's status; 0 when none answered
+
+	etagMapped bool // If-None-Match held a current headgate tag
+	cancel     context.CancelCauseFunc
+	body       *upstreamBody // the upstream body, once there is one
+}
+
+type reqKey struct{}
+
+func reqStateOf(ctx context.Context) *reqState {
+	rs, _ := ctx.Value(reqKey{}).(*reqState)
+	return rs
+}
+
+// ServeHTTP handles one request on the public port.
+func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	st := p.state.Load()
+	rs := &reqState{st: st, w: &responseWriter{w: w}}
+	defer p.finish(rs, r, start)
+	if st.staging {
+		// Every response, also headgate's own, says noindex (§6). Not
+		// for proxied ones: ReverseProxy adds the upstream's headers to
+		// these, so modifyResponse and proxyError set it there.
+		w.Header().Set("X-Robots-Tag", stagingRobots)
+	}
+
+	target := requestTarget(r)
+	path, _, _ := strings.Cut(target, "?")
+	if rules.CheckPath(path) != nil {
+		rs.outcome = outBadRequest
+		errorPage(rs.w, http.StatusBadRequest, "This address is not valid.")
+		return
+	}
+	rs.m = st.cfg.Resolve(target)
+	if rs.m.Deny {
+		rs.outcome = outDenied
+		errorPage(rs.w, http.StatusNotFound, "There is nothing at this address.")
+		return
+	}
+	if st.sitemap != nil && st.sitemap.Handles(path) {
+		rs.outcome = outSitemap
+		if path == "/robots.txt" {
+			rs.outcome = outRobots
+		}
+		st.sitemap.ServeHTTP(rs.w, r)
+		return
+	}
+	if st.staging {
+		w.Header().Del("X-Robots-Tag")
+	}
+	ctx, cancel := context.WithCancelCause(context.WithValue(r.Context(), reqKey{}, rs))
+	defer cancel(nil)
+	rs.cancel = cancel
+	p.rp.ServeHTTP(rs.w, r.WithContext(ctx))
+	if err := rs.w.close(); err != nil {
+		p.log.Debug("finishing the response", "path", path, "err", err)
+	}
+}
+
+const stagingRobots = "noindex, nofollow"
+
+// requestTarget is the path and query as they arrived, percent-encoded.
+func requestTarget(r *http.Request) string {
+	if strings.HasPrefix(r.RequestURI, "/") {
+		return r.RequestURI
+	}
+	t := r.URL.EscapedPath()
+	if r.URL.RawQuery != "" {
+		t += "?" + r.URL.RawQuery
+	}
+	return t
+}
+
+// finish counts and logs the request; it also sees a response aborted mid-
+// body (ReverseProxy panics with http.ErrAbortHandler) and lets the panic go
+// on, so that the server cuts the connection.
+func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
+	v := recover()
+	if v != nil {
+		switch {
+		case rs.body != nil && rs.body.err != nil && r.Context().Err() == nil:
+			rs.outcome = outUpstreamError
+			kind := "aborted"
+			if errors.Is(rs.body.err, errBadEncoding) {
+				kind = "corrupt"
+			}
+			p.m.upstreamErrors.WithLabelValues(kind).Inc()
+			p.log.Warn("upstream response cut short: response aborted", "path", r.URL.Path, "kind", kind, "err", rs.body.err)
+		case r.Context().Err() != nil:
+			p.log.Debug("client went away mid-response", "path", r.URL.Path)
+		case v == http.ErrAbortHandler:
+			p.log.Debug("response aborted", "path", r.URL.Path)
+		default:
+			rs.outcome = "panic"
+			p.log.Error("panic serving a request", "path", r.URL.Path, "panic", fmt.Sprint(v))
+		}
+	}
+	if rs.outcome == "" {
+		rs.outcome = outPassthrough
+	}
+	p.m.requests.WithLabelValues(rs.outcome).Inc()
+	if rs.st.cfg.Server.AccessLog {
+		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.EscapedPath()),
+			slog.Int("status", rs.w.status),
+			slog.Int64("bytes", rs.w.bytes),
+			slog.Duration("duration", time.Since(start)),
+			slog.String("outcome", rs.outcome),
+			slog.Int("upstream_status", rs.upstream),
+		)
+	}
+	if v != nil {
+		if rs.w.enc != nil {
+			releaseEncoder(rs.w.enc)
+			rs.w.enc = nil
+		}
+		panic(v)
+	}
+}
+
+// proxyError answers when the upstream could not: 504 on a timeout, 502
+// otherwise, with a short page and a log line.
+func (p *Proxy) proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	rs := reqStateOf(r.Context())
+	if rs != nil && rs.body != nil {
+		rs.body.Close()
+	}
+	switch cause := context.Cause(r.Context()); {
+	case errors.Is(cause, context.Canceled):
+		// The client went away; nobody reads this answer.
+		if rs != nil {
+			rs.outcome = outCanceled
+		}
+		w.WriteHeader(http.StatusBadGateway)
+		return
+	case cause != nil:
+		err = cause
+	}
+	status, kind, msg := http.StatusBadGateway, "connect", "The site behind this address did not answer."
+	var ne net.Error
+	switch {
+	case errors.Is(err, errHeadTimeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		status, kind, msg = http.StatusGatewayTimeout, "timeout", "The site behind this address did not answer in time."
+	case errors.Is(err, errBadEncoding):
+		kind, msg = "corrupt", "The site behind this address sent a response that could not be read."
+	case rs != nil && rs.body != nil:
+		kind, msg = "aborted", "The site behind this address sent a response that could not be read."
+	}
+	p.m.upstreamErrors.WithLabelValues(kind).Inc()
+	if rs != nil {
+		rs.outcome = outUpstreamError
+		if rs.st.staging {
+			w.Header().Set("X-Robots-Tag", stagingRobots)
+		}
+	}
+	p.log.Warn("upstream error", "path", r.URL.Path, "status", status, "kind", kind, "err", err)
+	errorPage(w, status, msg)
+}
+
+// errorPage writes a short HTML page of headgate's own.
+func errorPage(w http.ResponseWriter, status int, msg string) {
+	h := w.Header()
+	for _, k := range []string{"Content-Encoding", "Content-Length", "ETag", "Last-Modified", "Accept-Ranges", "Link"} {
+		h.Del(k)
+	}
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	text := http.StatusText(status)
+	fmt.Fprintf(w, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>%d %s</title></head>\n<body><h1>%d %s</h1><p>%s</p></body></html>\n",
+		status, text, status, text, html.EscapeString(msg))
+}

@@ -1,0 +1,122 @@
+package proxy
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/headgate/headgate/rewrite"
+	"github.com/headgate/headgate/rules"
+)
+
+// Outcomes of headgate_requests_total besides the rewriter's own
+// (rewritten, passthrough, skipped_too_large, skipped_charset).
+const (
+	outSkippedEncoding = "skipped_encoding" // a content coding headgate does not decode
+	outDenied          = "denied"           // a deny rule: 404 from headgate
+	outSitemap         = "sitemap"          // answered by the sitemap handler
+	outRobots          = "robots"           // /robots.txt answered by the sitemap handler
+	outUpstreamError   = "upstream_error"   // refused, timed out, corrupt or cut short
+	outBadRequest      = "bad_request"      // a path rules.CheckPath refuses: 400 from headgate
+	outCanceled        = "canceled"         // the client went away before the upstream answered
+	outPassthrough     = string(rewrite.Unchanged)
+)
+
+type metrics struct {
+	requests       *prometheus.CounterVec
+	rewriteSeconds prometheus.Histogram
+	tagsWritten    *prometheus.CounterVec
+	tagsRemoved    *prometheus.CounterVec
+	urlsDropped    *prometheus.CounterVec
+	reloads        *prometheus.CounterVec
+	upstreamErrors *prometheus.CounterVec
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "headgate_requests_total",
+			Help: "Requests on the public port, by what became of them.",
+		}, []string{"outcome"}),
+		rewriteSeconds: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "headgate_rewrite_duration_seconds",
+			Help:    "Time spent processing a document's head (not waiting for the upstream).",
+			Buckets: []float64{10e-6, 25e-6, 50e-6, 100e-6, 250e-6, 500e-6, 1e-3, 2.5e-3, 5e-3, 10e-3, 25e-3, 100e-3},
+		}),
+		tagsWritten: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "headgate_tags_written_total",
+			Help: "Head tags headgate wrote, by identity.",
+		}, []string{"kind"}),
+		tagsRemoved: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "headgate_tags_removed_total",
+			Help: "Upstream head tags headgate removed (replaced or dropped), by identity.",
+		}, []string{"kind"}),
+		urlsDropped: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "headgate_urls_dropped_total",
+			Help: "URLs and header values headgate refused to write, by reason.",
+		}, []string{"reason"}),
+		reloads: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "headgate_config_reloads_total",
+			Help: "Config reloads: ok, error (unreadable, could not apply) or refused (failed check).",
+		}, []string{"result"}),
+		upstreamErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "headgate_upstream_errors_total",
+			Help: "Upstream failures, by kind: connect, timeout, corrupt (a body that does not decode), aborted (cut short mid-body).",
+		}, []string{"kind"}),
+	}
+	for _, c := range []prometheus.Collector{m.requests, m.rewriteSeconds, m.tagsWritten, m.tagsRemoved,
+		m.urlsDropped, m.reloads, m.upstreamErrors} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	// Make the series exist from the start, so dashboards and alerts see
+	// zeros instead of gaps.
+	for _, o := range []string{string(rewrite.Rewritten), outPassthrough, string(rewrite.SkippedTooLarge),
+		outSkippedEncoding, string(rewrite.SkippedCharset), outDenied, outSitemap, outRobots, outUpstreamError, outBadRequest} {
+		m.requests.WithLabelValues(o)
+	}
+	for _, r := range []string{"ok", "error", "refused"} {
+		m.reloads.WithLabelValues(r)
+	}
+	return m, nil
+}
+
+// newRegistry is the default registry: Go and process collectors.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// countResult records what one rewrite did.
+func (m *metrics) countResult(res *rewrite.Result) {
+	m.rewriteSeconds.Observe(res.Duration.Seconds())
+	for _, c := range res.Changes {
+		switch c.Action {
+		case rewrite.Wrote:
+			m.tagsWritten.WithLabelValues(c.Identity).Inc()
+		case rewrite.Replaced:
+			m.tagsRemoved.WithLabelValues(c.Identity).Inc()
+		case rewrite.Dropped:
+			m.tagsRemoved.WithLabelValues(c.Identity).Inc()
+			if isURLDropReason(c.Reason) {
+				m.urlsDropped.WithLabelValues(c.Reason).Inc()
+			}
+		}
+	}
+}
+
+// countDropped records rule values the rules refused (Head.Dropped).
+func (m *metrics) countDropped(ds []rules.Drop) {
+	for _, d := range ds {
+		m.urlsDropped.WithLabelValues(d.Reason).Inc()
+	}
+}
+
+func isURLDropReason(r string) bool {
+	switch r {
+	case rules.DropControl, rules.DropSpace, rules.DropScheme, rules.DropOtherHost, rules.DropCrossOrigin, rules.DropUnparsable:
+		return true
+	}
+	return false
+}

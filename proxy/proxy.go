@@ -1,0 +1,306 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/headgate/headgate/rules"
+)
+
+// Options configures a Proxy. The zero value works.
+type Options struct {
+	// Logger receives the access log and every operational message; nil
+	// discards them.
+	Logger *slog.Logger
+	// Registry receives headgate's metrics and serves /metrics; nil means a
+	// new registry with the Go and process collectors.
+	Registry *prometheus.Registry
+	// Transport carries requests to the upstream; nil means a tuned
+	// *http.Transport per config (compression off, 64 idle connections per
+	// host, server.upstream_timeout for the response headers).
+	Transport http.RoundTripper
+	// Sitemap builds the handler of headgate's own endpoints (/sitemap.xml,
+	// /robots.txt) for a config; it is called again on every reload. fetch
+	// GETs a path from the upstream. nil: no such endpoints, everything is
+	// forwarded.
+	Sitemap func(cfg *rules.Config, fetch func(ctx context.Context, path string) (io.ReadCloser, error)) SitemapHandler
+	// Demo returns the address of the builtin:demo upstream, starting it on
+	// first use; nil: a config whose upstream is builtin:demo is refused.
+	// Serve sets it.
+	Demo func() (*url.URL, error)
+}
+
+// SitemapHandler answers the paths it Handles instead of the upstream.
+type SitemapHandler interface {
+	http.Handler
+	Handles(path string) bool
+}
+
+// Proxy is the public handler: it checks and resolves each request, answers
+// deny rules and the sitemap itself, and forwards the rest through an
+// httputil.ReverseProxy whose ModifyResponse rewrites HTML heads.
+type Proxy struct {
+	log     *slog.Logger
+	reg     *prometheus.Registry
+	m       *metrics
+	opts    Options
+	rp      *httputil.ReverseProxy
+	state   atomic.Pointer[state]
+	swapMu  sync.Mutex // serialises Swap
+	ready   readiness
+	bufPool bufferPool
+}
+
+// state is everything that changes with the config; requests load it once.
+type state struct {
+	cfg       *rules.Config
+	upstream  *url.URL
+	transport http.RoundTripper
+	sitemap   SitemapHandler
+	shadow    bool
+	staging   bool
+	host      string   // the base URL's host: the Host of headgate's own upstream requests
+	warned    sync.Map // refused rule values already logged under this config
+}
+
+// New returns a Proxy serving cfg.
+func New(cfg *rules.Config, o Options) (*Proxy, error) {
+	p := &Proxy{opts: o, log: o.Logger, reg: o.Registry}
+	if p.log == nil {
+		p.log = slog.New(slog.DiscardHandler)
+	}
+	if p.reg == nil {
+		p.reg = newRegistry()
+	}
+	m, err := newMetrics(p.reg)
+	if err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
+	p.m = m
+	p.rp = &httputil.ReverseProxy{
+		Rewrite:        p.rewriteRequest,
+		ModifyResponse: p.modifyResponse,
+		ErrorHandler:   p.proxyError,
+		Transport:      roundTripperFunc(p.roundTrip),
+		BufferPool:     &p.bufPool,
+		FlushInterval:  flushInterval,
+		ErrorLog:       slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
+	}
+	if err := p.Swap(cfg); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// flushInterval is how soon a rewritten response's bytes reach the client
+// when the upstream pauses. ReverseProxy flushes after every write of a
+// response of unknown length; the rewriter may return a head token by
+// token, and a flush of a re-encoded body is a compressor flush (a short
+// block) plus a syscall. So rewritten responses flush on this timer
+// instead: the response writer's buffer coalesces small writes, and a
+// paused upstream's bytes still go out within 50 ms (10 ms measured no
+// faster streaming for clients and more flushes under load). Responses
+// headgate passes through keep ReverseProxy's own behaviour.
+const flushInterval = 50 * time.Millisecond
+
+// Swap makes cfg the config of every request that starts from now on;
+// requests in flight finish with the one they started with. It fails only
+// when cfg's upstream can not be reached at all (builtin:demo without
+// Options.Demo).
+func (p *Proxy) Swap(cfg *rules.Config) error {
+	p.swapMu.Lock()
+	defer p.swapMu.Unlock()
+	st := &state{
+		cfg:     cfg,
+		shadow:  cfg.Site.Mode == rules.ModeShadow,
+		staging: cfg.Site.Mode == rules.ModeStaging,
+	}
+	if u, err := url.Parse(cfg.Site.BaseURL); err == nil {
+		st.host = u.Host
+	}
+	if cfg.Server.Upstream == rules.BuiltinDemo {
+		if p.opts.Demo == nil {
+			return errors.New(`upstream "builtin:demo" is only served by proxy.Serve`)
+		}
+		u, err := p.opts.Demo()
+		if err != nil {
+			return fmt.Errorf("starting builtin:demo: %w", err)
+		}
+		st.upstream = u
+	} else {
+		u, err := url.Parse(cfg.Server.Upstream)
+		if err != nil {
+			return fmt.Errorf("upstream: %w", err)
+		}
+		st.upstream = u
+	}
+	st.transport = p.opts.Transport
+	if st.transport == nil {
+		old := p.state.Load()
+		if old != nil && old.cfg.Server.UpstreamTimeout == cfg.Server.UpstreamTimeout {
+			if t, ok := old.transport.(*http.Transport); ok {
+				st.transport = t
+			}
+		}
+		if st.transport == nil {
+			st.transport = NewTransport(cfg.Server.UpstreamTimeout)
+			if old != nil {
+				if t, ok := old.transport.(*http.Transport); ok {
+					// Requests in flight keep their connections; idle ones go.
+					defer t.CloseIdleConnections()
+				}
+			}
+		}
+	}
+	if p.opts.Sitemap != nil {
+		st.sitemap = p.opts.Sitemap(cfg, st.fetch)
+	}
+	p.state.Store(st)
+	return nil
+}
+
+// Config returns the config in use.
+func (p *Proxy) Config() *rules.Config { return p.state.Load().cfg }
+
+// NewTransport returns the transport headgate uses toward an upstream:
+// compression off (headgate asks for codings itself; Go's transparent gzip
+// costs 60% of throughput), 64 idle connections per host (the default 2
+// churns connections under load), and timeout for the response headers.
+func NewTransport(timeout time.Duration) *http.Transport {
+	return &http.Transport{
+		Proxy: nil, // an upstream is reached directly, whatever HTTP_PROXY says
+		DialContext: (&net.Dialer{
+			Timeout:   5 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		ForceAttemptHTTP2:     true,
+		DisableCompression:    true,
+		MaxIdleConns:          512,
+		MaxIdleConnsPerHost:   256,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ExpectContinueTimeout: 1 * time.Second,
+		ResponseHeaderTimeout: timeout,
+		ReadBufferSize:        32 << 10,
+		WriteBufferSize:       16 << 10,
+	}
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// roundTrip sends r with the transport of the config the request started
+// with.
+func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
+	if rs := reqStateOf(r.Context()); rs != nil {
+		return rs.st.transport.RoundTrip(r)
+	}
+	return p.state.Load().transport.RoundTrip(r)
+}
+
+// fetch GETs path from the upstream for the sitemap: no client headers,
+// no cookies, the base URL's host (with preserve_host). It returns the
+// decoded body of a 2xx response; any other status is a *StatusError.
+func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) {
+	if !strings.HasPrefix(path, "/") {
+		return nil, fmt.Errorf("fetch %q: not a path", path)
+	}
+	ref, err := url.Parse(path)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %q: %w", path, err)
+	}
+	u := *st.upstream
+	u.Path = strings.TrimSuffix(u.Path, "/") + ref.Path
+	u.RawPath = ""
+	if ref.RawPath != "" {
+		u.RawPath = strings.TrimSuffix(st.upstream.EscapedPath(), "/") + ref.RawPath
+	}
+	u.RawQuery = ref.RawQuery
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %q: %w", path, err)
+	}
+	if st.cfg.Server.PreserveHost && st.host != "" {
+		// The upstream expects the public host, as on proxied requests.
+		req.Host = st.host
+	}
+	req.Header.Set("User-Agent", "headgate")
+	res, err := st.transport.RoundTrip(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", path, err)
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		res.Body.Close()
+		return nil, &StatusError{Path: path, StatusCode: res.StatusCode}
+	}
+	coding, ok := upstreamCoding(res.Header.Get("Content-Encoding"))
+	switch {
+	case !ok:
+		res.Body.Close()
+		return nil, fmt.Errorf("fetch %s: Content-Encoding %q", path, coding)
+	case coding != identity:
+		// Not asked for, but sent: read it anyway.
+		d, err := newDecoder(coding, res.Body)
+		if err != nil {
+			res.Body.Close()
+			return nil, fmt.Errorf("fetch %s: %w", path, err)
+		}
+		return &decodedBody{d, res.Body}, nil
+	}
+	return res.Body, nil
+}
+
+// StatusError is the error of a sitemap fetch the upstream answered with
+// a status other than 2xx.
+type StatusError struct {
+	Path       string
+	StatusCode int
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("GET %s: upstream answered %d", e.Path, e.StatusCode)
+}
+
+// HTTPStatus returns the status code.
+func (e *StatusError) HTTPStatus() int { return e.StatusCode }
+
+type decodedBody struct {
+	d  decoder
+	rc io.ReadCloser
+}
+
+func (b *decodedBody) Read(p []byte) (int, error) { return b.d.Read(p) }
+
+func (b *decodedBody) Close() error {
+	if b.d != nil {
+		b.d.release()
+		b.d = nil
+	}
+	return b.rc.Close()
+}
+
+// bufferPool is ReverseProxy's copy buffers: 32 KiB each.
+type bufferPool struct{ p sync.Pool }
+
+func (b *bufferPool) Get() []byte {
+	if buf, ok := b.p.Get().(*[]byte); ok {
+		return *buf
+	}
+	return make([]byte, 32<<10)
+}
+
+func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }

@@ -1,0 +1,648 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/headgate/headgate/rewrite"
+	"github.com/headgate/headgate/rules"
+)
+
+// errHeadTimeout cancels an upstream request whose head did not arrive
+// within server.upstream_timeout after its response headers.
+var errHeadTimeout = errors.New("upstream sent no complete head within upstream_timeout")
+
+// rewriteRequest is ReverseProxy's Rewrite: the outbound request. Forwarded
+// and X-Forwarded-* headers from the client have already been removed by
+// ReverseProxy; SetXForwarded writes ours. Nothing headgate writes into a
+// page is ever taken from them: every URL comes from site.base_url.
+func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
+	rs := reqStateOf(pr.In.Context())
+	st := rs.st
+	pr.SetURL(st.upstream)
+	if st.cfg.Server.PreserveHost {
+		pr.Out.Host = pr.In.Host
+	}
+	pr.SetXForwarded()
+	h := pr.Out.Header
+	if mayRewrite(pr.In.Method) {
+		// Offer upstream only what headgate can decode, so that it can
+		// rewrite what comes back.
+		rs.ae = parseAcceptEncoding(pr.In.Header.Values("Accept-Encoding"))
+		if up := rs.ae.upstream(); up != "" {
+			h.Set("Accept-Encoding", up)
+		} else {
+			h.Del("Accept-Encoding")
+		}
+	}
+	for _, k := range [...]string{"If-None-Match", "If-Match"} {
+		vs := h.Values(k)
+		if len(vs) == 0 {
+			continue
+		}
+		out, mapped, empty := mapConditional(strings.Join(vs, ", "), st.cfg.Hash)
+		if !mapped {
+			continue
+		}
+		if k == "If-None-Match" {
+			rs.etagMapped = true
+		}
+		if empty {
+			h.Del(k)
+		} else {
+			h.Set(k, out)
+		}
+	}
+	if ir := h.Get("If-Range"); strings.HasPrefix(ir, etagPrefix) {
+		// Byte ranges of a rewritten representation are not ranges of the
+		// upstream's: ask for the whole document.
+		h.Del("If-Range")
+		h.Del("Range")
+	}
+}
+
+func mayRewrite(method string) bool { return method == http.MethodGet || method == http.MethodHead }
+
+// htmlType reports whether a Content-Type is one headgate rewrites.
+func htmlType(ct string) bool {
+	t, _, _ := strings.Cut(ct, ";")
+	t = strings.TrimSpace(t)
+	return strings.EqualFold(t, "text/html") || strings.EqualFold(t, "application/xhtml+xml")
+}
+
+// modifyResponse is ReverseProxy's ModifyResponse: it decides what becomes
+// of the upstream's response. Its error goes to proxyError (a 502 or 504);
+// it only returns one when the upstream failed before the head was read.
+func (p *Proxy) modifyResponse(res *http.Response) error {
+	rs := reqStateOf(res.Request.Context())
+	rs.upstream = res.StatusCode
+	if res.StatusCode == http.StatusSwitchingProtocols {
+		// The body is the connection: ReverseProxy needs it as it is.
+		rs.w.status = res.StatusCode
+		return nil
+	}
+	st, cfg := rs.st, rs.st.cfg
+	body := &upstreamBody{rc: res.Body}
+	res.Body, rs.body = body, body
+	h := res.Header
+	method := res.Request.Method
+
+	if mayRewrite(method) && res.StatusCode == http.StatusOK && htmlType(h.Get("Content-Type")) {
+		coding, ok := upstreamCoding(h.Get("Content-Encoding"))
+		switch {
+		case !ok:
+			rs.outcome = outSkippedEncoding
+		case !rs.m.Any() && !cfg.Site.CorrectUpstream:
+			// Nothing could change: skip the tokenizer.
+			rs.outcome = outPassthrough
+		case method == http.MethodHead:
+			p.headResponse(res, rs)
+			return nil
+		default:
+			return p.rewriteBody(res, rs, coding)
+		}
+	}
+	if rs.outcome == "" {
+		rs.outcome = outPassthrough
+	}
+	if !st.shadow {
+		p.applyHeaders(res, rs, nil, true)
+	}
+	if res.StatusCode == http.StatusNotModified && rs.etagMapped && !st.shadow {
+		if tag := wrapETag(h.Get("ETag"), cfg.Hash); tag != "" {
+			h.Set("ETag", tag)
+		}
+	}
+	p.finishHeaders(h, rs)
+	return nil
+}
+
+// rewriteBody sets up the rewrite of a GET response's HTML: decode, read
+// the head (Prepare) so that the length change is known, then either
+// rewrite (re-encoding in the response writer) or, when nothing is to
+// change, replay the upstream's own bytes.
+func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) error {
+	st, cfg, body, h := rs.st, rs.st.cfg, rs.body, res.Header
+	body.startRecording()
+	var src io.Reader = body
+	var dec decoder
+	if coding != identity {
+		d, err := newDecoder(coding, body)
+		if err != nil {
+			return body.failed(err)
+		}
+		dec, src = d, d
+	}
+	rr := rewrite.NewReader(src, rewrite.Options{
+		Match:           rs.m,
+		ContentType:     h.Get("Content-Type"),
+		CSP:             h.Get("Content-Security-Policy"),
+		MaxHeadBytes:    cfg.Server.MaxHeadBytes,
+		CorrectUpstream: cfg.Site.CorrectUpstream,
+		Shadow:          st.shadow,
+	})
+	timer := time.AfterFunc(cfg.Server.UpstreamTimeout, func() { rs.cancel(errHeadTimeout) })
+	err, panicked := prepare(rr)
+	timer.Stop()
+	body.stopRecording()
+	if err != nil {
+		if dec != nil {
+			dec.release()
+		}
+		if dec != nil && body.err == nil {
+			err = fmt.Errorf("%w: %s: %w", errBadEncoding, coding, err)
+		}
+		return body.failed(err)
+	}
+	res0 := rr.Result()
+	rewritten := res0.Outcome == rewrite.Rewritten && panicked == nil
+	if panicked != nil {
+		// Fail open: the page goes out as the upstream sent it.
+		p.log.Error("rewriter panic: page passed through unchanged", "path", rs.m.Path, "panic", fmt.Sprint(panicked))
+		rs.outcome = outPassthrough
+	} else {
+		rs.outcome = string(res0.Outcome)
+		p.m.countResult(res0)
+	}
+
+	if !rewritten || st.shadow {
+		// Output equals input: send the upstream's own bytes, coding and
+		// length, and spare the re-encoding.
+		body.replay()
+		res.Body = body
+		if dec != nil {
+			dec.release()
+		}
+		switch {
+		case st.shadow && rewritten:
+			p.logShadow(rs, res0)
+			if cfg.Server.ChangeHeader {
+				h.Set("Headgate-Changes", changeHeader(res0, rs.m))
+			}
+		case !st.shadow && res0.Outcome == rewrite.Unchanged && panicked == nil:
+			// The upstream's bytes, but under this config: tie the ETag to
+			// it, so a config that would change the page is never
+			// answered with a 304 for the old one.
+			if tag := wrapETag(h.Get("ETag"), cfg.Hash); tag != "" {
+				h.Set("ETag", tag)
+			}
+			p.applyHeaders(res, rs, res0.Head, false)
+		case !st.shadow:
+			// Skipped (too large, charset) or failed: §4.8 headers.
+			p.applyHeaders(res, rs, nil, true)
+		}
+		if res0.Outcome == rewrite.SkippedTooLarge || res0.Outcome == rewrite.SkippedCharset {
+			p.log.Info("head not rewritten", "path", rs.m.Path, "outcome", res0.Outcome, "reason", res0.Reason)
+		}
+		p.finishHeaders(h, rs)
+		return nil
+	}
+
+	res.Body = &rewrittenBody{r: rr, dec: dec, up: body, coding: coding}
+	out := rs.ae.choose(cfg.Server.Compress)
+	if out == identity && coding == identity && res.ContentLength >= 0 {
+		n := res.ContentLength + int64(res0.Delta)
+		res.ContentLength = n
+		h.Set("Content-Length", strconv.FormatInt(n, 10))
+	} else {
+		h.Del("Content-Length")
+		// ReverseProxy flushes after every write when the length is
+		// unknown (-1); any other value makes it use FlushInterval.
+		res.ContentLength = 0
+	}
+	if out == identity {
+		h.Del("Content-Encoding")
+	} else {
+		h.Set("Content-Encoding", out)
+		rs.w.startEncoding(out)
+	}
+	addVary(h, "Accept-Encoding")
+	h.Del("Accept-Ranges")
+	for _, k := range [...]string{"Content-MD5", "Digest", "Content-Digest", "Repr-Digest"} {
+		h.Del(k) // they describe the upstream's bytes
+	}
+	if tag := h.Get("ETag"); tag != "" {
+		if w := wrapETag(tag, cfg.Hash); w != "" {
+			h.Set("ETag", w)
+		} else {
+			h.Del("ETag")
+		}
+	}
+	p.applyHeaders(res, rs, res0.Head, false)
+	if cfg.Server.ChangeHeader {
+		h.Set("Headgate-Changes", changeHeader(res0, rs.m))
+	}
+	p.finishHeaders(h, rs)
+	return nil
+}
+
+// prepare runs Prepare; a panic in the rewriter is returned, not raised,
+// so that the page can fail open.
+func prepare(rr *rewrite.Reader) (err error, panicked any) {
+	defer func() {
+		if v := recover(); v != nil {
+			panicked = v
+		}
+	}()
+	return rr.Prepare(), nil
+}
+
+// headResponse gives a HEAD the headers its GET would most likely get.
+func (p *Proxy) headResponse(res *http.Response, rs *reqState) {
+	st, cfg, h := rs.st, rs.st.cfg, res.Header
+	rs.outcome = outPassthrough
+	if !st.shadow {
+		if tag := wrapETag(h.Get("ETag"), cfg.Hash); tag != "" {
+			h.Set("ETag", tag)
+		}
+		h.Del("Accept-Ranges")
+		h.Del("Content-Length")
+		res.ContentLength = 0
+		if out := rs.ae.choose(cfg.Server.Compress); out == identity {
+			h.Del("Content-Encoding")
+		} else {
+			h.Set("Content-Encoding", out)
+		}
+		addVary(h, "Accept-Encoding")
+		p.applyHeaders(res, rs, nil, false)
+	}
+	p.finishHeaders(h, rs)
+}
+
+// applyHeaders writes the rule headers of §4.9 and, with asHeaders, the
+// canonical and robots of §4.8 as Link and X-Robots-Tag, on a successful
+// (2xx) or 304 response of a path rules match. head is the rendered head
+// when the rewriter made one.
+func (p *Proxy) applyHeaders(res *http.Response, rs *reqState, head *rules.Head, asHeaders bool) {
+	if !(res.StatusCode >= 200 && res.StatusCode < 300 || res.StatusCode == http.StatusNotModified) {
+		return
+	}
+	rendered := head == nil
+	if rendered {
+		if !needsHead(rs.m, asHeaders) {
+			return
+		}
+		head = rs.m.Render(rules.Page{})
+		p.m.countDropped(head.Dropped)
+	}
+	h := res.Header
+	robotsSet := false
+	if asHeaders {
+		if head.Canonical != nil {
+			setCanonicalLink(h, *head.Canonical)
+		}
+		if head.Robots != nil {
+			h.Set("X-Robots-Tag", *head.Robots)
+			robotsSet = true
+		}
+	}
+	for _, hv := range head.Headers {
+		if robotsSet && hv.Name == "x-robots-tag" {
+			h.Add(hv.Name, hv.Value)
+		} else {
+			h.Set(hv.Name, hv.Value)
+		}
+	}
+	for _, d := range head.Dropped {
+		rs.st.warnOnce(p.log, d)
+		if !rendered && d.Reason == "header_value" {
+			// The rewriter's changes count its URL drops; header values
+			// are the proxy's own.
+			p.m.urlsDropped.WithLabelValues(d.Reason).Inc()
+		}
+	}
+}
+
+// needsHead reports whether a matched rule sets anything that goes into
+// headers, so that rendering is skipped for the rest.
+func needsHead(m *rules.Match, asHeaders bool) bool {
+	for _, mr := range m.Matched {
+		r := mr.Rule
+		if len(r.Headers) > 0 || asHeaders && (r.Canonical != nil || r.Robots != nil || r.Localized) {
+			return true
+		}
+	}
+	return false
+}
+
+// finishHeaders applies what holds for every proxied response.
+func (p *Proxy) finishHeaders(h http.Header, rs *reqState) {
+	if rs.st.staging {
+		h.Set("X-Robots-Tag", stagingRobots)
+	}
+}
+
+// setCanonicalLink replaces any canonical in the Link header with url,
+// keeping the other links.
+func setCanonicalLink(h http.Header, url string) {
+	url = strings.NewReplacer("<", "%3C", ">", "%3E").Replace(url)
+	var keep []string
+	for _, v := range h.Values("Link") {
+		for _, link := range splitLinks(v) {
+			if !linkIsCanonical(link) {
+				keep = append(keep, link)
+			}
+		}
+	}
+	h.Del("Link")
+	for _, l := range keep {
+		h.Add("Link", l)
+	}
+	h.Add("Link", "<"+url+`>; rel="canonical"`)
+}
+
+// splitLinks splits a Link header value at the commas between links.
+func splitLinks(v string) []string {
+	var out []string
+	start, inURL, quoted := 0, false, false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case quoted:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				quoted = false
+			}
+		case c == '<':
+			inURL = true
+		case c == '>':
+			inURL = false
+		case c == '"' && !inURL:
+			quoted = true
+		case c == ',' && !inURL:
+			if s := strings.TrimSpace(v[start:i]); s != "" {
+				out = append(out, s)
+			}
+			start = i + 1
+		}
+	}
+	if s := strings.TrimSpace(v[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+func linkIsCanonical(link string) bool {
+	_, params, ok := strings.Cut(link, ">")
+	if !ok {
+		return false
+	}
+	for _, p := range strings.Split(params, ";") {
+		k, v, _ := strings.Cut(p, "=")
+		if !strings.EqualFold(strings.TrimSpace(k), "rel") {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		for _, tok := range strings.Fields(v) {
+			if strings.EqualFold(tok, "canonical") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func addVary(h http.Header, token string) {
+	for _, v := range h.Values("Vary") {
+		for _, t := range strings.Split(v, ",") {
+			t = strings.TrimSpace(t)
+			if t == "*" || strings.EqualFold(t, token) {
+				return
+			}
+		}
+	}
+	h.Add("Vary", token)
+}
+
+// changeHeader is the Headgate-Changes value:
+// wrote=9 replaced=2 corrected=1 dropped=1; rules="/*" "/notes/:id".
+func changeHeader(res *rewrite.Result, m *rules.Match) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "wrote=%d replaced=%d corrected=%d dropped=%d; rules=",
+		res.Count(rewrite.Wrote), res.Count(rewrite.Replaced), res.Count(rewrite.Corrected), res.Count(rewrite.Dropped))
+	for i, pat := range m.Patterns() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Quote(pat))
+	}
+	return sanitizeHeader(b.String())
+}
+
+// sanitizeHeader keeps a value headgate builds from config text a valid
+// header: control characters are replaced.
+func sanitizeHeader(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+func (p *Proxy) logShadow(rs *reqState, res *rewrite.Result) {
+	changes := make([]string, len(res.Changes))
+	for i, c := range res.Changes {
+		s := string(c.Action) + " " + c.Identity
+		if c.Value != "" {
+			s += " " + strconv.Quote(c.Value)
+		}
+		if c.Reason != "" {
+			s += " (" + c.Reason + ")"
+		}
+		changes[i] = s
+	}
+	p.log.Info("shadow: would change the head", "path", rs.m.Path, "changes", changes)
+}
+
+// warnOnce logs a refused rule value once per config, rule, field and reason.
+func (st *state) warnOnce(log *slog.Logger, d rules.Drop) {
+	key := d.Rule + "\x00" + d.Field + "\x00" + d.Reason
+	if _, seen := st.warned.LoadOrStore(key, true); seen {
+		return
+	}
+	log.Warn("rule value not written", "rule", d.Rule, "field", d.Field, "reason", d.Reason, "value", d.Value)
+}
+
+// ---- bodies ----
+
+// upstreamBody is the upstream's response body: it remembers the first
+// read error (to tell a failing upstream from a client that went away),
+// records what the head's decoding read, and can replay it.
+type upstreamBody struct {
+	rc        io.ReadCloser
+	err       error
+	rec       *[]byte // recorded bytes; nil when not recording nor replaying
+	recording bool
+	replaying bool
+	off       int // replay position in *rec
+	closed    bool
+}
+
+var recPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+func (b *upstreamBody) startRecording() {
+	b.rec = recPool.Get().(*[]byte)
+	*b.rec = (*b.rec)[:0]
+	b.recording = true
+}
+
+func (b *upstreamBody) stopRecording() { b.recording = false }
+
+// replay makes the next reads return the recorded bytes, then the rest.
+func (b *upstreamBody) replay() { b.replaying, b.off = true, 0 }
+
+func (b *upstreamBody) Read(p []byte) (int, error) {
+	if b.replaying {
+		if b.off < len(*b.rec) {
+			n := copy(p, (*b.rec)[b.off:])
+			b.off += n
+			return n, nil
+		}
+		b.replaying = false
+		b.release()
+	} else if b.rec != nil && !b.recording {
+		b.release()
+	}
+	n, err := b.rc.Read(p)
+	if b.recording {
+		*b.rec = append(*b.rec, p[:n]...)
+	}
+	if err != nil && err != io.EOF && b.err == nil {
+		b.err = err
+	}
+	return n, err
+}
+
+func (b *upstreamBody) release() {
+	if b.rec != nil {
+		if cap(*b.rec) <= 1<<20 {
+			recPool.Put(b.rec)
+		}
+		b.rec = nil
+	}
+}
+
+func (b *upstreamBody) Close() error {
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	b.release()
+	return b.rc.Close()
+}
+
+// failed returns err for proxyError, noting it as the body's error.
+func (b *upstreamBody) failed(err error) error {
+	if b.err == nil {
+		b.err = err
+	}
+	return err
+}
+
+// rewrittenBody is the rewriter's output over the decoded upstream body.
+type rewrittenBody struct {
+	r      *rewrite.Reader
+	dec    decoder
+	up     *upstreamBody
+	coding string
+}
+
+func (b *rewrittenBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF && b.up.err == nil {
+		// The upstream's own errors are noted by up; what is left is the
+		// coding.
+		b.up.err = fmt.Errorf("%w: %s: %w", errBadEncoding, b.coding, err)
+	}
+	return n, err
+}
+
+func (b *rewrittenBody) Close() error {
+	if b.dec != nil {
+		b.dec.release()
+		b.dec = nil
+	}
+	return b.up.Close()
+}
+
+// ---- response writer ----
+
+// responseWriter records status and bytes for the access log, and encodes
+// a rewritten body when ModifyResponse asks for it. Flushes pass through
+// the encoder, so a paused upstream's bytes still reach the client.
+type responseWriter struct {
+	w           http.ResponseWriter
+	status      int
+	bytes       int64
+	wroteHeader bool
+	enc         encoder
+	wire        wire
+}
+
+// wire is where the encoder writes: the client connection, counted.
+type wire struct{ rw *responseWriter }
+
+func (w wire) Write(b []byte) (int, error) {
+	n, err := w.rw.w.Write(b)
+	w.rw.bytes += int64(n)
+	return n, err
+}
+
+func (w *responseWriter) startEncoding(coding string) {
+	w.wire.rw = w
+	w.enc = newEncoder(coding, w.wire)
+}
+
+func (w *responseWriter) Header() http.Header { return w.w.Header() }
+
+func (w *responseWriter) WriteHeader(code int) {
+	if !w.wroteHeader && code >= 200 {
+		w.status, w.wroteHeader = code, true
+	}
+	w.w.WriteHeader(code)
+}
+
+func (w *responseWriter) Write(b []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.enc != nil {
+		return w.enc.Write(b)
+	}
+	n, err := w.w.Write(b)
+	w.bytes += int64(n)
+	return n, err
+}
+
+func (w *responseWriter) FlushError() error {
+	if w.enc != nil {
+		if err := w.enc.Flush(); err != nil {
+			return err
+		}
+	}
+	return http.NewResponseController(w.w).Flush()
+}
+
+func (w *responseWriter) Flush() { _ = w.FlushError() }
+
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.w }
+
+// close ends an encoded body.
+func (w *responseWriter) close() error {
+	if w.enc == nil {
+		return nil
+	}
+	err := w.enc.Close()
+	releaseEncoder(w.enc)
+	w.enc = nil
+	return err
+}

@@ -1,0 +1,133 @@
+// Command peer runs the reference servers of headgate's performance
+// comparison (test/perf/run.sh): the upstream that serves one page, and a
+// plain httputil.ReverseProxy with the same transport settings as headgate.
+// It is a measuring tool, not part of headgate.
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: peer upstream|plain [flags]")
+		os.Exit(2)
+	}
+	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
+	listen := fs.String("listen", "127.0.0.1:18001", "address to listen on (loopback only)")
+	page := fs.String("page", "", "upstream: the HTML file to serve at every path")
+	upstream := fs.String("upstream", "http://127.0.0.1:18001", "plain: the upstream URL")
+	recode := fs.Bool("recode", false, "plain: decode gzip from the upstream and re-encode it, as a rewriting proxy must")
+	fs.Parse(os.Args[2:])
+	if host, _, err := net.SplitHostPort(*listen); err != nil || (host != "127.0.0.1" && host != "localhost") {
+		log.Fatalf("peer listens on loopback only, not %q", *listen)
+	}
+	var h http.Handler
+	switch os.Args[1] {
+	case "upstream":
+		doc, err := os.ReadFile(*page)
+		if err != nil {
+			log.Fatal(err)
+		}
+		h = newUpstream(doc)
+	case "plain":
+		u, err := url.Parse(*upstream)
+		if err != nil {
+			log.Fatal(err)
+		}
+		h = newPlain(u, *recode)
+	default:
+		log.Fatalf("unknown mode %q", os.Args[1])
+	}
+	srv := &http.Server{Addr: *listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	log.Fatal(srv.ListenAndServe())
+}
+
+func newUpstream(doc []byte) http.Handler {
+	var gz bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&gz, gzip.DefaultCompression)
+	zw.Write(doc)
+	zw.Close()
+	sum := sha256.Sum256(doc)
+	etag := `"` + hex.EncodeToString(sum[:8]) + `"`
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("ETag", etag)
+		body := doc
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("Vary", "Accept-Encoding")
+			body = gz.Bytes()
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	})
+}
+
+// newPlain is the reference proxy: httputil.ReverseProxy with headgate's
+// transport settings (compression off, many idle connections per host).
+func newPlain(u *url.URL, recode bool) http.Handler {
+	t := &http.Transport{
+		Proxy:               nil,
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DisableCompression:  true,
+		MaxIdleConns:        512,
+		MaxIdleConnsPerHost: 256,
+		IdleConnTimeout:     90 * time.Second,
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite:    func(pr *httputil.ProxyRequest) { pr.SetURL(u); pr.SetXForwarded() },
+		Transport:  t,
+		BufferPool: bufPool{},
+	}
+	if recode {
+		rp.ModifyResponse = func(res *http.Response) error {
+			if res.Header.Get("Content-Encoding") != "gzip" {
+				return nil
+			}
+			zr, err := gzip.NewReader(res.Body)
+			if err != nil {
+				return err
+			}
+			pr, pw := io.Pipe()
+			go func() {
+				zw, _ := gzip.NewWriterLevel(pw, gzip.DefaultCompression)
+				_, err := io.Copy(zw, zr)
+				if err == nil {
+					err = zw.Close()
+				}
+				res.Body.Close()
+				pw.CloseWithError(err)
+			}()
+			res.Body = pr
+			res.Header.Del("Content-Length")
+			res.ContentLength = -1
+			return nil
+		}
+	}
+	return rp
+}
+
+type bufPool struct{}
+
+var pool = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (bufPool) Get() []byte  { return *pool.Get().(*[]byte) }
+func (bufPool) Put(b []byte) { pool.Put(&b) }
