@@ -1,0 +1,229 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/headgate/headgate/rewrite"
+	"github.com/headgate/headgate/rules"
+)
+
+// Defaults of the Options fields.
+const (
+	DefaultMaxPages    = 500
+	DefaultConcurrency = 4
+	DefaultTimeout     = 10 * time.Second
+	DefaultMaxBytes    = 5 << 20
+)
+
+// Severities of a Finding.
+const (
+	Error   = "error"
+	Warning = "warning"
+)
+
+// SitemapHandler answers the paths headgate serves itself (/sitemap.xml,
+// /sitemap-N.xml, /robots.txt); *sitemap.Sitemap is one.
+type SitemapHandler interface {
+	http.Handler
+	// Handles reports whether the handler answers path (without query).
+	Handles(path string) bool
+}
+
+// Options configures an audit. The zero value of every field but Config
+// (in-process mode) or Live works.
+type Options struct {
+	// Config holds the rules the in-process mode applies, and the base URL
+	// (site.base_url): in live mode too, links and canonicals on the base
+	// URL's origin count as the crawled site's own (a staging copy names
+	// its production original). nil in live mode: only Live's origin is
+	// the site.
+	Config *rules.Config
+	// Live is the URL of a running site, crawled as it answers. "": the
+	// in-process mode, which fetches every page from Upstream and puts it
+	// through the rewrite engine as the proxy would.
+	Live string
+	// Upstream is the in-process mode's upstream base URL. "": the
+	// config's server.upstream (which must then be an http(s) URL).
+	Upstream string
+	// Transport makes every request. nil: a transport of its own (proxy
+	// from the environment, keep-alives, gzip). Redirects are never
+	// followed by the client: the crawl records them.
+	Transport http.RoundTripper
+	// Sitemap, in the in-process mode, answers /sitemap.xml,
+	// /sitemap-N.xml and /robots.txt where it Handles them, as headgate
+	// does. nil: those are fetched like any other path.
+	Sitemap SitemapHandler
+	// MaxPages bounds the URLs fetched (pages, redirects, errors; not the
+	// sitemap files and robots.txt). 0: DefaultMaxPages.
+	MaxPages int
+	// Concurrency is the number of requests under way at once. 0:
+	// DefaultConcurrency.
+	Concurrency int
+	// Timeout bounds each request, from sending it to the last byte of its
+	// body read. 0: DefaultTimeout.
+	Timeout time.Duration
+	// MaxBytes is how much of a page (decoded) is read; a longer page is
+	// cut there, checked as far as it was read, and noted in Skipped. 0:
+	// DefaultMaxBytes.
+	MaxBytes int64
+	// Progress, when set, receives a status line ("\rpages 120/340 queued,
+	// 17 findings") at most ten times a second, and a final newline.
+	Progress io.Writer
+	// Logger receives one debug line per fetch. nil: discard.
+	Logger *slog.Logger
+}
+
+// Finding is one problem on one page.
+type Finding struct {
+	Check    string `json:"check"`    // a check ID, e.g. "canonical-missing"
+	Severity string `json:"severity"` // Error or Warning
+	URL      string `json:"url"`      // the page that holds the problem
+	Detail   string `json:"detail"`   // what is wrong; names the other page of a two-page finding
+}
+
+// Page is one fetched URL.
+type Page struct {
+	URL       string
+	Status    int    // 0: no answer (the reason is in Skipped)
+	Location  string // a redirect's target, absolute
+	Canonical string // the canonical crawlers read (head tag, else Link header), absolute
+	// Outcome is, in the in-process mode, what the rewrite did
+	// ("rewritten", "passthrough", "skipped_too_large", "skipped_charset"),
+	// or "denied" for a path a deny rule answers 404, "bad_path" for one
+	// headgate answers 400, "not_rewritten" for a response that is not a
+	// 200 HTML page; "" in live mode.
+	Outcome string
+	Changes []rewrite.Change // in-process mode: what headgate wrote, replaced, corrected, dropped
+}
+
+// Skip is something the crawl did not look at, or looked at only in part.
+type Skip struct {
+	URL    string `json:"url"`
+	Reason string `json:"reason"`
+}
+
+// Report is the result of an audit. Run returns its slices sorted:
+// findings by check, URL and detail; pages by URL; skips by URL and reason.
+type Report struct {
+	Findings []Finding
+	Pages    []Page
+	Skipped  []Skip
+}
+
+// Fails reports whether the report has a finding at or above level:
+// "error" fails on errors, "warning" on errors and warnings, "never" never.
+// Any other level acts as "error".
+func (r *Report) Fails(level string) bool {
+	switch level {
+	case "never":
+		return false
+	case Warning:
+		return len(r.Findings) > 0
+	}
+	for _, f := range r.Findings {
+		if f.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidLevel reports whether level is a -fail-on value Fails knows.
+func ValidLevel(level string) bool {
+	return level == Error || level == Warning || level == "never"
+}
+
+// Run crawls the site and checks every page it reaches. start lists paths
+// or absolute URLs on the site. In live mode the crawl starts from "/",
+// the sitemap and start; in the in-process mode from start, else from "/"
+// and the sitemap (which is read in any case, for the sitemap checks).
+//
+// When ctx ends, Run stops fetching and returns what it found so far with
+// ctx's error.
+func Run(ctx context.Context, o Options, start []string) (*Report, error) {
+	c, err := newCrawler(o)
+	if err != nil {
+		return nil, err
+	}
+	return c.run(ctx, start)
+}
+
+func (o *Options) defaults() {
+	if o.MaxPages <= 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Transport == nil {
+		o.Transport = &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			MaxIdleConnsPerHost:   o.Concurrency,
+			IdleConnTimeout:       30 * time.Second,
+			TLSHandshakeTimeout:   o.Timeout,
+			ResponseHeaderTimeout: o.Timeout,
+			ForceAttemptHTTP2:     true,
+		}
+	}
+}
+
+// siteFor works out which origins are the site's and where pages are
+// fetched from.
+func siteFor(o *Options) (*site, error) {
+	var s site
+	if o.Live != "" {
+		u, err := url.Parse(o.Live)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("audit: live URL %q is not an http(s) URL", o.Live)
+		}
+		s.add(originOf(u))
+		if p := u.EscapedPath(); p != "" && p != "/" {
+			s.livePath = p
+			if u.RawQuery != "" {
+				s.livePath += "?" + u.RawQuery
+			}
+		}
+		if o.Config != nil && o.Config.Site.BaseURL != "" {
+			b, err := url.Parse(o.Config.Site.BaseURL)
+			if err == nil && b.Host != "" {
+				s.add(originOf(b))
+			}
+		}
+		return &s, nil
+	}
+	if o.Config == nil {
+		return nil, errors.New("audit: the in-process mode needs a Config (or set Live)")
+	}
+	b, err := url.Parse(o.Config.Site.BaseURL)
+	if err != nil || b.Host == "" {
+		return nil, fmt.Errorf("audit: base URL %q is not an absolute URL", o.Config.Site.BaseURL)
+	}
+	s.add(originOf(b))
+	up := o.Upstream
+	if up == "" {
+		up = o.Config.Server.Upstream
+	}
+	u, err := url.Parse(up)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("audit: upstream %q is not an http(s) URL (for builtin:demo, serve the demo and pass its URL as Upstream)", up)
+	}
+	s.upstream = u
+	s.upstreamOrigin = originOf(u)
+	return &s, nil
+}

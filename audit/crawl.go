@@ -1,0 +1,647 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/headgate/headgate/rewrite"
+)
+
+const (
+	maxRedirectHops = 10     // redirects followed from one link
+	maxSitemapParts = 1000   // sitemap files an index may name
+	maxSitemapURLs  = 100000 // sitemap URLs kept for the sitemap checks
+	maxSitemapBytes = 64 << 20
+	maxSkips        = 1000 // distinct skips listed; the rest are counted
+)
+
+// page is what the crawl keeps of one fetched URL once its document is
+// gone.
+type page struct {
+	key       string
+	status    int
+	err       string
+	location  *url.URL
+	locKey    string // the redirect target's key, when it is the site's
+	html      bool
+	noindex   bool
+	noindexIn string   // "robots meta", "X-Robots-Tag"
+	canon     *url.URL // the canonical crawlers read; nil: none
+	canonRaw  string   // a canonical that is no http(s) URL
+	canonKey  string
+	canonSite bool
+	toFirst   bool // page N of a series whose canonical is page 1
+	title     string
+	desc      string
+	alts      []pageAlt
+	links     []int32
+	outcome   string
+	changes   []rewrite.Change
+}
+
+type pageAlt struct {
+	lang string
+	abs  string
+	key  string
+	site bool
+}
+
+// elsewhere reports whether the page names another address as canonical.
+func (p *page) elsewhere() bool {
+	return p.canon != nil && (!p.canonSite || p.canonKey != p.key)
+}
+
+// indexable reports whether the page competes in search results: a 200
+// HTML page, not noindex, its own canonical.
+func (p *page) indexable() bool {
+	return p.status == http.StatusOK && p.html && !p.noindex && !p.elsewhere()
+}
+
+// answer says how a page answered, for a message.
+func (p *page) answer() string {
+	switch {
+	case p.status == 0:
+		return "does not answer (" + p.err + ")"
+	case p.location != nil:
+		return fmt.Sprintf("answers %d, a redirect to %s", p.status, norm(p.location))
+	}
+	return fmt.Sprintf("answers %d", p.status)
+}
+
+type job struct {
+	id  int32
+	key string
+}
+
+type result struct {
+	id       int32
+	page     *page
+	links    []string // same-site link keys
+	check    []string // canonical and alternate targets, crawled first
+	skips    []Skip
+	findings []Finding
+}
+
+// queue is a FIFO of URL ids.
+type queue struct {
+	ids  []int32
+	head int
+}
+
+func (q *queue) push(id int32) { q.ids = append(q.ids, id) }
+func (q *queue) len() int      { return len(q.ids) - q.head }
+func (q *queue) peek() int32   { return q.ids[q.head] }
+func (q *queue) pop() {
+	q.head++
+	if q.head > 1024 && q.head*2 > len(q.ids) {
+		q.ids = append(q.ids[:0], q.ids[q.head:]...)
+		q.head = 0
+	}
+}
+
+// crawler owns the crawl's state; only its run loop touches it, workers
+// get jobs and send results over channels.
+type crawler struct {
+	o    Options
+	site *site
+	f    *fetcher
+
+	ids      map[string]int32
+	keys     []string
+	queued   []bool
+	hops     []uint8
+	pages    []*page // by id; nil until fetched
+	prio     queue   // canonical and alternate targets
+	normal   queue   // start URLs, sitemap URLs, links, redirect targets
+	maxKnown int
+	unknown  int // URLs found after maxKnown, not crawled
+
+	sitemap      map[int32]bool
+	sitemapOrder []int32
+	robots       *robotsTxt
+
+	findings []Finding
+	skips    []Skip
+	skipSeen map[string]bool
+	skipMore int
+
+	dispatched, done, inflight int
+	lastProgress               time.Time
+}
+
+func newCrawler(o Options) (*crawler, error) {
+	s, err := siteFor(&o)
+	if err != nil {
+		return nil, err
+	}
+	o.defaults()
+	c := &crawler{
+		o:        o,
+		site:     s,
+		ids:      map[string]int32{},
+		sitemap:  map[int32]bool{},
+		skipSeen: map[string]bool{},
+		maxKnown: -1,
+	}
+	c.f = newFetcher(&c.o, s)
+	return c, nil
+}
+
+// intern returns the id of a key, -1 past maxKnown.
+func (c *crawler) intern(key string) int32 {
+	if id, ok := c.ids[key]; ok {
+		return id
+	}
+	if c.maxKnown >= 0 && len(c.keys) >= c.maxKnown {
+		c.unknown++
+		return -1
+	}
+	id := int32(len(c.keys))
+	c.ids[key] = id
+	c.keys = append(c.keys, key)
+	c.queued = append(c.queued, false)
+	c.hops = append(c.hops, 0)
+	c.pages = append(c.pages, nil)
+	return id
+}
+
+func (c *crawler) enqueue(key string, prio bool, hops uint8) {
+	id := c.intern(key)
+	if id < 0 || c.queued[id] {
+		return
+	}
+	c.queued[id] = true
+	c.hops[id] = hops
+	if prio {
+		c.prio.push(id)
+	} else {
+		c.normal.push(id)
+	}
+}
+
+func (c *crawler) skip(u, reason string) {
+	k := u + "\x00" + reason
+	if c.skipSeen[k] {
+		return
+	}
+	if len(c.skips) >= maxSkips {
+		c.skipMore++
+		return
+	}
+	c.skipSeen[k] = true
+	c.skips = append(c.skips, Skip{URL: u, Reason: reason})
+}
+
+// startKey turns a start URL (a path or an absolute URL) into a key.
+func (c *crawler) startKey(s string) (string, bool) {
+	u, kind := resolveRef(c.site.parse("/"), s)
+	if kind != refOK {
+		c.skip(s, "start URL is not an http(s) URL")
+		return "", false
+	}
+	key, ok := c.site.keyOf(u)
+	if !ok {
+		c.skip(norm(u), "start URL on another site, not crawled")
+	}
+	return key, ok
+}
+
+func (c *crawler) run(ctx context.Context, start []string) (*Report, error) {
+	var starts []string
+	for _, s := range start {
+		if k, ok := c.startKey(s); ok {
+			starts = append(starts, k)
+		}
+	}
+	if c.f.staging {
+		if c.f.live {
+			c.skip("", "site.mode is staging: X-Robots-Tag headers are not judged (headgate sends noindex, nofollow on every staging response)")
+		} else {
+			c.skip("", "site.mode is staging: pages are judged as production will serve them, without the staging X-Robots-Tag")
+		}
+	}
+	sitemaps := c.readRobots(ctx)
+	c.readSitemaps(ctx, sitemaps)
+	c.maxKnown = len(c.keys) + max(4*c.o.MaxPages, 10000)
+
+	for _, k := range starts {
+		c.enqueue(k, false, 0)
+	}
+	if c.f.live || len(starts) == 0 {
+		root := "/"
+		if c.site.livePath != "" {
+			root = c.site.livePath
+		}
+		c.enqueue(root, false, 0)
+		for _, id := range c.sitemapOrder {
+			c.enqueue(c.keys[id], false, 0)
+		}
+	}
+
+	err := c.crawl(ctx)
+	c.finish()
+	return c.report(), err
+}
+
+func (c *crawler) crawl(ctx context.Context) error {
+	jobs := make(chan job)
+	results := make(chan *result)
+	var wg sync.WaitGroup
+	for range c.o.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				results <- c.visit(ctx, j)
+			}
+		}()
+	}
+	defer func() {
+		close(jobs)
+		wg.Wait()
+		c.progress(true)
+	}()
+	for {
+		var send chan job
+		var next job
+		if ctx.Err() == nil && c.dispatched < c.o.MaxPages {
+			switch {
+			case c.prio.len() > 0:
+				next = job{c.prio.peek(), ""}
+				send = jobs
+			case c.normal.len() > 0:
+				next = job{c.normal.peek(), ""}
+				send = jobs
+			}
+			next.key = c.keys[next.id]
+		}
+		if send == nil && c.inflight == 0 {
+			return ctx.Err()
+		}
+		select {
+		case send <- next:
+			if c.prio.len() > 0 {
+				c.prio.pop()
+			} else {
+				c.normal.pop()
+			}
+			c.dispatched++
+			c.inflight++
+		case r := <-results:
+			c.inflight--
+			c.done++
+			c.handle(r)
+		case <-ctx.Done():
+			// Stop dispatching; the loop drains the requests under way,
+			// which end with ctx.
+			if c.inflight == 0 {
+				return ctx.Err()
+			}
+			r := <-results
+			c.inflight--
+			c.done++
+			c.handle(r)
+		}
+		c.progress(false)
+	}
+}
+
+// visit fetches one URL and reads what the checks need. It runs in a
+// worker and touches no crawler state but the read-only site and options.
+func (c *crawler) visit(ctx context.Context, j job) *result {
+	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	began := time.Now()
+	u := c.site.url(j.key)
+	p := &page{key: j.key}
+	res := &result{id: j.id, page: p}
+	resp, err := c.f.fetch(ctx, j.key)
+	if err != nil {
+		p.err = errText(err)
+		res.skips = append(res.skips, Skip{URL: u, Reason: "no answer: " + p.err})
+		c.o.Logger.Debug("audit: fetch failed", "url", u, "error", err)
+		return res
+	}
+	defer resp.body.Close()
+	p.status, p.outcome, p.changes = resp.status, resp.outcome, resp.changes
+	if resp.status >= 300 && resp.status < 400 && resp.location != nil {
+		p.location = resp.location
+		if k, ok := c.site.keyOf(resp.location); ok {
+			p.locKey = k
+		} else {
+			res.skips = append(res.skips, Skip{URL: norm(resp.location), Reason: "redirect to another site, not followed"})
+		}
+	}
+	if headerNoindex(resp.xRobots) {
+		p.noindex, p.noindexIn = true, "X-Robots-Tag"
+	}
+	var linkCanon []string
+	for _, l := range parseLinkHeader(resp.header.Values("Link")) {
+		if l.has("canonical") {
+			linkCanon = append(linkCanon, l.target)
+		}
+	}
+	ct := resp.header.Get("Content-Type")
+	switch {
+	case p.status != http.StatusOK:
+	case !isHTML(ct):
+		c.headerChecks(p, linkCanon, res)
+	default:
+		p.html = true
+		f := extract(resp.body, ct, c.site.parse(j.key), c.site, c.o.MaxBytes)
+		for _, n := range f.notes {
+			res.skips = append(res.skips, Skip{URL: u, Reason: n})
+		}
+		res.skips = append(res.skips, f.skips...)
+		res.links = f.links
+		wasNoindex := p.noindex
+		c.pageChecks(p, f, linkCanon, res)
+		if p.noindex && !wasNoindex {
+			p.noindexIn = "robots meta"
+		}
+	}
+	c.o.Logger.Debug("audit: fetched", "url", u, "status", p.status, "outcome", p.outcome, "duration", time.Since(began))
+	return res
+}
+
+func errText(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return err.Error()
+}
+
+// handle takes a worker's result into the crawl's state.
+func (c *crawler) handle(r *result) {
+	p := r.page
+	c.pages[r.id] = p
+	c.findings = append(c.findings, r.findings...)
+	for _, s := range r.skips {
+		c.skip(s.URL, s.Reason)
+	}
+	for _, k := range r.check {
+		c.enqueue(k, true, 0)
+	}
+	if p.locKey != "" {
+		if h := c.hops[r.id]; h < maxRedirectHops {
+			c.enqueue(p.locKey, false, h+1)
+		} else {
+			c.skip(c.site.url(p.key), fmt.Sprintf("more than %d redirects in a row: not followed further", maxRedirectHops))
+		}
+	}
+	if len(r.links) > 0 {
+		p.links = make([]int32, 0, len(r.links))
+		for _, k := range r.links {
+			id := c.intern(k)
+			if id < 0 {
+				continue
+			}
+			p.links = append(p.links, id)
+			c.enqueue(k, false, 0)
+		}
+	}
+}
+
+func (c *crawler) progress(final bool) {
+	if c.o.Progress == nil {
+		return
+	}
+	now := time.Now()
+	if !final && now.Sub(c.lastProgress) < 100*time.Millisecond {
+		return
+	}
+	c.lastProgress = now
+	known := c.done + c.inflight + min(c.prio.len()+c.normal.len(), c.o.MaxPages-c.dispatched)
+	fmt.Fprintf(c.o.Progress, "\rpages %d/%d queued, %d findings", c.done, known, len(c.findings))
+	if final {
+		fmt.Fprintln(c.o.Progress)
+	}
+}
+
+// readRobots reads robots.txt for robots-blocks-duplicate, and returns
+// the keys of the sitemaps it names.
+func (c *crawler) readRobots(ctx context.Context) []string {
+	const key = "/robots.txt"
+	u := c.site.url(key)
+	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	resp, err := c.f.fetch(ctx, key)
+	if err != nil {
+		c.skip(u, "robots.txt: no answer ("+errText(err)+"); robots-blocks-duplicate is not checked")
+		return nil
+	}
+	defer resp.body.Close()
+	switch {
+	case resp.status >= 500:
+		c.skip(u, fmt.Sprintf("robots.txt answers %d: crawlers take the whole site as disallowed until it answers", resp.status))
+		return nil
+	case resp.status != http.StatusOK:
+		return nil // no robots.txt: everything is allowed
+	case isHTML(resp.header.Get("Content-Type")):
+		c.skip(u, "robots.txt is an HTML page, not a robots.txt: crawlers find no rules in it")
+		return nil
+	}
+	rt := parseRobots(resp.body)
+	if rt.badCount > 0 {
+		c.skip(u, fmt.Sprintf("robots.txt does not parse at %s (%d lines in all): those lines are ignored, as crawlers ignore them", strings.Join(rt.bad, ", "), rt.badCount))
+	}
+	if c.f.staging && rt.disallowAll() {
+		c.skip(u, "site.mode is staging and robots.txt disallows everything, as headgate's staging robots.txt does: robots-blocks-duplicate is not checked")
+	} else {
+		c.robots = rt
+	}
+	var keys []string
+	for _, s := range rt.sitemaps {
+		v, kind := resolveRef(c.site.parse("/"), s)
+		if kind != refOK {
+			continue
+		}
+		if k, ok := c.site.keyOf(v); ok {
+			keys = append(keys, k)
+		} else {
+			c.skip(norm(v), "sitemap on another site, not read")
+		}
+	}
+	return keys
+}
+
+// readSitemaps reads /sitemap.xml and the sitemaps robots.txt names,
+// following a sitemap index one level down.
+func (c *crawler) readSitemaps(ctx context.Context, extra []string) {
+	type file struct {
+		key   string
+		level int
+	}
+	files := []file{{"/sitemap.xml", 0}}
+	seen := map[string]bool{"/sitemap.xml": true}
+	for _, k := range extra {
+		if !seen[k] {
+			seen[k] = true
+			files = append(files, file{k, 0})
+		}
+	}
+	full := false
+	for i := 0; i < len(files); i++ {
+		fl := files[i]
+		c.readSitemap(ctx, fl.key, func(loc string, index bool) bool {
+			v, kind := resolveRef(c.site.parse(fl.key), loc)
+			if kind != refOK {
+				c.skip(clip(loc, 120), "sitemap <loc> is not an http(s) URL")
+				return true
+			}
+			k, ok := c.site.keyOf(v)
+			if !ok {
+				c.skip(norm(v), "sitemap URL on another site, not checked")
+				return true
+			}
+			if index {
+				switch {
+				case fl.level > 0:
+					c.skip(c.site.url(fl.key), "a sitemap index inside a sitemap index: not followed")
+					return false
+				case len(files) >= maxSitemapParts:
+					c.skip(c.site.url(fl.key), fmt.Sprintf("sitemap index names more than %d files: the rest are not read", maxSitemapParts))
+					return false
+				case !seen[k]:
+					seen[k] = true
+					files = append(files, file{k, fl.level + 1})
+				}
+				return true
+			}
+			if len(c.sitemapOrder) >= maxSitemapURLs {
+				full = true
+				return false
+			}
+			id := c.intern(k)
+			if !c.sitemap[id] {
+				c.sitemap[id] = true
+				c.sitemapOrder = append(c.sitemapOrder, id)
+			}
+			return true
+		})
+	}
+	if full {
+		c.skip("", fmt.Sprintf("the sitemaps list more than %d URLs: the rest are not checked", maxSitemapURLs))
+	}
+}
+
+func (c *crawler) readSitemap(ctx context.Context, key string, emit func(string, bool) bool) {
+	u := c.site.url(key)
+	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
+	defer cancel()
+	resp, err := c.f.fetch(ctx, key)
+	if err != nil {
+		c.skip(u, "sitemap: no answer ("+errText(err)+")")
+		return
+	}
+	defer resp.body.Close()
+	if resp.status != http.StatusOK {
+		c.skip(u, fmt.Sprintf("sitemap answers %d: its URLs are not checked", resp.status))
+		return
+	}
+	if err := parseSitemap(&limited{r: resp.body, n: maxSitemapBytes}, emit); err != nil {
+		c.skip(u, "sitemap does not parse ("+errText(err)+"): the URLs before the error are checked")
+	}
+}
+
+// finish notes redirect loops and what the page limit left out, then runs
+// the cross-page checks.
+func (c *crawler) finish() {
+	for id, p := range c.pages {
+		if p == nil || p.locKey == "" {
+			continue
+		}
+		// Follow the chain; report a loop once, on its smallest key.
+		chain := []string{p.key}
+		cur := p
+		for range maxRedirectHops + 1 {
+			nid, ok := c.ids[cur.locKey]
+			if !ok || c.pages[nid] == nil {
+				break
+			}
+			cur = c.pages[nid]
+			if int(nid) == id {
+				if smallest(chain) == p.key {
+					urls := make([]string, 0, len(chain)+1)
+					for _, k := range chain {
+						urls = append(urls, c.site.url(k))
+					}
+					urls = append(urls, c.site.url(p.key))
+					c.skip(c.site.url(p.key), "redirect loop: "+strings.Join(urls, " → "))
+				}
+				break
+			}
+			if cur.locKey == "" {
+				break
+			}
+			chain = append(chain, cur.key)
+		}
+	}
+	if left := c.prio.len() + c.normal.len() + c.unknown; left > 0 && c.dispatched >= c.o.MaxPages {
+		c.skip("", fmt.Sprintf("max pages (%d) reached: %d more URLs not crawled", c.o.MaxPages, left))
+	}
+	c.crossChecks()
+}
+
+func smallest(ss []string) string {
+	m := ss[0]
+	for _, s := range ss[1:] {
+		if s < m {
+			m = s
+		}
+	}
+	return m
+}
+
+func (c *crawler) report() *Report {
+	r := &Report{Findings: c.findings, Skipped: c.skips}
+	if c.skipMore > 0 {
+		r.Skipped = append(r.Skipped, Skip{Reason: fmt.Sprintf("%d more skipped URLs not listed", c.skipMore)})
+	}
+	for _, p := range c.pages {
+		if p == nil {
+			continue
+		}
+		pg := Page{URL: c.site.url(p.key), Status: p.status, Outcome: p.outcome, Changes: p.changes}
+		if p.location != nil {
+			pg.Location = p.location.String()
+		}
+		if p.canon != nil {
+			pg.Canonical = p.canon.String()
+		}
+		r.Pages = append(r.Pages, pg)
+	}
+	r.sort()
+	return r
+}
+
+func (r *Report) sort() {
+	sort.SliceStable(r.Findings, func(i, j int) bool {
+		a, b := r.Findings[i], r.Findings[j]
+		if a.Check != b.Check {
+			return a.Check < b.Check
+		}
+		if a.URL != b.URL {
+			return a.URL < b.URL
+		}
+		return a.Detail < b.Detail
+	})
+	sort.SliceStable(r.Pages, func(i, j int) bool { return r.Pages[i].URL < r.Pages[j].URL })
+	sort.SliceStable(r.Skipped, func(i, j int) bool {
+		a, b := r.Skipped[i], r.Skipped[j]
+		if a.URL != b.URL {
+			return a.URL < b.URL
+		}
+		return a.Reason < b.Reason
+	})
+}

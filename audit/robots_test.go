@@ -1,0 +1,79 @@
+package audit
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Cases from Google's robots.txt documentation and RFC 9309.
+func TestRobotsBlocks(t *testing.T) {
+	tests := []struct {
+		name, txt string
+		allowed   []string
+		blocked   []string
+	}{
+		{"disallow all", "User-agent: *\nDisallow: /", nil, []string{"/", "/a", "/a?b"}},
+		{"empty disallow", "User-agent: *\nDisallow:", []string{"/", "/a"}, nil},
+		{"longest match wins", "User-agent: *\nAllow: /p\nDisallow: /", []string{"/page", "/p"}, []string{"/", "/q"}},
+		{"allow wins a tie", "user-agent: *\nallow: /folder\ndisallow: /folder", []string{"/folder/page"}, nil},
+		{"a wildcard counts its length", "User-agent: *\nAllow: /page\nDisallow: /*.htm", []string{"/page"}, []string{"/page.htm"}},
+		{"end anchor", "User-agent: *\nAllow: /$\nDisallow: /", []string{"/"}, []string{"/page.htm"}},
+		{"wildcard and anchor", "User-agent: *\nDisallow: /*.php$", []string{"/filename.php?parameters", "/filename.php5", "/windows.PHP"},
+			[]string{"/filename.php", "/folder/filename.php"}},
+		{"prefix, case-sensitive", "User-agent: *\nDisallow: /fish*", []string{"/Fish.asp", "/catfish"}, []string{"/fish", "/fish.html", "/fishheads/yummy.html"}},
+		{"trailing slash", "User-agent: *\nDisallow: /fish/", []string{"/fish", "/fish.html"}, []string{"/fish/", "/fish/salmon.htm"}},
+		{"query", "User-agent: *\nDisallow: /*?", []string{"/a"}, []string{"/a?b=1", "/?"}},
+		{"$ inside a pattern is literal", "User-agent: *\nDisallow: /a$b", []string{"/a"}, []string{"/a$b", "/a$bc"}},
+		{"only the * group applies", "User-agent: googlebot\nDisallow: /g\n\nUser-agent: *\nDisallow: /s", []string{"/g"}, []string{"/s"}},
+		{"consecutive user-agents share a group", "User-agent: a\nUser-agent: *\nDisallow: /x\n\nUser-agent: b\nDisallow: /y", []string{"/y"}, []string{"/x"}},
+		{"* groups merge", "User-agent: *\nDisallow: /x\n\nUser-agent: *\nDisallow: /y", nil, []string{"/x", "/y"}},
+		{"comments, BOM, blanks and key case", "\ufeff# robots\nUSER-AGENT: * # all\n\nDISALLOW: /x # no\nCrawl-delay: 5\n", []string{"/y"}, []string{"/x"}},
+		{"a blank instead of a colon", "User-agent: *\nDisallow /x", nil, []string{"/x"}},
+		{"user-agent with a version", "User-agent: */1.0\nDisallow: /x", nil, []string{"/x"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rt := parseRobots(strings.NewReader(tc.txt))
+			for _, p := range tc.allowed {
+				if b, rule := rt.blocks(p); b {
+					t.Errorf("%s blocked by %q, want allowed", p, rule)
+				}
+			}
+			for _, p := range tc.blocked {
+				if b, _ := rt.blocks(p); !b {
+					t.Errorf("%s allowed, want blocked", p)
+				}
+			}
+		})
+	}
+}
+
+func TestRobotsParse(t *testing.T) {
+	rt := parseRobots(strings.NewReader("Sitemap: https://a.example/s.xml\nUser-agent: *\nDisallow: /x\n<html>\njunk line\nAllow /y\nsitemap:/rel.xml\n"))
+	if !slices.Equal(rt.sitemaps, []string{"https://a.example/s.xml", "/rel.xml"}) {
+		t.Errorf("sitemaps = %q", rt.sitemaps)
+	}
+	if rt.badCount != 2 || len(rt.bad) != 2 || !strings.Contains(rt.bad[0], "line 4") {
+		t.Errorf("bad = %q (%d)", rt.bad, rt.badCount)
+	}
+	if len(rt.rules) != 2 {
+		t.Errorf("rules = %+v", rt.rules)
+	}
+	if !parseRobots(strings.NewReader("User-agent: *\nDisallow: /\n")).disallowAll() {
+		t.Error("Disallow: / does not disallow all")
+	}
+	if parseRobots(strings.NewReader("User-agent: *\nDisallow: /\nAllow: /public")).disallowAll() {
+		t.Error("an Allow does not make it disallow all")
+	}
+}
+
+func FuzzRobots(f *testing.F) {
+	f.Add("User-agent: *\nDisallow: /*.php$\nAllow: /a*b*c$", "/a/b/c")
+	f.Add("User-agent: *\nDisallow: ****$$", "/x")
+	f.Fuzz(func(t *testing.T, txt, path string) {
+		rt := parseRobots(strings.NewReader(txt))
+		rt.blocks(path)
+		rt.disallowAll()
+	})
+}
