@@ -204,8 +204,21 @@ func (p *Pattern) Fill(params map[string]string) (string, error) {
 	var b strings.Builder
 	for i, s := range p.segs {
 		if s.kind == segWild {
-			if i == 0 {
+			// The rest of the path comes from the parameter "*", written as
+			// segments; without one, the pattern's own prefix.
+			v := params["*"]
+			if v == "" {
+				if i == 0 {
+					b.WriteByte('/')
+				}
+				break
+			}
+			for _, part := range strings.Split(strings.TrimPrefix(v, "/"), "/") {
+				if part == "." || part == ".." || strings.IndexByte(part, 0) >= 0 {
+					return "", fmt.Errorf("parameter %q: %q holds a dot segment or a NUL", "*", v)
+				}
 				b.WriteByte('/')
+				b.WriteString(escapeSegment(part))
 			}
 			break
 		}

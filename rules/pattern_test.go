@@ -440,6 +440,9 @@ func TestFill(t *testing.T) {
 		{"/files/:p{[a-z]+}", map[string]string{"p": "a/b"}, "", `does not match`},
 		{"/repo/:p{.+}/raw", map[string]string{"p": "a/b"}, "/repo/a/b/raw", ""},
 		{"/blog/:y{[0-9]{4}}/*", map[string]string{"y": "2026"}, "/blog/2026", ""},
+		{"/blog/*", map[string]string{"*": "2026/a b"}, "/blog/2026/a%20b", ""},
+		{"/*", map[string]string{"*": "docs/intro"}, "/docs/intro", ""},
+		{"/blog/*", map[string]string{"*": "a/../b"}, "", "dot segment"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.pattern+" "+tc.want+tc.err, func(t *testing.T) {
