@@ -103,9 +103,9 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if isTerminal(stderr) {
 		o.Progress = stderr
 	}
-	rep, err := audit.Run(ctx, o, fs.Args())
-	if err != nil {
-		fmt.Fprintf(stderr, "headgate audit: %v\n", err)
+	rep, runErr := audit.Run(ctx, o, fs.Args())
+	if rep == nil {
+		fmt.Fprintf(stderr, "headgate audit: %v\n", runErr)
 		return exitFix
 	}
 	w := stdout
@@ -118,6 +118,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer f.Close()
 		w = f
 	}
+	var err error
 	switch *format {
 	case "json":
 		err = rep.WriteJSON(w)
@@ -128,6 +129,11 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "headgate audit: %v\n", err)
+		return exitFix
+	}
+	if runErr != nil {
+		// Interrupted: the report above covers what was crawled so far.
+		fmt.Fprintf(stderr, "headgate audit: stopped early: %v\n", runErr)
 		return exitFix
 	}
 	if rep.Fails(*failOn) {
