@@ -1,0 +1,2205 @@
+package test
+
+// The deployment files, checked statically: deploy/Dockerfile, and every
+// manifest under deploy/kubernetes decoded strictly into typed structs that
+// reject unknown fields, then each layout (sidecar, ingress, staging,
+// monitoring) checked for consistency with the headgate.toml it ships.
+//
+// No Docker engine or cluster is needed. When kubectl is on PATH, each
+// layout is also built with `kubectl kustomize` and its output goes through
+// the same checks.
+//
+// The module has no YAML library of its own (go.yaml.in/yaml/v3 is only an
+// indirect dependency of prometheus and importing it would change go.mod),
+// so yamlParse below reads the block-style subset the manifests use and
+// refuses everything else (anchors, tags, flow mappings, multi-line plain
+// scalars, YAML 1.1 booleans such as yes/no) with the file and line.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/headgate/headgate/rules"
+)
+
+// ---- typed manifests: only the fields the manifests use -----------------
+
+type k8sObjectMeta struct {
+	Name        string            `yaml:"name"`
+	Namespace   string            `yaml:"namespace"`
+	Labels      map[string]string `yaml:"labels"`
+	Annotations map[string]string `yaml:"annotations"`
+}
+
+type k8sTypeMeta struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+}
+
+type k8sLabelSelector struct {
+	MatchLabels map[string]string `yaml:"matchLabels"`
+}
+
+// k8sIntOrString is Kubernetes' IntOrString: a port number or a port name.
+type k8sIntOrString struct {
+	Int   int
+	Str   string
+	IsStr bool
+}
+
+func (v k8sIntOrString) String() string {
+	if v.IsStr {
+		return v.Str
+	}
+	return strconv.Itoa(v.Int)
+}
+
+type k8sKustomization struct {
+	k8sTypeMeta `yaml:",inline"`
+	Namespace   string `yaml:"namespace"`
+	Labels      []struct {
+		Pairs            map[string]string `yaml:"pairs"`
+		IncludeSelectors *bool             `yaml:"includeSelectors"`
+		IncludeTemplates *bool             `yaml:"includeTemplates"`
+	} `yaml:"labels"`
+	Resources []string `yaml:"resources"`
+	Patches   []struct {
+		Path string `yaml:"path"`
+	} `yaml:"patches"`
+}
+
+type k8sConfigMap struct {
+	k8sTypeMeta `yaml:",inline"`
+	Metadata    k8sObjectMeta     `yaml:"metadata"`
+	Data        map[string]string `yaml:"data"`
+}
+
+type k8sService struct {
+	k8sTypeMeta `yaml:",inline"`
+	Metadata    k8sObjectMeta `yaml:"metadata"`
+	Spec        struct {
+		ClusterIP string            `yaml:"clusterIP"`
+		Selector  map[string]string `yaml:"selector"`
+		Ports     []k8sServicePort  `yaml:"ports"`
+	} `yaml:"spec"`
+}
+
+type k8sServicePort struct {
+	Name       string         `yaml:"name"`
+	Port       int            `yaml:"port"`
+	TargetPort k8sIntOrString `yaml:"targetPort"`
+}
+
+type k8sProbe struct {
+	HTTPGet *struct {
+		Path string         `yaml:"path"`
+		Port k8sIntOrString `yaml:"port"`
+	} `yaml:"httpGet"`
+	PeriodSeconds    int `yaml:"periodSeconds"`
+	FailureThreshold int `yaml:"failureThreshold"`
+}
+
+type k8sSecurityContext struct {
+	RunAsNonRoot             *bool `yaml:"runAsNonRoot"`
+	RunAsUser                *int  `yaml:"runAsUser"`
+	RunAsGroup               *int  `yaml:"runAsGroup"`
+	FSGroup                  *int  `yaml:"fsGroup"`
+	ReadOnlyRootFilesystem   *bool `yaml:"readOnlyRootFilesystem"`
+	AllowPrivilegeEscalation *bool `yaml:"allowPrivilegeEscalation"`
+	Capabilities             *struct {
+		Drop []string `yaml:"drop"`
+	} `yaml:"capabilities"`
+	SeccompProfile *struct {
+		Type string `yaml:"type"`
+	} `yaml:"seccompProfile"`
+}
+
+type k8sContainer struct {
+	Name    string   `yaml:"name"`
+	Image   string   `yaml:"image"`
+	Command []string `yaml:"command"`
+	Args    []string `yaml:"args"`
+	Env     []struct {
+		Name  string `yaml:"name"`
+		Value string `yaml:"value"`
+	} `yaml:"env"`
+	Ports []struct {
+		Name          string `yaml:"name"`
+		ContainerPort int    `yaml:"containerPort"`
+	} `yaml:"ports"`
+	LivenessProbe  *k8sProbe `yaml:"livenessProbe"`
+	ReadinessProbe *k8sProbe `yaml:"readinessProbe"`
+	Lifecycle      *struct {
+		PreStop *struct {
+			Sleep *struct {
+				Seconds int `yaml:"seconds"`
+			} `yaml:"sleep"`
+		} `yaml:"preStop"`
+	} `yaml:"lifecycle"`
+	Resources *struct {
+		Requests map[string]string `yaml:"requests"`
+		Limits   map[string]string `yaml:"limits"`
+	} `yaml:"resources"`
+	SecurityContext *k8sSecurityContext `yaml:"securityContext"`
+	VolumeMounts    []struct {
+		Name      string `yaml:"name"`
+		MountPath string `yaml:"mountPath"`
+		ReadOnly  bool   `yaml:"readOnly"`
+		SubPath   string `yaml:"subPath"`
+	} `yaml:"volumeMounts"`
+}
+
+type k8sPodTemplate struct {
+	Metadata k8sObjectMeta `yaml:"metadata"`
+	Spec     struct {
+		RestartPolicy                 string              `yaml:"restartPolicy"`
+		TerminationGracePeriodSeconds *int                `yaml:"terminationGracePeriodSeconds"`
+		SecurityContext               *k8sSecurityContext `yaml:"securityContext"`
+		TopologySpreadConstraints     []struct {
+			MaxSkew           int              `yaml:"maxSkew"`
+			TopologyKey       string           `yaml:"topologyKey"`
+			WhenUnsatisfiable string           `yaml:"whenUnsatisfiable"`
+			LabelSelector     k8sLabelSelector `yaml:"labelSelector"`
+		} `yaml:"topologySpreadConstraints"`
+		Containers []k8sContainer `yaml:"containers"`
+		Volumes    []struct {
+			Name      string `yaml:"name"`
+			ConfigMap *struct {
+				Name string `yaml:"name"`
+			} `yaml:"configMap"`
+			PersistentVolumeClaim *struct {
+				ClaimName string `yaml:"claimName"`
+			} `yaml:"persistentVolumeClaim"`
+		} `yaml:"volumes"`
+	} `yaml:"spec"`
+}
+
+type k8sDeployment struct {
+	k8sTypeMeta `yaml:",inline"`
+	Metadata    k8sObjectMeta `yaml:"metadata"`
+	Spec        struct {
+		Replicas *int `yaml:"replicas"`
+		Strategy *struct {
+			Type          string `yaml:"type"`
+			RollingUpdate *struct {
+				MaxUnavailable k8sIntOrString `yaml:"maxUnavailable"`
+				MaxSurge       k8sIntOrString `yaml:"maxSurge"`
+			} `yaml:"rollingUpdate"`
+		} `yaml:"strategy"`
+		Selector k8sLabelSelector `yaml:"selector"`
+		Template k8sPodTemplate   `yaml:"template"`
+	} `yaml:"spec"`
+}
+
+type k8sCronJob struct {
+	k8sTypeMeta `yaml:",inline"`
+	Metadata    k8sObjectMeta `yaml:"metadata"`
+	Spec        struct {
+		Schedule                   string `yaml:"schedule"`
+		ConcurrencyPolicy          string `yaml:"concurrencyPolicy"`
+		SuccessfulJobsHistoryLimit *int   `yaml:"successfulJobsHistoryLimit"`
+		FailedJobsHistoryLimit     *int   `yaml:"failedJobsHistoryLimit"`
+		JobTemplate                struct {
+			Spec struct {
+				BackoffLimit          *int           `yaml:"backoffLimit"`
+				ActiveDeadlineSeconds *int           `yaml:"activeDeadlineSeconds"`
+				Template              k8sPodTemplate `yaml:"template"`
+			} `yaml:"spec"`
+		} `yaml:"jobTemplate"`
+	} `yaml:"spec"`
+}
+
+type k8sPDB struct {
+	k8sTypeMeta `yaml:",inline"`
+	Metadata    k8sObjectMeta `yaml:"metadata"`
+	Spec        struct {
+		MinAvailable   *k8sIntOrString  `yaml:"minAvailable"`
+		MaxUnavailable *k8sIntOrString  `yaml:"maxUnavailable"`
+		Selector       k8sLabelSelector `yaml:"selector"`
+	} `yaml:"spec"`
+}
+
+type k8sHPA struct {
+	k8sTypeMeta `yaml:",inline"`
+	Metadata    k8sObjectMeta `yaml:"metadata"`
+	Spec        struct {
+		ScaleTargetRef struct {
+			APIVersion string `yaml:"apiVersion"`
+			Kind       string `yaml:"kind"`
+			Name       string `yaml:"name"`
+		} `yaml:"scaleTargetRef"`
+		MinReplicas *int `yaml:"minReplicas"`
+		MaxReplicas int  `yaml:"maxReplicas"`
+		Metrics     []struct {
+			Type     string `yaml:"type"`
+			Resource *struct {
+				Name   string `yaml:"name"`
+				Target struct {
+					Type               string `yaml:"type"`
+					AverageUtilization *int   `yaml:"averageUtilization"`
+				} `yaml:"target"`
+			} `yaml:"resource"`
+		} `yaml:"metrics"`
+	} `yaml:"spec"`
+}
+
+type k8sIngress struct {
+	k8sTypeMeta `yaml:",inline"`
+	Metadata    k8sObjectMeta `yaml:"metadata"`
+	Spec        struct {
+		IngressClassName string `yaml:"ingressClassName"`
+		TLS              []struct {
+			Hosts      []string `yaml:"hosts"`
+			SecretName string   `yaml:"secretName"`
+		} `yaml:"tls"`
+		Rules []k8sIngressRule `yaml:"rules"`
+	} `yaml:"spec"`
+}
+
+type k8sIngressRule struct {
+	Host string `yaml:"host"`
+	HTTP *struct {
+		Paths []struct {
+			Path     string `yaml:"path"`
+			PathType string `yaml:"pathType"`
+			Backend  struct {
+				Service *struct {
+					Name string `yaml:"name"`
+					Port struct {
+						Name   string `yaml:"name"`
+						Number int    `yaml:"number"`
+					} `yaml:"port"`
+				} `yaml:"service"`
+			} `yaml:"backend"`
+		} `yaml:"paths"`
+	} `yaml:"http"`
+}
+
+type k8sPVC struct {
+	k8sTypeMeta `yaml:",inline"`
+	Metadata    k8sObjectMeta `yaml:"metadata"`
+	Spec        struct {
+		AccessModes      []string `yaml:"accessModes"`
+		StorageClassName *string  `yaml:"storageClassName"`
+		Resources        struct {
+			Requests map[string]string `yaml:"requests"`
+		} `yaml:"resources"`
+	} `yaml:"spec"`
+}
+
+type k8sServiceMonitor struct {
+	k8sTypeMeta `yaml:",inline"`
+	Metadata    k8sObjectMeta `yaml:"metadata"`
+	Spec        struct {
+		Selector  k8sLabelSelector `yaml:"selector"`
+		Endpoints []struct {
+			Port     string `yaml:"port"`
+			Path     string `yaml:"path"`
+			Interval string `yaml:"interval"`
+		} `yaml:"endpoints"`
+	} `yaml:"spec"`
+}
+
+type k8sPrometheusRule struct {
+	k8sTypeMeta `yaml:",inline"`
+	Metadata    k8sObjectMeta `yaml:"metadata"`
+	Spec        struct {
+		Groups []struct {
+			Name  string `yaml:"name"`
+			Rules []struct {
+				Alert       string            `yaml:"alert"`
+				Expr        string            `yaml:"expr"`
+				For         string            `yaml:"for"`
+				Labels      map[string]string `yaml:"labels"`
+				Annotations map[string]string `yaml:"annotations"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	} `yaml:"spec"`
+}
+
+// k8sKinds maps apiVersion and kind to the struct a document decodes into.
+var k8sKinds = map[string]func() any{
+	"kustomize.config.k8s.io/v1beta1 Kustomization": func() any { return new(k8sKustomization) },
+	"v1 ConfigMap":                            func() any { return new(k8sConfigMap) },
+	"v1 Service":                              func() any { return new(k8sService) },
+	"v1 PersistentVolumeClaim":                func() any { return new(k8sPVC) },
+	"apps/v1 Deployment":                      func() any { return new(k8sDeployment) },
+	"batch/v1 CronJob":                        func() any { return new(k8sCronJob) },
+	"policy/v1 PodDisruptionBudget":           func() any { return new(k8sPDB) },
+	"autoscaling/v2 HorizontalPodAutoscaler":  func() any { return new(k8sHPA) },
+	"networking.k8s.io/v1 Ingress":            func() any { return new(k8sIngress) },
+	"monitoring.coreos.com/v1 ServiceMonitor": func() any { return new(k8sServiceMonitor) },
+	"monitoring.coreos.com/v1 PrometheusRule": func() any { return new(k8sPrometheusRule) },
+}
+
+// ---- the tests ------------------------------------------------------------
+
+const deployConfigPath = "/etc/headgate/headgate.toml"
+
+// k8sLayout is a kustomization a user applies, and what its config must say.
+type k8sLayout struct {
+	dir     string
+	mode    rules.Mode
+	serving bool // runs headgate serve
+}
+
+var k8sLayouts = []k8sLayout{
+	{"sidecar", rules.ModeProduction, true},
+	{"ingress", rules.ModeProduction, true},
+	{"staging", rules.ModeStaging, true},
+	{"monitoring", "", false},
+}
+
+// TestDeployManifestsStrict decodes every YAML file under deploy/kubernetes
+// into its kind's struct, rejecting unknown fields and unknown kinds.
+func TestDeployManifestsStrict(t *testing.T) {
+	root := deployRoot(t)
+	n := 0
+	err := filepath.WalkDir(filepath.Join(root, "kubernetes"), func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		switch filepath.Ext(path) {
+		case ".yaml":
+		case ".yml", ".json":
+			t.Errorf("%s: name manifests *.yaml", path)
+			return nil
+		default:
+			return nil
+		}
+		n++
+		docs, err := yamlParseFile(path)
+		if err != nil {
+			t.Error(err)
+			return nil
+		}
+		for i, doc := range docs {
+			if _, err := k8sDecodeObject(fmt.Sprintf("%s: document %d", deployRel(root, path), i+1), doc); err != nil {
+				t.Error(err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no manifests under deploy/kubernetes")
+	}
+}
+
+// TestDeployLayouts renders each layout from its kustomization (resources,
+// patches, namespace, labels) and checks it for consistency.
+func TestDeployLayouts(t *testing.T) {
+	root := deployRoot(t)
+	df := readDeployDockerfile(t, root)
+	configs := map[string]*rules.Config{}
+	sources := map[string]string{}
+	for _, l := range k8sLayouts {
+		t.Run(l.dir, func(t *testing.T) {
+			docs, err := k8sRender(filepath.Join(root, "kubernetes", l.dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs := k8sDecodeAll(t, l.dir, docs)
+			if l.serving {
+				configs[l.dir], sources[l.dir] = checkK8sServing(t, objs, l.mode, df)
+			}
+		})
+	}
+	checkK8sMonitoring(t, root)
+	// Staging audits what production will serve: the same rules, the same
+	// base URL (a leaked staging page names the production original).
+	prod, stg := configs["ingress"], configs["staging"]
+	if prod != nil && stg != nil {
+		if prod.Site.BaseURL != stg.Site.BaseURL {
+			t.Errorf("staging base_url %q differs from production's %q: staging canonicals must name production", stg.Site.BaseURL, prod.Site.BaseURL)
+		}
+		if a, b := deployRulesText(sources["ingress"]), deployRulesText(sources["staging"]); a != b {
+			t.Errorf("the staging config's rules differ from the ingress config's: staging must audit the rules production serves")
+		}
+	}
+}
+
+// TestDeployKubectlKustomize builds every layout with kubectl, when it is
+// installed, and puts the output through the same checks.
+func TestDeployKubectlKustomize(t *testing.T) {
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Skip("kubectl not on PATH: the layouts are checked from their sources only")
+	}
+	root := deployRoot(t)
+	df := readDeployDockerfile(t, root)
+	for _, l := range append(k8sLayouts, k8sLayout{"base", rules.ModeProduction, false}) {
+		t.Run(l.dir, func(t *testing.T) {
+			cmd := exec.Command(kubectl, "kustomize", filepath.Join(root, "kubernetes", l.dir))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("kubectl kustomize %s: %v\n%s", l.dir, err, stderr.String())
+			}
+			docs, err := yamlParse("kubectl kustomize "+l.dir, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs := k8sDecodeAll(t, l.dir, docs)
+			if l.serving {
+				checkK8sServing(t, objs, l.mode, df)
+			}
+		})
+	}
+}
+
+// TestDeployDockerfile checks deploy/Dockerfile statically: there is no
+// Docker engine where the tests run.
+func TestDeployDockerfile(t *testing.T) {
+	root := deployRoot(t)
+	df := readDeployDockerfile(t, root)
+	if len(df.stages) < 2 {
+		t.Fatalf("Dockerfile: %d stage(s), want a build stage and a run stage", len(df.stages))
+	}
+	build, final := df.stages[0], df.stages[len(df.stages)-1]
+
+	gomod, err := os.ReadFile(filepath.Join(root, "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goVersion := regexp.MustCompile(`(?m)^go (\d+\.\d+)`).FindSubmatch(gomod)
+	if goVersion == nil {
+		t.Fatal("go.mod: no go directive")
+	}
+	if want := "golang:" + string(goVersion[1]); !strings.HasPrefix(build.image, want) {
+		t.Errorf("build stage FROM %s: want %s (go.mod says go %s)", build.image, want, goVersion[1])
+	}
+	for _, s := range df.stages {
+		if strings.HasSuffix(s.image, ":latest") || !strings.Contains(s.image, ":") && s.image != "scratch" {
+			t.Errorf("FROM %s: name a version, not latest", s.image)
+		}
+		if s.image != "scratch" && !strings.Contains(s.image, "@sha256:") {
+			t.Logf("note: FROM %s is not pinned by digest; production builds should pin it", s.image)
+		}
+	}
+
+	// The build: static, trimmed, versioned, from ./cmd/headgate.
+	var out string
+	for _, run := range build.instr("RUN") {
+		if !strings.Contains(run, "go build") {
+			continue
+		}
+		for _, want := range []string{"CGO_ENABLED=0", "-trimpath", "-ldflags", "-s -w", "-X main.buildVersion=", "./cmd/headgate"} {
+			if !strings.Contains(run, want) {
+				t.Errorf("RUN go build: no %q in %q", want, run)
+			}
+		}
+		if m := regexp.MustCompile(`-o\s+(\S+)`).FindStringSubmatch(run); m != nil {
+			out = m[1]
+		}
+	}
+	if out == "" {
+		t.Fatal("build stage: no RUN go build -o FILE")
+	}
+	src, err := os.ReadFile(filepath.Join(root, "..", "cmd", "headgate", "flags.go"))
+	if err != nil || !bytes.Contains(src, []byte("var buildVersion")) {
+		t.Errorf("cmd/headgate has no var buildVersion for -X main.buildVersion (%v)", err)
+	}
+
+	// The run stage: the binary where ENTRYPOINT says, a non-root user.
+	if !strings.HasPrefix(final.image, "gcr.io/distroless/static") && final.image != "scratch" {
+		t.Errorf("run stage FROM %s: want gcr.io/distroless/static… or scratch", final.image)
+	}
+	if final.image == "scratch" && !slices.ContainsFunc(final.instr("COPY"), func(s string) bool { return strings.Contains(s, "ca-certificates") }) {
+		t.Error("a scratch image needs CA certificates for https upstreams")
+	}
+	var binary string
+	for _, c := range final.instr("COPY") {
+		f := strings.Fields(c)
+		if len(f) == 3 && f[0] == "--from="+build.name && f[1] == out {
+			binary = f[2]
+		}
+	}
+	if binary == "" {
+		t.Errorf("run stage: no COPY --from=%s %s …", build.name, out)
+	}
+	if got := final.last("ENTRYPOINT"); got != fmt.Sprintf(`["%s"]`, binary) {
+		t.Errorf(`ENTRYPOINT %s: want ["%s"] (exec form, the copied binary)`, got, binary)
+	}
+	if got := final.last("CMD"); got != `["serve"]` {
+		t.Errorf(`CMD %s: want ["serve"]`, got)
+	}
+	user := final.last("USER")
+	uid, _, _ := strings.Cut(user, ":")
+	if n, err := strconv.Atoi(uid); err != nil || n == 0 {
+		t.Errorf("USER %q: want a numeric non-root uid (Kubernetes can only verify runAsNonRoot for a number)", user)
+	}
+	if df.env["HEADGATE_CONFIG"] != deployConfigPath {
+		t.Errorf("ENV HEADGATE_CONFIG=%q, want %q", df.env["HEADGATE_CONFIG"], deployConfigPath)
+	}
+	for _, p := range []string{"8080", "9090"} {
+		if !slices.Contains(df.expose, p) {
+			t.Errorf("EXPOSE %v: want %s", df.expose, p)
+		}
+	}
+
+	// What the build needs must reach the build context.
+	ignore, err := os.ReadFile(filepath.Join(root, "Dockerfile.dockerignore"))
+	if err == nil {
+		for _, line := range strings.Split(string(ignore), "\n") {
+			line = strings.Trim(strings.TrimSpace(line), "/")
+			for _, need := range []string{"go.mod", "go.sum", "cmd", "internal", "rules", "rewrite", "proxy", "sitemap", "audit", "*", "**"} {
+				if line == need {
+					t.Errorf("Dockerfile.dockerignore excludes %s, which the build needs", need)
+				}
+			}
+		}
+	}
+}
+
+// ---- layout checks ----------------------------------------------------------
+
+type k8sObjects struct {
+	configMaps   []*k8sConfigMap
+	services     []*k8sService
+	deployments  []*k8sDeployment
+	cronJobs     []*k8sCronJob
+	pdbs         []*k8sPDB
+	hpas         []*k8sHPA
+	ingresses    []*k8sIngress
+	pvcs         []*k8sPVC
+	monitors     []*k8sServiceMonitor
+	promRules    []*k8sPrometheusRule
+	namespaceSet map[string]bool
+}
+
+func k8sDecodeAll(t *testing.T, name string, docs []any) *k8sObjects {
+	t.Helper()
+	o := &k8sObjects{namespaceSet: map[string]bool{}}
+	for i, doc := range docs {
+		v, err := k8sDecodeObject(fmt.Sprintf("%s: object %d", name, i+1), doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch v := v.(type) {
+		case *k8sConfigMap:
+			o.configMaps = append(o.configMaps, v)
+			o.namespaceSet[v.Metadata.Namespace] = true
+		case *k8sService:
+			o.services = append(o.services, v)
+			o.namespaceSet[v.Metadata.Namespace] = true
+		case *k8sDeployment:
+			o.deployments = append(o.deployments, v)
+			o.namespaceSet[v.Metadata.Namespace] = true
+		case *k8sCronJob:
+			o.cronJobs = append(o.cronJobs, v)
+			o.namespaceSet[v.Metadata.Namespace] = true
+		case *k8sPDB:
+			o.pdbs = append(o.pdbs, v)
+		case *k8sHPA:
+			o.hpas = append(o.hpas, v)
+		case *k8sIngress:
+			o.ingresses = append(o.ingresses, v)
+		case *k8sPVC:
+			o.pvcs = append(o.pvcs, v)
+		case *k8sServiceMonitor:
+			o.monitors = append(o.monitors, v)
+		case *k8sPrometheusRule:
+			o.promRules = append(o.promRules, v)
+		case *k8sKustomization:
+			t.Fatalf("%s: a Kustomization among the rendered objects", name)
+		}
+	}
+	return o
+}
+
+// k8sWorkload is one pod template that runs headgate, with where it came from.
+type k8sWorkload struct {
+	name string
+	pod  *k8sPodTemplate
+	c    *k8sContainer
+}
+
+// checkK8sServing checks a layout that runs `headgate serve` and returns
+// its config and the config's text.
+func checkK8sServing(t *testing.T, o *k8sObjects, mode rules.Mode, df *deployDockerfile) (*rules.Config, string) {
+	t.Helper()
+	if len(o.namespaceSet) > 1 {
+		t.Errorf("objects in several namespaces: %v", o.namespaceSet)
+	}
+	if len(o.configMaps) != 1 {
+		t.Fatalf("%d ConfigMaps, want the one with headgate.toml", len(o.configMaps))
+	}
+	cm := o.configMaps[0]
+	src, ok := cm.Data["headgate.toml"]
+	if !ok {
+		t.Fatalf("ConfigMap %s has no headgate.toml", cm.Metadata.Name)
+	}
+	base, err := rules.Parse("headgate.toml", []byte(src), nil)
+	if err != nil {
+		t.Fatalf("ConfigMap %s: headgate.toml does not pass check:\n%v", cm.Metadata.Name, err)
+	}
+	if base.Site.Mode != mode {
+		t.Errorf("headgate.toml: site.mode = %q, want %q", base.Site.Mode, mode)
+	}
+
+	var servers, jobs []k8sWorkload
+	for _, d := range o.deployments {
+		for i := range d.Spec.Template.Spec.Containers {
+			c := &d.Spec.Template.Spec.Containers[i]
+			if k8sIsHeadgate(c) {
+				servers = append(servers, k8sWorkload{"Deployment " + d.Metadata.Name, &d.Spec.Template, c})
+			}
+		}
+		if !k8sSelects(d.Spec.Selector.MatchLabels, d.Spec.Template.Metadata.Labels) {
+			t.Errorf("Deployment %s: the selector %v does not select its own pods %v", d.Metadata.Name, d.Spec.Selector.MatchLabels, d.Spec.Template.Metadata.Labels)
+		}
+	}
+	for _, cj := range o.cronJobs {
+		tpl := &cj.Spec.JobTemplate.Spec.Template
+		for i := range tpl.Spec.Containers {
+			if c := &tpl.Spec.Containers[i]; k8sIsHeadgate(c) {
+				jobs = append(jobs, k8sWorkload{"CronJob " + cj.Metadata.Name, tpl, c})
+			}
+		}
+		if cj.Spec.ConcurrencyPolicy != "Forbid" {
+			t.Errorf("CronJob %s: concurrencyPolicy %q, want Forbid (two sitemap builds must not race)", cj.Metadata.Name, cj.Spec.ConcurrencyPolicy)
+		}
+		if rp := tpl.Spec.RestartPolicy; rp != "Never" && rp != "OnFailure" {
+			t.Errorf("CronJob %s: restartPolicy %q", cj.Metadata.Name, rp)
+		}
+	}
+	if len(servers) == 0 {
+		t.Fatal("no Deployment runs headgate")
+	}
+
+	var cfg *rules.Config
+	for _, w := range append(servers, jobs...) {
+		c := checkK8sWorkload(t, w, cm, src, df)
+		if c != nil && slices.ContainsFunc(servers, func(s k8sWorkload) bool { return s.c == w.c }) {
+			cfg = c
+			checkK8sServer(t, w, c)
+		}
+		if c != nil && slices.ContainsFunc(jobs, func(s k8sWorkload) bool { return s.c == w.c }) {
+			checkK8sSitemapJob(t, w, c, o)
+		}
+	}
+	if cfg == nil {
+		return nil, src
+	}
+
+	// Services: the public one reaches headgate's listener; the admin port
+	// is only on a headless Service (for a ServiceMonitor), never public.
+	listen, admin := addrPort(t, "server.listen", cfg.Server.Listen), addrPort(t, "server.admin_listen", cfg.Server.AdminListen)
+	public := map[string]*k8sService{}
+	for _, s := range o.services {
+		w := k8sSelectedWorkload(servers, s.Spec.Selector)
+		if w == nil {
+			t.Errorf("Service %s: selector %v selects no pod that runs headgate", s.Metadata.Name, s.Spec.Selector)
+			continue
+		}
+		for _, p := range s.Spec.Ports {
+			target, ok := k8sContainerPort(w.c, p.TargetPort)
+			switch {
+			case !ok:
+				t.Errorf("Service %s port %s: targetPort %s is no port of container %s", s.Metadata.Name, p.Name, p.TargetPort, w.c.Name)
+			case target == listen:
+				public[s.Metadata.Name] = s
+			case target == admin:
+				if s.Spec.ClusterIP != "None" {
+					t.Errorf("Service %s exposes the admin port %d on a cluster IP: keep it on a headless Service for Prometheus only", s.Metadata.Name, admin)
+				}
+			default:
+				t.Errorf("Service %s port %s: targetPort %s (%d) is neither server.listen (%d) nor server.admin_listen (%d)", s.Metadata.Name, p.Name, p.TargetPort, target, listen, admin)
+			}
+		}
+	}
+	if len(public) == 0 {
+		t.Errorf("no Service targets server.listen (%d)", listen)
+	}
+
+	// Ingress: to the public Service's port, for the site's host.
+	baseHost := deployHostOf(cfg.Site.BaseURL)
+	for _, in := range o.ingresses {
+		for _, r := range in.Spec.Rules {
+			if mode == rules.ModeProduction && r.Host != baseHost {
+				t.Errorf("Ingress %s: host %q, but site.base_url names %q", in.Metadata.Name, r.Host, baseHost)
+			}
+			if mode == rules.ModeStaging && r.Host == baseHost {
+				t.Errorf("Ingress %s: the staging copy answers for the production host %q", in.Metadata.Name, r.Host)
+			}
+			if r.HTTP == nil {
+				t.Errorf("Ingress %s: rule without http", in.Metadata.Name)
+				continue
+			}
+			for _, p := range r.HTTP.Paths {
+				b := p.Backend.Service
+				if b == nil {
+					t.Errorf("Ingress %s %s: no service backend", in.Metadata.Name, p.Path)
+					continue
+				}
+				s := public[b.Name]
+				if s == nil {
+					t.Errorf("Ingress %s %s: backend %s is not a Service of headgate's public port", in.Metadata.Name, p.Path, b.Name)
+					continue
+				}
+				if !slices.ContainsFunc(s.Spec.Ports, func(sp k8sServicePort) bool {
+					return b.Port.Name != "" && sp.Name == b.Port.Name || b.Port.Number != 0 && sp.Port == b.Port.Number
+				}) {
+					t.Errorf("Ingress %s %s: Service %s has no port %s%d", in.Metadata.Name, p.Path, b.Name, b.Port.Name, b.Port.Number)
+				}
+			}
+		}
+		for _, tls := range in.Spec.TLS {
+			for _, h := range tls.Hosts {
+				if !slices.ContainsFunc(in.Spec.Rules, func(r k8sIngressRule) bool {
+					return r.Host == h
+				}) {
+					t.Errorf("Ingress %s: TLS host %q has no rule", in.Metadata.Name, h)
+				}
+			}
+		}
+	}
+
+	// Autoscaler and disruption budget: on the headgate Deployment.
+	for _, h := range o.hpas {
+		d := k8sFindDeployment(o, h.Spec.ScaleTargetRef.Name)
+		if h.Spec.ScaleTargetRef.Kind != "Deployment" || d == nil {
+			t.Errorf("HorizontalPodAutoscaler %s: target %s %s is not a Deployment here", h.Metadata.Name, h.Spec.ScaleTargetRef.Kind, h.Spec.ScaleTargetRef.Name)
+			continue
+		}
+		if d.Spec.Replicas != nil {
+			t.Errorf("Deployment %s sets replicas and has an autoscaler: every kubectl apply would reset the count", d.Metadata.Name)
+		}
+		if h.Spec.MinReplicas == nil || *h.Spec.MinReplicas > h.Spec.MaxReplicas {
+			t.Errorf("HorizontalPodAutoscaler %s: minReplicas %v, maxReplicas %d", h.Metadata.Name, h.Spec.MinReplicas, h.Spec.MaxReplicas)
+		}
+		cpu := false
+		for _, m := range h.Spec.Metrics {
+			if m.Type == "Resource" && m.Resource != nil && m.Resource.Name == "cpu" && m.Resource.Target.Type == "Utilization" && m.Resource.Target.AverageUtilization != nil {
+				cpu = true
+			}
+		}
+		if !cpu {
+			t.Errorf("HorizontalPodAutoscaler %s: no CPU utilization target", h.Metadata.Name)
+		}
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if c.Resources == nil || c.Resources.Requests["cpu"] == "" {
+				t.Errorf("Deployment %s container %s: no CPU request, so no CPU utilization to scale on", d.Metadata.Name, c.Name)
+			}
+		}
+	}
+	for _, p := range o.pdbs {
+		if k8sSelectedWorkload(servers, p.Spec.Selector.MatchLabels) == nil {
+			t.Errorf("PodDisruptionBudget %s: selector %v selects no headgate pod", p.Metadata.Name, p.Spec.Selector.MatchLabels)
+		}
+		if (p.Spec.MinAvailable == nil) == (p.Spec.MaxUnavailable == nil) {
+			t.Errorf("PodDisruptionBudget %s: set exactly one of minAvailable and maxUnavailable", p.Metadata.Name)
+		}
+		if p.Spec.MinAvailable != nil && !p.Spec.MinAvailable.IsStr {
+			for _, h := range o.hpas {
+				if h.Spec.MinReplicas != nil && p.Spec.MinAvailable.Int >= *h.Spec.MinReplicas {
+					t.Errorf("PodDisruptionBudget %s: minAvailable %d leaves no pod to evict at %d replicas: node drains would block", p.Metadata.Name, p.Spec.MinAvailable.Int, *h.Spec.MinReplicas)
+				}
+			}
+		}
+	}
+	for _, p := range o.pvcs {
+		used := false
+		for _, w := range jobs {
+			for _, v := range w.pod.Spec.Volumes {
+				used = used || v.PersistentVolumeClaim != nil && v.PersistentVolumeClaim.ClaimName == p.Metadata.Name
+			}
+		}
+		if !used {
+			t.Errorf("PersistentVolumeClaim %s: no headgate job mounts it", p.Metadata.Name)
+		}
+	}
+	return cfg, src
+}
+
+// checkK8sWorkload checks what every headgate container needs: the config
+// mounted where -config says, security settings, resources. It returns the
+// config as the container sees it (its HEADGATE_* environment applied).
+func checkK8sWorkload(t *testing.T, w k8sWorkload, cm *k8sConfigMap, src string, df *deployDockerfile) *rules.Config {
+	t.Helper()
+	where := fmt.Sprintf("%s container %s", w.name, w.c.Name)
+	c := w.c
+	if len(c.Command) > 0 && !slices.Equal(c.Command, []string{df.entrypointBinary()}) {
+		t.Errorf("%s: command %v replaces the image's ENTRYPOINT %s", where, c.Command, df.entrypointBinary())
+	}
+	if len(c.Args) > 0 {
+		flags, ok := deploySubcommandFlags(t)[c.Args[0]]
+		if !ok {
+			t.Errorf("%s: args %v: no subcommand %q in cmd/headgate", where, c.Args, c.Args[0])
+		}
+		for _, a := range c.Args[1:] {
+			if name, isFlag := strings.CutPrefix(a, "-"); isFlag && !flags[strings.TrimLeft(name, "-")] {
+				t.Errorf("%s: args %v: headgate %s has no flag %s", where, c.Args, c.Args[0], a)
+			}
+		}
+	}
+	env := map[string]string{}
+	for _, e := range c.Env {
+		env[e.Name] = e.Value
+	}
+	cfgPath := df.env["HEADGATE_CONFIG"]
+	if v, ok := env["HEADGATE_CONFIG"]; ok {
+		cfgPath = v
+	}
+	if i := slices.Index(c.Args, "-config"); i >= 0 && i+1 < len(c.Args) {
+		cfgPath = c.Args[i+1]
+	}
+	if cfgPath != deployConfigPath {
+		t.Errorf("%s: config %q, want %q", where, cfgPath, deployConfigPath)
+	}
+	if v, ok := env["HEADGATE_CONFIG"]; ok && v != cfgPath {
+		t.Errorf("%s: HEADGATE_CONFIG=%q but -config %q", where, v, cfgPath)
+	}
+	mounted := false
+	for _, m := range c.VolumeMounts {
+		if m.MountPath != filepath.Dir(cfgPath) {
+			continue
+		}
+		mounted = true
+		if m.SubPath != "" {
+			t.Errorf("%s: the config is mounted with subPath %q: such files never see ConfigMap updates", where, m.SubPath)
+		}
+		if !m.ReadOnly {
+			t.Errorf("%s: mount the config read-only", where)
+		}
+		var vol string
+		for _, v := range w.pod.Spec.Volumes {
+			if v.Name == m.Name && v.ConfigMap != nil {
+				vol = v.ConfigMap.Name
+			}
+		}
+		if vol != cm.Metadata.Name {
+			t.Errorf("%s: %s is volume %s, not the ConfigMap %s", where, m.MountPath, m.Name, cm.Metadata.Name)
+		}
+		if _, ok := cm.Data[filepath.Base(cfgPath)]; !ok {
+			t.Errorf("%s: ConfigMap %s has no key %s", where, cm.Metadata.Name, filepath.Base(cfgPath))
+		}
+	}
+	if !mounted {
+		t.Errorf("%s: nothing is mounted at %s, the directory of %s", where, filepath.Dir(cfgPath), cfgPath)
+	}
+
+	// Security: non-root, read-only root, no capabilities.
+	pod, sc := w.pod.Spec.SecurityContext, c.SecurityContext
+	if sc == nil {
+		sc = &k8sSecurityContext{}
+	}
+	if pod == nil {
+		pod = &k8sSecurityContext{}
+	}
+	if !(k8sTrue(sc.RunAsNonRoot) || sc.RunAsNonRoot == nil && k8sTrue(pod.RunAsNonRoot)) {
+		t.Errorf("%s: runAsNonRoot is not true", where)
+	}
+	for _, u := range []*int{sc.RunAsUser, pod.RunAsUser} {
+		if u != nil && *u == 0 {
+			t.Errorf("%s: runAsUser 0", where)
+		}
+	}
+	if !k8sTrue(sc.ReadOnlyRootFilesystem) {
+		t.Errorf("%s: readOnlyRootFilesystem is not true", where)
+	}
+	if sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		t.Errorf("%s: allowPrivilegeEscalation is not false", where)
+	}
+	if sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") {
+		t.Errorf("%s: capabilities do not drop ALL", where)
+	}
+	if c.Resources == nil || c.Resources.Requests["memory"] == "" || c.Resources.Requests["cpu"] == "" || c.Resources.Limits["memory"] == "" {
+		t.Errorf("%s: want cpu and memory requests and a memory limit", where)
+	} else if req, lim := k8sQuantity(t, c.Resources.Requests["memory"]), k8sQuantity(t, c.Resources.Limits["memory"]); req > lim {
+		t.Errorf("%s: memory request %s above the limit %s", where, c.Resources.Requests["memory"], c.Resources.Limits["memory"])
+	} else if gm, ok := env["GOMEMLIMIT"]; ok && k8sQuantity(t, gm) >= lim {
+		t.Errorf("%s: GOMEMLIMIT %s is not below the memory limit %s", where, gm, c.Resources.Limits["memory"])
+	}
+
+	// The config as this container loads it.
+	cfg, err := rules.Parse(cfgPath, []byte(src), func(k string) (string, bool) {
+		v, ok := env[k]
+		return v, ok
+	})
+	if err != nil {
+		t.Errorf("%s: the config with the container's environment does not pass check:\n%v", where, err)
+		return nil
+	}
+	return cfg
+}
+
+// checkK8sServer checks a `headgate serve` container against its config.
+func checkK8sServer(t *testing.T, w k8sWorkload, cfg *rules.Config) {
+	t.Helper()
+	where := fmt.Sprintf("%s container %s", w.name, w.c.Name)
+	c := w.c
+	if len(c.Args) > 0 && c.Args[0] != "serve" && !strings.HasPrefix(c.Args[0], "-") {
+		t.Errorf("%s: args %v, want serve", where, c.Args)
+	}
+	listen, admin := addrPort(t, "server.listen", cfg.Server.Listen), addrPort(t, "server.admin_listen", cfg.Server.AdminListen)
+	if host, _, _ := net.SplitHostPort(cfg.Server.AdminListen); host != "" && host != "0.0.0.0" && host != "::" {
+		t.Errorf("server.admin_listen %q: the kubelet's probes and Prometheus reach the pod IP, not %s", cfg.Server.AdminListen, host)
+	}
+	if p, ok := k8sNamedPort(c, "http"); !ok || p != listen {
+		t.Errorf("%s: port http = %d, want server.listen's %d", where, p, listen)
+	}
+	if p, ok := k8sNamedPort(c, "admin"); !ok || p != admin {
+		t.Errorf("%s: port admin = %d, want server.admin_listen's %d", where, p, admin)
+	}
+	for _, pr := range []struct {
+		name string
+		p    *k8sProbe
+		path string
+	}{{"liveness", c.LivenessProbe, "/healthz"}, {"readiness", c.ReadinessProbe, "/readyz"}} {
+		if pr.p == nil || pr.p.HTTPGet == nil {
+			t.Errorf("%s: no %s probe", where, pr.name)
+			continue
+		}
+		if pr.p.HTTPGet.Path != pr.path {
+			t.Errorf("%s: %s probe on %s, want %s", where, pr.name, pr.p.HTTPGet.Path, pr.path)
+		}
+		if p, ok := k8sContainerPort(c, pr.p.HTTPGet.Port); !ok || p != admin {
+			t.Errorf("%s: %s probe on port %s, want the admin port %d", where, pr.name, pr.p.HTTPGet.Port, admin)
+		}
+	}
+
+	// Shutdown: preStop sleep, then SIGTERM and shutdown_timeout of
+	// draining, all within the grace period.
+	sleep := 0
+	if c.Lifecycle != nil && c.Lifecycle.PreStop != nil && c.Lifecycle.PreStop.Sleep != nil {
+		sleep = c.Lifecycle.PreStop.Sleep.Seconds
+	} else {
+		t.Errorf("%s: no preStop sleep: the endpoint is removed after SIGTERM, and requests still arrive meanwhile", where)
+	}
+	grace := 30 // the Kubernetes default
+	if g := w.pod.Spec.TerminationGracePeriodSeconds; g != nil {
+		grace = *g
+	}
+	if need := time.Duration(sleep)*time.Second + cfg.Server.ShutdownTimeout; time.Duration(grace)*time.Second <= need {
+		t.Errorf("%s: terminationGracePeriodSeconds %d is not above preStop %ds + shutdown_timeout %s", where, grace, sleep, cfg.Server.ShutdownTimeout)
+	}
+
+	// Annotation-based scraping: the admin port.
+	a := w.pod.Metadata.Annotations
+	if a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != strconv.Itoa(admin) || a["prometheus.io/path"] != "/metrics" {
+		t.Errorf("%s: prometheus.io annotations %v, want scrape true, port %d, path /metrics", w.name, a, admin)
+	}
+}
+
+// checkK8sSitemapJob checks a `headgate sitemap -o DIR` container.
+func checkK8sSitemapJob(t *testing.T, w k8sWorkload, cfg *rules.Config, o *k8sObjects) {
+	t.Helper()
+	where := fmt.Sprintf("%s container %s", w.name, w.c.Name)
+	if len(w.c.Args) == 0 || w.c.Args[0] != "sitemap" {
+		t.Errorf("%s: args %v, want sitemap …", where, w.c.Args)
+		return
+	}
+	if !slices.ContainsFunc(cfg.Rules, func(r *rules.Rule) bool { return r.Sitemap }) {
+		t.Errorf("%s: the config has no sitemap = true rule: headgate sitemap has nothing to write", where)
+	}
+	i := slices.Index(w.c.Args, "-o")
+	if i < 0 || i+1 >= len(w.c.Args) {
+		t.Errorf("%s: no -o DIR", where)
+		return
+	}
+	dir := w.c.Args[i+1]
+	for _, m := range w.c.VolumeMounts {
+		if m.MountPath != dir {
+			continue
+		}
+		if m.ReadOnly {
+			t.Errorf("%s: -o %s is mounted read-only", where, dir)
+		}
+		for _, v := range w.pod.Spec.Volumes {
+			if v.Name == m.Name && v.PersistentVolumeClaim != nil {
+				if !slices.ContainsFunc(o.pvcs, func(p *k8sPVC) bool { return p.Metadata.Name == v.PersistentVolumeClaim.ClaimName }) {
+					t.Errorf("%s: claim %s is not in the layout", where, v.PersistentVolumeClaim.ClaimName)
+				}
+			}
+		}
+		return
+	}
+	t.Errorf("%s: -o %s is no volume mount (the root filesystem is read-only)", where, dir)
+}
+
+// checkK8sMonitoring checks the ServiceMonitor and alerts against the admin
+// Services of the serving layouts and the metric names in the code.
+func checkK8sMonitoring(t *testing.T, root string) {
+	t.Helper()
+	docs, err := k8sRender(filepath.Join(root, "kubernetes", "monitoring"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mon := k8sDecodeAll(t, "monitoring", docs)
+	if len(mon.monitors) == 0 || len(mon.promRules) == 0 {
+		t.Fatal("monitoring: want a ServiceMonitor and a PrometheusRule")
+	}
+	for _, dir := range []string{"sidecar", "ingress"} {
+		docs, err := k8sRender(filepath.Join(root, "kubernetes", dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := k8sDecodeAll(t, dir, docs)
+		for _, m := range mon.monitors {
+			found := false
+			for _, s := range o.services {
+				if !k8sSelects(m.Spec.Selector.MatchLabels, s.Metadata.Labels) {
+					continue
+				}
+				found = true
+				for _, e := range m.Spec.Endpoints {
+					if !slices.ContainsFunc(s.Spec.Ports, func(p k8sServicePort) bool {
+						return p.Name == e.Port
+					}) {
+						t.Errorf("ServiceMonitor %s: Service %s (%s) has no port %q", m.Metadata.Name, s.Metadata.Name, dir, e.Port)
+					}
+					if e.Path != "/metrics" {
+						t.Errorf("ServiceMonitor %s: path %q, want /metrics", m.Metadata.Name, e.Path)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("ServiceMonitor %s: selects no Service of the %s layout", m.Metadata.Name, dir)
+			}
+		}
+	}
+
+	// Every metric an alert names exists in the code, and so does every
+	// outcome or result it matches.
+	known := deployMetricNames(t, root)
+	outcomes := []string{"rewritten", "passthrough", "skipped_too_large", "skipped_encoding", "skipped_charset",
+		"denied", "sitemap", "robots", "upstream_error", "bad_request", "canceled"}
+	wantAlerts := map[string]string{
+		"headgate_requests_total{outcome=~\"skipped_":           "rewrite skips",
+		"headgate_requests_total{outcome=\"upstream_error":      "upstream errors",
+		"headgate_sitemap_generations_total{result=\"error":     "sitemap failures",
+		"headgate_config_reloads_total{result=~\"error|refused": "reload failures",
+	}
+	seen := map[string]bool{}
+	for _, pr := range mon.promRules {
+		for _, g := range pr.Spec.Groups {
+			for _, r := range g.Rules {
+				if r.Alert == "" || r.Expr == "" || r.Labels["severity"] == "" || r.Annotations["summary"] == "" {
+					t.Errorf("PrometheusRule %s: rule %q needs alert, expr, a severity label and a summary", pr.Metadata.Name, r.Alert)
+				}
+				for _, name := range regexp.MustCompile(`headgate_[a-z_]+`).FindAllString(r.Expr, -1) {
+					if !known[name] {
+						t.Errorf("alert %s: no metric %s in the code (have %v)", r.Alert, name, deploySortedKeys(known))
+					}
+				}
+				for _, m := range regexp.MustCompile(`(outcome|result)=~?"([^"]*)"`).FindAllStringSubmatch(r.Expr, -1) {
+					for _, v := range strings.Split(m[2], "|") {
+						if strings.Contains(v, ".*") {
+							continue
+						}
+						if m[1] == "outcome" && !slices.Contains(outcomes, v) || m[1] == "result" && !slices.Contains([]string{"ok", "error", "refused"}, v) {
+							t.Errorf("alert %s: %s %q is never counted", r.Alert, m[1], v)
+						}
+					}
+				}
+				for k := range wantAlerts {
+					if strings.Contains(r.Expr, k) {
+						seen[k] = true
+					}
+				}
+			}
+		}
+	}
+	for k, what := range wantAlerts {
+		if !seen[k] {
+			t.Errorf("no alert on %s (%s…)", what, k)
+		}
+	}
+}
+
+// deployMetricNames lists the headgate_* metric names registered in the code.
+func deployMetricNames(t *testing.T, root string) map[string]bool {
+	t.Helper()
+	names := map[string]bool{}
+	for _, pkg := range []string{"proxy", "sitemap"} {
+		files, _ := filepath.Glob(filepath.Join(root, "..", pkg, "*.go"))
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range regexp.MustCompile(`Name:\s*"(headgate_[a-z_]+)"`).FindAllSubmatch(src, -1) {
+				names[string(m[1])] = true
+			}
+		}
+	}
+	if len(names) == 0 {
+		t.Fatal("no headgate_* metrics found in proxy/ and sitemap/")
+	}
+	return names
+}
+
+// ---- small helpers ----------------------------------------------------------
+
+func deployRoot(t *testing.T) string {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(root, "deploy")
+}
+
+func deployRel(root, path string) string {
+	if r, err := filepath.Rel(filepath.Dir(root), path); err == nil {
+		return r
+	}
+	return path
+}
+
+func k8sIsHeadgate(c *k8sContainer) bool {
+	return c.Name == "headgate" || strings.Contains(c.Image, "/headgate")
+}
+
+func k8sTrue(b *bool) bool { return b != nil && *b }
+
+// k8sSelects reports whether a selector selects labels (an empty selector
+// selects nothing here: it is always a mistake in these manifests).
+func k8sSelects(sel, labels map[string]string) bool {
+	if len(sel) == 0 {
+		return false
+	}
+	for k, v := range sel {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func k8sSelectedWorkload(ws []k8sWorkload, sel map[string]string) *k8sWorkload {
+	for i := range ws {
+		if k8sSelects(sel, ws[i].pod.Metadata.Labels) {
+			return &ws[i]
+		}
+	}
+	return nil
+}
+
+func k8sFindDeployment(o *k8sObjects, name string) *k8sDeployment {
+	for _, d := range o.deployments {
+		if d.Metadata.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+func k8sNamedPort(c *k8sContainer, name string) (int, bool) {
+	for _, p := range c.Ports {
+		if p.Name == name {
+			return p.ContainerPort, true
+		}
+	}
+	return 0, false
+}
+
+// k8sContainerPort resolves a port number or name against a container.
+func k8sContainerPort(c *k8sContainer, p k8sIntOrString) (int, bool) {
+	if p.IsStr {
+		return k8sNamedPort(c, p.Str)
+	}
+	return p.Int, p.Int > 0
+}
+
+func addrPort(t *testing.T, key, addr string) int {
+	t.Helper()
+	_, p, err := net.SplitHostPort(addr)
+	n, err2 := strconv.Atoi(p)
+	if err != nil || err2 != nil {
+		t.Fatalf("%s %q: no port", key, addr)
+	}
+	return n
+}
+
+func deployHostOf(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return ""
+	}
+	return p.Hostname()
+}
+
+// k8sQuantity parses the Kubernetes and GOMEMLIMIT memory quantities used
+// here (Ki, Mi, Gi, KiB, MiB, GiB).
+func k8sQuantity(t *testing.T, s string) int64 {
+	t.Helper()
+	m := regexp.MustCompile(`^([0-9]+)(Ki|Mi|Gi)B?$`).FindStringSubmatch(s)
+	if m == nil {
+		t.Errorf("memory quantity %q: use Ki, Mi or Gi", s)
+		return 0
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	return n << map[string]int{"Ki": 10, "Mi": 20, "Gi": 30}[m[2]]
+}
+
+// deployRulesText is the config text from the first [[rule]] on: what must not
+// differ between production and staging.
+func deployRulesText(src string) string {
+	if i := strings.Index(src, "[[rule]]"); i >= 0 {
+		return src[i:]
+	}
+	return ""
+}
+
+func deploySortedKeys(m map[string]bool) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+var deployFlagKinds = map[string]bool{"String": true, "Bool": true, "Int": true, "Int64": true, "Uint": true, "Float64": true, "Duration": true}
+
+// deploySubcommandFlags reads, from the source of cmd/headgate, the flags
+// each subcommand defines: func cmdServe defines those of serve, and so on
+// (newFlags adds -config to each).
+func deploySubcommandFlags(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(root, "cmd", "headgate", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	out := map[string]map[string]bool{}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || !strings.HasPrefix(fn.Name.Name, "cmd") || fn.Body == nil {
+				continue
+			}
+			flags := map[string]bool{}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || len(call.Args) == 0 {
+					return true
+				}
+				switch fun := call.Fun.(type) {
+				case *ast.Ident:
+					if fun.Name == "newFlags" {
+						flags["config"] = true
+					}
+				case *ast.SelectorExpr:
+					recv, _ := fun.X.(*ast.Ident)
+					lit, ok := call.Args[0].(*ast.BasicLit)
+					if ok && recv != nil && recv.Name == "fs" && lit.Kind == token.STRING && deployFlagKinds[fun.Sel.Name] {
+						if name, err := strconv.Unquote(lit.Value); err == nil {
+							flags[name] = true
+						}
+					}
+				}
+				return true
+			})
+			if flags["config"] {
+				out[strings.ToLower(strings.TrimPrefix(fn.Name.Name, "cmd"))] = flags
+			}
+		}
+	}
+	if len(out["serve"]) == 0 {
+		t.Fatal("cmd/headgate: found no flags of serve")
+	}
+	return out
+}
+
+// ---- Dockerfile -------------------------------------------------------------
+
+type deployDockerStage struct {
+	image, name string
+	instrs      [][2]string // instruction, arguments
+}
+
+func (s *deployDockerStage) instr(name string) []string {
+	var out []string
+	for _, in := range s.instrs {
+		if in[0] == name {
+			out = append(out, in[1])
+		}
+	}
+	return out
+}
+
+func (s *deployDockerStage) last(name string) string {
+	all := s.instr(name)
+	if len(all) == 0 {
+		return ""
+	}
+	return all[len(all)-1]
+}
+
+type deployDockerfile struct {
+	stages []*deployDockerStage
+	env    map[string]string // the final stage's
+	expose []string
+}
+
+func (d *deployDockerfile) entrypointBinary() string {
+	e := d.stages[len(d.stages)-1].last("ENTRYPOINT")
+	e = strings.TrimSuffix(strings.TrimPrefix(e, `["`), `"]`)
+	return e
+}
+
+func readDeployDockerfile(t *testing.T, root string) *deployDockerfile {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(root, "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &deployDockerfile{env: map[string]string{}}
+	var cur *deployDockerStage
+	text := strings.ReplaceAll(string(src), "\\\n", " ")
+	for n, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		in, args, _ := strings.Cut(line, " ")
+		in = strings.ToUpper(in)
+		args = strings.Join(strings.Fields(args), " ")
+		if in == "FROM" {
+			f := strings.Fields(args)
+			cur = &deployDockerStage{image: f[0]}
+			if len(f) == 3 && strings.EqualFold(f[1], "AS") {
+				cur.name = f[2]
+			}
+			d.stages = append(d.stages, cur)
+			d.env = map[string]string{}
+			d.expose = nil
+			continue
+		}
+		if cur == nil {
+			if in != "ARG" {
+				t.Fatalf("Dockerfile:%d: %s before FROM", n+1, in)
+			}
+			continue
+		}
+		cur.instrs = append(cur.instrs, [2]string{in, args})
+		switch in {
+		case "ENV":
+			k, v, _ := strings.Cut(args, "=")
+			d.env[k] = v
+		case "EXPOSE":
+			d.expose = append(d.expose, strings.Fields(args)...)
+		}
+	}
+	if len(d.stages) == 0 {
+		t.Fatal("Dockerfile: no FROM")
+	}
+	return d
+}
+
+// ---- rendering a kustomization from its sources -----------------------------
+
+// k8sRender builds dir as kustomize would for the features these
+// manifests use: resources (files and directories, recursively), patches
+// (strategic merge on kind and name: maps merge, lists and scalars are
+// replaced, as for the lists patched here, which have no merge key),
+// namespace and labels. Anything else in a kustomization is an unknown
+// field and fails the strict decode.
+func k8sRender(dir string) ([]any, error) {
+	path := filepath.Join(dir, "kustomization.yaml")
+	docs, err := yamlParseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if len(docs) != 1 {
+		return nil, fmt.Errorf("%s: %d documents", path, len(docs))
+	}
+	v, err := k8sDecodeObject(path, docs[0])
+	if err != nil {
+		return nil, err
+	}
+	k, ok := v.(*k8sKustomization)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a Kustomization", path)
+	}
+	var objs []any
+	for _, r := range k.Resources {
+		p := filepath.Join(dir, r)
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: resource %s: %w", path, r, err)
+		}
+		var more []any
+		if fi.IsDir() {
+			more, err = k8sRender(p)
+		} else {
+			more, err = yamlParseFile(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range more {
+			if k8sKind(m) == "Kustomization" {
+				return nil, fmt.Errorf("%s: resource %s is a Kustomization: name its directory", path, r)
+			}
+		}
+		objs = append(objs, more...)
+	}
+	for _, pt := range k.Patches {
+		p := filepath.Join(dir, pt.Path)
+		patches, err := yamlParseFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("%s: patch: %w", path, err)
+		}
+		for _, patch := range patches {
+			n := 0
+			for i, o := range objs {
+				if k8sKind(o) == k8sKind(patch) && k8sName(o) == k8sName(patch) {
+					objs[i] = k8sMergePatch(o, patch)
+					n++
+				}
+			}
+			if n != 1 {
+				return nil, fmt.Errorf("%s: patch %s: %s %s matches %d objects, want 1", path, pt.Path, k8sKind(patch), k8sName(patch), n)
+			}
+		}
+	}
+	for _, o := range objs {
+		meta := o.(map[string]any)["metadata"].(map[string]any)
+		if k.Namespace != "" {
+			meta["namespace"] = k.Namespace
+		}
+		for _, l := range k.Labels {
+			labels, _ := meta["labels"].(map[string]any)
+			if labels == nil {
+				labels = map[string]any{}
+				meta["labels"] = labels
+			}
+			for lk, lv := range l.Pairs {
+				labels[lk] = lv
+			}
+		}
+	}
+	return objs, nil
+}
+
+func k8sKind(o any) string {
+	m, _ := o.(map[string]any)
+	k, _ := m["kind"].(string)
+	return k
+}
+
+func k8sName(o any) string {
+	m, _ := o.(map[string]any)
+	meta, _ := m["metadata"].(map[string]any)
+	n, _ := meta["name"].(string)
+	return n
+}
+
+func k8sMergePatch(dst, patch any) any {
+	d, ok1 := dst.(map[string]any)
+	p, ok2 := patch.(map[string]any)
+	if !ok1 || !ok2 {
+		return patch
+	}
+	out := make(map[string]any, len(d))
+	for k, v := range d {
+		out[k] = v
+	}
+	for k, v := range p {
+		if old, ok := out[k]; ok {
+			out[k] = k8sMergePatch(old, v)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// ---- strict decoding ----------------------------------------------------------
+
+// k8sDecodeObject decodes one parsed document into the struct of its kind.
+func k8sDecodeObject(where string, doc any) (any, error) {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: not a mapping", where)
+	}
+	av, _ := m["apiVersion"].(string)
+	kind, _ := m["kind"].(string)
+	mk, ok := k8sKinds[av+" "+kind]
+	if !ok {
+		return nil, fmt.Errorf("%s: unknown apiVersion %q and kind %q", where, av, kind)
+	}
+	v := mk()
+	if err := yamlDecodeInto(where+" ("+kind+")", doc, reflect.ValueOf(v).Elem()); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+var k8sIntOrStringType = reflect.TypeOf(k8sIntOrString{})
+
+// yamlDecodeInto stores node in v. Struct fields match their yaml tag exactly;
+// an unknown key, a missing value or a value of another type is an error.
+func yamlDecodeInto(path string, node any, v reflect.Value) error {
+	if v.Type() == k8sIntOrStringType {
+		switch n := node.(type) {
+		case int64:
+			v.Set(reflect.ValueOf(k8sIntOrString{Int: int(n)}))
+		case string:
+			v.Set(reflect.ValueOf(k8sIntOrString{Str: n, IsStr: true}))
+		default:
+			return fmt.Errorf("%s: want a number or a name, got %T", path, node)
+		}
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if node == nil {
+			return fmt.Errorf("%s: null", path)
+		}
+		p := reflect.New(v.Type().Elem())
+		if err := yamlDecodeInto(path, node, p.Elem()); err != nil {
+			return err
+		}
+		v.Set(p)
+	case reflect.Struct:
+		m, ok := node.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: want a mapping, got %s", path, yamlDescribe(node))
+		}
+		fields := map[string]reflect.Value{}
+		yamlFields(v, fields)
+		for k, val := range m {
+			f, ok := fields[k]
+			if !ok {
+				return fmt.Errorf("%s.%s: unknown field", path, k)
+			}
+			if err := yamlDecodeInto(path+"."+k, val, f); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		m, ok := node.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: want a mapping, got %s", path, yamlDescribe(node))
+		}
+		out := reflect.MakeMapWithSize(v.Type(), len(m))
+		for k, val := range m {
+			e := reflect.New(v.Type().Elem()).Elem()
+			if err := yamlDecodeInto(path+"."+k, val, e); err != nil {
+				return err
+			}
+			out.SetMapIndex(reflect.ValueOf(k), e)
+		}
+		v.Set(out)
+	case reflect.Slice:
+		s, ok := node.([]any)
+		if !ok {
+			return fmt.Errorf("%s: want a sequence, got %s", path, yamlDescribe(node))
+		}
+		out := reflect.MakeSlice(v.Type(), len(s), len(s))
+		for i, val := range s {
+			if err := yamlDecodeInto(fmt.Sprintf("%s[%d]", path, i), val, out.Index(i)); err != nil {
+				return err
+			}
+		}
+		v.Set(out)
+	case reflect.String:
+		s, ok := node.(string)
+		if !ok {
+			return fmt.Errorf("%s: want a string, got %s (quote it)", path, yamlDescribe(node))
+		}
+		v.SetString(s)
+	case reflect.Int:
+		n, ok := node.(int64)
+		if !ok {
+			return fmt.Errorf("%s: want an integer, got %s", path, yamlDescribe(node))
+		}
+		v.SetInt(n)
+	case reflect.Bool:
+		b, ok := node.(bool)
+		if !ok {
+			return fmt.Errorf("%s: want true or false, got %s", path, yamlDescribe(node))
+		}
+		v.SetBool(b)
+	default:
+		return fmt.Errorf("%s: cannot decode into %s", path, v.Type())
+	}
+	return nil
+}
+
+func yamlFields(v reflect.Value, into map[string]reflect.Value) {
+	for i := 0; i < v.NumField(); i++ {
+		f := v.Type().Field(i)
+		tag := f.Tag.Get("yaml")
+		if tag == ",inline" {
+			yamlFields(v.Field(i), into)
+			continue
+		}
+		if tag != "" {
+			into[tag] = v.Field(i)
+		}
+	}
+}
+
+func yamlDescribe(node any) string {
+	switch n := node.(type) {
+	case nil:
+		return "null"
+	case string:
+		return fmt.Sprintf("the string %q", n)
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a sequence"
+	}
+	return fmt.Sprintf("%T %v", node, node)
+}
+
+// ---- a strict YAML subset -------------------------------------------------------
+
+// yamlParseFile parses every document of a YAML file.
+func yamlParseFile(path string) ([]any, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return yamlParse(path, src)
+}
+
+// yamlParse reads block-style YAML: mappings, sequences (also "compact",
+// at their key's indentation), plain, single- and double-quoted scalars on
+// one line, literal block scalars (|, |-, |+), flow sequences of scalars
+// and the empty flow collections. Plain scalars resolve as in the YAML 1.2
+// core schema; values YAML 1.1 reads differently (yes, no, on, off, 0644)
+// are errors: quote them. Anchors, aliases, tags, flow mappings, folded
+// and multi-line scalars and duplicate keys are errors.
+func yamlParse(name string, src []byte) ([]any, error) {
+	if bytes.Contains(src, []byte("\t")) {
+		// Tabs are legal inside scalars, but these manifests have none; a
+		// tab in indentation is a classic mistake.
+		return nil, fmt.Errorf("%s: tab character", name)
+	}
+	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
+	var docs []any
+	start := 0
+	flush := func(end int) error {
+		p := &yamlParser{name: name, lines: lines[start:end], offset: start}
+		if !p.more() {
+			return nil
+		}
+		v, err := p.document()
+		if err != nil {
+			return err
+		}
+		docs = append(docs, v)
+		return nil
+	}
+	for i, l := range lines {
+		if strings.TrimRight(l, " ") == "---" {
+			if err := flush(i); err != nil {
+				return nil, err
+			}
+			start = i + 1
+		} else if strings.HasPrefix(l, "---") || strings.HasPrefix(l, "...") || strings.HasPrefix(l, "%") {
+			return nil, fmt.Errorf("%s:%d: unsupported document marker or directive", name, i+1)
+		}
+	}
+	if err := flush(len(lines)); err != nil {
+		return nil, err
+	}
+	return docs, nil
+}
+
+type yamlParser struct {
+	name   string
+	lines  []string
+	offset int // line number of lines[0], minus one
+	pos    int
+}
+
+func (p *yamlParser) errorf(line int, format string, args ...any) error {
+	return fmt.Errorf("%s:%d: %s", p.name, p.offset+line+1, fmt.Sprintf(format, args...))
+}
+
+// skip moves past blank and comment-only lines.
+func (p *yamlParser) skip() {
+	for p.pos < len(p.lines) {
+		t := strings.TrimSpace(p.lines[p.pos])
+		if t != "" && !strings.HasPrefix(t, "#") {
+			return
+		}
+		p.pos++
+	}
+}
+
+func (p *yamlParser) more() bool {
+	p.skip()
+	return p.pos < len(p.lines)
+}
+
+// peek returns the indentation and text of the next content line.
+func (p *yamlParser) peek() (int, string, bool) {
+	if !p.more() {
+		return 0, "", false
+	}
+	l := p.lines[p.pos]
+	t := strings.TrimLeft(l, " ")
+	return len(l) - len(t), strings.TrimRight(t, " "), true
+}
+
+func (p *yamlParser) document() (any, error) {
+	ind, _, _ := p.peek()
+	if ind != 0 {
+		return nil, p.errorf(p.pos, "a document starts indented")
+	}
+	v, err := p.block(0)
+	if err != nil {
+		return nil, err
+	}
+	if p.more() {
+		return nil, p.errorf(p.pos, "unexpected content (wrong indentation?)")
+	}
+	return v, nil
+}
+
+func yamlSeqItem(text string) bool { return text == "-" || strings.HasPrefix(text, "- ") }
+
+// block parses the mapping or sequence whose lines start at indentation ind.
+func (p *yamlParser) block(ind int) (any, error) {
+	_, text, _ := p.peek()
+	if yamlSeqItem(text) {
+		return p.sequence(ind)
+	}
+	return p.mapping(ind)
+}
+
+func (p *yamlParser) mapping(ind int) (any, error) {
+	m := map[string]any{}
+	for {
+		i, text, ok := p.peek()
+		if !ok || i < ind {
+			return m, nil
+		}
+		if i > ind {
+			return nil, p.errorf(p.pos, "unexpected indentation")
+		}
+		if yamlSeqItem(text) {
+			return m, nil // the caller's sequence, or an error there
+		}
+		line := p.pos
+		key, rest, err := yamlSplitKey(text)
+		if err != nil {
+			return nil, p.errorf(line, "%v", err)
+		}
+		if _, dup := m[key]; dup {
+			return nil, p.errorf(line, "duplicate key %q", key)
+		}
+		p.pos++
+		v, err := p.value(ind, rest, line, true)
+		if err != nil {
+			return nil, err
+		}
+		m[key] = v
+	}
+}
+
+func (p *yamlParser) sequence(ind int) (any, error) {
+	s := []any{}
+	for {
+		i, text, ok := p.peek()
+		if !ok || i < ind || i == ind && !yamlSeqItem(text) {
+			return s, nil
+		}
+		if i > ind {
+			return nil, p.errorf(p.pos, "unexpected indentation")
+		}
+		line := p.pos
+		content := strings.TrimLeft(text[1:], " ")
+		if content == "" || strings.HasPrefix(content, "#") {
+			p.pos++
+			v, err := p.value(ind, "", line, false)
+			if err != nil {
+				return nil, err
+			}
+			s = append(s, v)
+			continue
+		}
+		col := ind + len(text) - len(content)
+		if yamlSeqItem(content) || yamlLooksLikeKey(content) {
+			// "- key: value" opens a mapping at the column of key: read
+			// the line again as if it were indented that far.
+			p.lines[p.pos] = strings.Repeat(" ", col) + content
+			v, err := p.block(col)
+			if err != nil {
+				return nil, err
+			}
+			s = append(s, v)
+			continue
+		}
+		p.pos++
+		v, err := p.value(ind, content, line, false)
+		if err != nil {
+			return nil, err
+		}
+		s = append(s, v)
+	}
+}
+
+// value parses what follows "key:" or "- ": rest of the line, or a block on
+// the lines after it. ind is the indentation of the key or dash.
+func (p *yamlParser) value(ind int, rest string, line int, inMap bool) (any, error) {
+	rest = yamlStripComment(rest)
+	switch {
+	case rest == "":
+		i, text, ok := p.peek()
+		if ok && i > ind {
+			return p.block(i)
+		}
+		if ok && i == ind && inMap && yamlSeqItem(text) {
+			return p.sequence(ind) // a compact sequence: "key:\n- a"
+		}
+		return nil, nil
+	case rest[0] == '|':
+		return p.literal(ind, rest, line)
+	}
+	// A scalar may go on over more-indented lines (kubectl folds long
+	// ones): each line break folds into a space.
+	for p.pos < len(p.lines) {
+		l := p.lines[p.pos]
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "#") || len(l)-len(strings.TrimLeft(l, " ")) <= ind {
+			break
+		}
+		if rest[0] != '"' && rest[0] != '\'' {
+			t = yamlStripComment(t)
+		}
+		rest += " " + t
+		p.pos++
+	}
+	rest = yamlStripComment(rest)
+	v, err := yamlScalar(rest)
+	if err != nil {
+		return nil, p.errorf(line, "%v", err)
+	}
+	return v, nil
+}
+
+// literal reads a literal block scalar after its indicator line.
+func (p *yamlParser) literal(ind int, indicator string, line int) (any, error) {
+	chomp := indicator[1:]
+	if chomp != "" && chomp != "-" && chomp != "+" {
+		return nil, p.errorf(line, "unsupported block scalar header %q", indicator)
+	}
+	var body []string
+	contentInd := -1
+	for p.pos < len(p.lines) {
+		l := p.lines[p.pos]
+		t := strings.TrimLeft(l, " ")
+		if t == "" {
+			body = append(body, "")
+			p.pos++
+			continue
+		}
+		i := len(l) - len(t)
+		if contentInd < 0 {
+			if i <= ind {
+				break
+			}
+			contentInd = i
+		}
+		if i < contentInd {
+			break
+		}
+		body = append(body, l[contentInd:])
+		p.pos++
+	}
+	// Trailing blank lines belong to the chomping, not the content.
+	n := len(body)
+	for n > 0 && body[n-1] == "" {
+		n--
+	}
+	text := strings.Join(body[:n], "\n")
+	switch chomp {
+	case "":
+		if n > 0 {
+			text += "\n"
+		}
+	case "+":
+		text = strings.Join(body, "\n") + "\n"
+	}
+	return text, nil
+}
+
+func yamlLooksLikeKey(s string) bool {
+	_, _, err := yamlSplitKey(s)
+	return err == nil
+}
+
+// yamlSplitKey splits "key: rest" (key plain or quoted).
+func yamlSplitKey(text string) (string, string, error) {
+	if text[0] == '"' || text[0] == '\'' {
+		k, n, err := yamlQuoted(text)
+		if err != nil {
+			return "", "", err
+		}
+		after := text[n:]
+		if after == ":" || strings.HasPrefix(after, ": ") {
+			return k, strings.TrimSpace(after[1:]), nil
+		}
+		return "", "", errors.New("a quoted scalar where a key was expected")
+	}
+	i := strings.Index(text, ": ")
+	if i < 0 && strings.HasSuffix(text, ":") {
+		i = len(text) - 1
+	}
+	if i <= 0 || strings.Contains(text[:i], " #") {
+		return "", "", fmt.Errorf("want key: value, got %q", text)
+	}
+	key := text[:i]
+	if strings.ContainsAny(key[:1], "[]{}&*!|>%@`#,?-") {
+		return "", "", fmt.Errorf("unsupported key %q", key)
+	}
+	return key, strings.TrimSpace(text[i+1:]), nil
+}
+
+// yamlStripComment removes a " #" comment outside quotes.
+func yamlStripComment(s string) string {
+	if s == "" || s[0] == '"' || s[0] == '\'' {
+		if s != "" {
+			if _, n, err := yamlQuoted(s); err == nil {
+				rest := strings.TrimSpace(s[n:])
+				if rest == "" || strings.HasPrefix(rest, "#") {
+					return s[:n]
+				}
+			}
+		}
+		return s
+	}
+	if strings.HasPrefix(s, "#") {
+		return ""
+	}
+	if i := strings.Index(s, " #"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimRight(s, " ")
+}
+
+var (
+	yamlInt   = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
+	yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+	yaml11    = regexp.MustCompile(`^(?i:y|n|yes|no|on|off)$|^[-+]?0[0-9]+$|^0[xo]|^\.(?i:inf|nan)$|^[-+]\.(?i:inf)$`)
+)
+
+// yamlScalar resolves a one-line scalar or flow sequence.
+func yamlScalar(s string) (any, error) {
+	switch s[0] {
+	case '"', '\'':
+		v, n, err := yamlQuoted(s)
+		if err != nil {
+			return nil, err
+		}
+		if n != len(s) {
+			return nil, fmt.Errorf("text after the closing quote: %q", s[n:])
+		}
+		return v, nil
+	case '[':
+		if !strings.HasSuffix(s, "]") {
+			return nil, fmt.Errorf("a flow sequence must end on its line: %q", s)
+		}
+		inner := strings.TrimSpace(s[1 : len(s)-1])
+		out := []any{}
+		for inner != "" {
+			var item string
+			if inner[0] == '"' || inner[0] == '\'' {
+				_, n, err := yamlQuoted(inner)
+				if err != nil {
+					return nil, err
+				}
+				item, inner = inner[:n], strings.TrimSpace(inner[n:])
+			} else {
+				i := strings.IndexByte(inner, ',')
+				if i < 0 {
+					i = len(inner)
+				}
+				item, inner = strings.TrimSpace(inner[:i]), inner[i:]
+			}
+			if item == "" || strings.ContainsAny(item[:1], "[]{}") {
+				return nil, fmt.Errorf("unsupported flow sequence item in %q", s)
+			}
+			v, err := yamlScalar(item)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+			if inner != "" {
+				if inner[0] != ',' {
+					return nil, fmt.Errorf("want , in %q", s)
+				}
+				inner = strings.TrimSpace(inner[1:])
+			}
+		}
+		return out, nil
+	case '{':
+		if s == "{}" {
+			return map[string]any{}, nil
+		}
+		return nil, fmt.Errorf("flow mappings are not supported: %q", s)
+	case '&', '*', '!', '%', '@', '`', '>', ']', '}', ',', '?':
+		return nil, fmt.Errorf("unsupported YAML (anchor, alias, tag, folded scalar or reserved indicator): %q", s)
+	}
+	switch {
+	case s == "~" || s == "null" || s == "Null" || s == "NULL":
+		return nil, nil
+	case s == "true" || s == "True" || s == "TRUE":
+		return true, nil
+	case s == "false" || s == "False" || s == "FALSE":
+		return false, nil
+	case yaml11.MatchString(s):
+		return nil, fmt.Errorf("%q reads differently in YAML 1.1 and 1.2: quote it", s)
+	case yamlInt.MatchString(s):
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		return n, nil
+	case yamlFloat.MatchString(s):
+		return strconv.ParseFloat(s, 64)
+	case strings.Contains(s, ": "):
+		return nil, fmt.Errorf("plain scalar with \": \": %q (quote it)", s)
+	}
+	return s, nil
+}
+
+// yamlQuoted reads a single- or double-quoted scalar at the start of s and
+// returns its value and length.
+func yamlQuoted(s string) (string, int, error) {
+	q := s[0]
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == q && q == '\'' && i+1 < len(s) && s[i+1] == '\'':
+			b.WriteByte('\'')
+			i++
+		case c == q:
+			return b.String(), i + 1, nil
+		case c == '\\' && q == '"':
+			if i+1 >= len(s) {
+				return "", 0, errors.New("unterminated escape")
+			}
+			i++
+			switch s[i] {
+			case '"', '\\', '/':
+				b.WriteByte(s[i])
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			case '0':
+				b.WriteByte(0)
+			case 'u':
+				if i+4 >= len(s) {
+					return "", 0, errors.New("short \\u escape")
+				}
+				r, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
+				if err != nil {
+					return "", 0, err
+				}
+				b.WriteRune(rune(r))
+				i += 4
+			default:
+				return "", 0, fmt.Errorf("unsupported escape \\%c", s[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", 0, fmt.Errorf("a quoted scalar must end on its line: %s", s)
+}
+
+// TestDeployYAMLSubset pins what the manifest reader accepts and refuses.
+func TestDeployYAMLSubset(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     any // nil: an error
+	}{
+		{"mapping", "a: 1\nb: x\n", map[string]any{"a": int64(1), "b": "x"}},
+		{"compact sequence", "a:\n- x\n- y: 1\n  z: true\n", map[string]any{"a": []any{"x", map[string]any{"y": int64(1), "z": true}}}},
+		{"indented sequence", "a:\n  - 1\n  - '2'\n", map[string]any{"a": []any{int64(1), "2"}}},
+		{"flow sequence", `a: ["serve", -config, 2]`, map[string]any{"a": []any{"serve", "-config", int64(2)}}},
+		{"comments", "# c\na: x # c\nb: \"y # not\" # c\n", map[string]any{"a": "x", "b": "y # not"}},
+		{"literal", "a: |\n  x = 1\n\n  y\nb: |-\n  z\n", map[string]any{"a": "x = 1\n\ny\n", "b": "z"}},
+		{"folded quoted", "a: 'x\n  y'\n", map[string]any{"a": "x y"}},
+		{"quoted key", "\"@type\": x\n", map[string]any{"@type": "x"}},
+		{"escapes", `a: "\"\u00e9\n"`, map[string]any{"a": "\"é\n"}},
+		{"empty", "a:\nb: {}\nc: []\n", map[string]any{"a": nil, "b": map[string]any{}, "c": []any{}}},
+		{"yes", "a: yes\n", nil},
+		{"octal", "a: 0644\n", nil},
+		{"anchor", "a: &x 1\n", nil},
+		{"alias", "a: *x\n", nil},
+		{"tag", "a: !!str 1\n", nil},
+		{"flow mapping", "a: {b: 1}\n", nil},
+		{"folded", "a: >\n  x\n", nil},
+		{"duplicate", "a: 1\na: 2\n", nil},
+		{"bad indentation", "a:\n  b: 1\n   c: 2\n", nil},
+		{"unterminated", "a: \"x\n", nil},
+		{"tab", "a:\n\tb: 1\n", nil},
+		{"colon in plain", "a: b: c\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			docs, err := yamlParse(tt.name, []byte(tt.in))
+			if tt.want == nil {
+				if err == nil {
+					t.Fatalf("accepted: %#v", docs)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(docs) != 1 || !reflect.DeepEqual(docs[0], tt.want) {
+				t.Fatalf("got %#v, want %#v", docs, tt.want)
+			}
+		})
+	}
+	docs, err := yamlParse("multi", []byte("---\na: 1\n---\n# only a comment\n---\nb: 2\n"))
+	if err != nil || len(docs) != 2 {
+		t.Fatalf("documents: %v, %v", docs, err)
+	}
+}
