@@ -179,12 +179,14 @@ type headScan struct {
 	rawAt      int           // start of the last raw-text element's start tag
 	openAt     int           // start of a token cut by the end of input; -1 none
 	templateAt int           // start of the outermost open <template>
+	hard       int           // no token of the region may end past this offset
 }
 
 func (h *headScan) run() {
 	r, st := h.r, h.st
 	h.open, h.charsetAt, h.insertAt, h.openAt = -1, -1, -1, -1
 	max := r.opts.MaxHeadBytes
+	h.hard = max + min(max, 64<<10)
 	// A byte order mark is not part of the document a parser sees.
 	for len(st.buf) < 3 && !h.sc.eof {
 		h.fill()
@@ -193,32 +195,42 @@ func (h *headScan) run() {
 		h.sc.pos = 3
 	}
 	start := time.Now()
+	// The region's bounds depend on token positions only, never on how the
+	// source's reads fall: the head must end before max; the stretch after
+	// it takes the tokens that start before max; no token may end past
+	// hard, which also bounds the buffer.
+	hard := h.hard
 	for h.mode != 3 {
 		tok, ok := h.sc.next()
-		if ok {
-			h.token(tok)
-			if h.mode != 3 && h.sc.pos > max {
+		if !ok {
+			if h.sc.eof {
+				h.finish(len(st.buf))
+				break
+			}
+			if len(st.buf) > hard { // the token at sc.pos ends past hard, if ever
 				if h.mode == 0 {
-					h.skip(SkippedTooLarge, "the head did not end within max_head_bytes")
+					h.skip(SkippedTooLarge, "a token in the head is larger than max_head_bytes")
 					return
 				}
-				h.finish(tok.end) // the stretch is cut at the limit
+				h.finish(h.sc.pos)
+				break
 			}
+			h.fill()
 			continue
 		}
-		if h.sc.eof {
-			h.finish(len(st.buf))
-			break
-		}
-		if len(st.buf) > max {
+		if tok.end > hard || h.mode != 0 && tok.start >= max {
 			if h.mode == 0 {
-				h.skip(SkippedTooLarge, "a token or the head is larger than max_head_bytes")
+				h.skip(SkippedTooLarge, "a token in the head is larger than max_head_bytes")
 				return
 			}
-			h.finish(h.sc.pos)
+			h.finish(tok.start) // the stretch is cut at the limit
 			break
 		}
-		h.fill()
+		h.token(tok)
+		if h.mode == 0 && tok.end > max {
+			h.skip(SkippedTooLarge, "the head did not end within max_head_bytes")
+			return
+		}
 	}
 	h.decide()
 	// Time spent on the head, not waiting for the upstream.
@@ -229,7 +241,12 @@ func (h *headScan) run() {
 func (h *headScan) fill() {
 	st := h.st
 	if len(st.buf) == cap(st.buf) {
-		nb := make([]byte, len(st.buf), 2*cap(st.buf)+4096)
+		// Grow fast, and never much past what the region may hold.
+		c := 4 * cap(st.buf)
+		if c >= h.hard {
+			c = h.hard + 4096
+		}
+		nb := make([]byte, len(st.buf), c)
 		copy(nb, st.buf)
 		st.buf = nb
 	}

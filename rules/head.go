@@ -217,17 +217,21 @@ func (m *Match) Render(page Page) *Head {
 	}
 
 	// title and description: under fill the upstream's stay where present.
+	// A template that renders to nothing ("{page.description}" on a page
+	// without one) writes nothing, rather than an empty tag.
 	write := func(has bool) bool { return f.policy == Override || !has }
 	if f.title.set() && write(page.HasTitle) {
-		t := f.title.t.render(withParams(f.title.m), false)
-		full := applyTitleTemplate(c.Site.TitleTemplate, t)
-		h.Title = &full
-		v.title = t
+		if t := f.title.t.render(withParams(f.title.m), false); strings.TrimSpace(t) != "" {
+			full := applyTitleTemplate(c.Site.TitleTemplate, t)
+			h.Title = &full
+			v.title = t
+		}
 	}
 	if f.description.set() && write(page.HasDescription) {
-		d := f.description.t.render(withParams(f.description.m), false)
-		h.Description = &d
-		v.description = d
+		if d := f.description.t.render(withParams(f.description.m), false); strings.TrimSpace(d) != "" {
+			h.Description = &d
+			v.description = d
+		}
 	}
 
 	if f.robotsSet {
@@ -260,6 +264,9 @@ func (m *Match) Render(page Page) *Head {
 
 	text := func(r ref) string { return r.t.render(withParams(r.m), false) }
 	add := func(ident, attr, key, content string) {
+		if strings.TrimSpace(content) == "" {
+			return // an empty value says nothing; an empty tag would say less
+		}
 		h.Meta = append(h.Meta, Meta{Identity: ident, Attr: attr, Key: key, Content: content})
 	}
 	prop := func(key, content string) { add(MetaIdentity(key), "property", key, content) }

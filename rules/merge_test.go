@@ -646,3 +646,34 @@ ok = true
 		t.Errorf("parses back to %v (%v)", back, err)
 	}
 }
+
+func TestEmptyValuesWriteNothing(t *testing.T) {
+	cfg, err := Parse("t.toml", []byte(`
+[server]
+upstream = "http://127.0.0.1:3000"
+[site]
+base_url = "https://a.example"
+[[rule]]
+match = "/*"
+title = "{page.title}"
+description = "{page.description}"
+[rule.open_graph]
+site_name = "{page.title}"
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := cfg.Resolve("/x").Render(Page{})
+	if h.Title != nil || h.Description != nil {
+		t.Errorf("empty templates wrote title %q, description %q", str(h.Title), str(h.Description))
+	}
+	for _, m := range h.Meta {
+		if m.Content == "" {
+			t.Errorf("empty %s written", m.Key)
+		}
+	}
+	h = cfg.Resolve("/x").Render(Page{Title: "T", HasTitle: true, Description: "D", HasDescription: true})
+	if str(h.Title) != "T" || str(h.Description) != "D" {
+		t.Errorf("title %q, description %q; want T and D", str(h.Title), str(h.Description))
+	}
+}
