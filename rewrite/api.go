@@ -55,6 +55,8 @@ type Change struct {
 	Key      string // for a written meta tag its name or property ("og:image:width"); for an alternate its hreflang
 	Reason   string // for Dropped and Corrected: "duplicate", "javascript scheme"…; a rules.Drop* reason for URLs
 	Value    string // the URL or text concerned, when there is one
+
+	tag int // while the rewrite runs: 1 + the index of the upstream tag whose text Value becomes
 }
 
 // Result is what the rewrite did. It is complete once Prepare returned.

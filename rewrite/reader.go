@@ -20,8 +20,9 @@ type Reader struct {
 	opts     Options
 	st       *state
 	prepared bool
-	srcErr   error // the source's error, delivered after the bytes read before it
-	out      []byte
+	srcErr   error    // the source's error, delivered after the bytes read before it
+	out      []byte   // the region, when it goes out as it came
+	segs     [][]byte // the rewritten region: slices of the buffer and of what headgate wrote
 	tail     []byte
 	res      Result
 }
@@ -33,7 +34,7 @@ type state struct {
 	tags  []headTag
 	edits []edit
 	w     []byte // the tags headgate writes
-	out   []byte
+	segs  [][]byte
 }
 
 var statePool = sync.Pool{New: func() any { return &state{buf: make([]byte, 0, 32<<10)} }}
@@ -97,8 +98,15 @@ func (r *Reader) Read(p []byte) (int, error) {
 		return 0, nil
 	}
 	n := 0
-	if len(r.out) > 0 {
-		c := copy(p, r.out)
+	for len(r.segs) > 0 && n < len(p) {
+		c := copy(p[n:], r.segs[0])
+		n += c
+		if r.segs[0] = r.segs[0][c:]; len(r.segs[0]) == 0 {
+			r.segs = r.segs[1:]
+		}
+	}
+	if len(r.out) > 0 && n < len(p) {
+		c := copy(p[n:], r.out)
 		r.out = r.out[c:]
 		n += c
 	}
@@ -107,7 +115,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 		r.tail = r.tail[c:]
 		n += c
 	}
-	if len(r.out) == 0 && len(r.tail) == 0 && r.st != nil {
+	if len(r.segs) == 0 && len(r.out) == 0 && len(r.tail) == 0 && r.st != nil {
 		r.release()
 	}
 	if n > 0 {
@@ -122,10 +130,10 @@ func (r *Reader) Read(p []byte) (int, error) {
 func (r *Reader) release() {
 	st := r.st
 	r.st = nil
-	if cap(st.buf) > 1<<20 || cap(st.out) > 1<<20 {
+	if cap(st.buf) > 1<<20 || cap(st.w) > 1<<20 {
 		return // an unusual document: let the collector have it
 	}
-	st.buf, st.tags, st.edits, st.w, st.out = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.out[:0]
+	st.buf, st.tags, st.edits, st.w, st.segs = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.segs[:0]
 	statePool.Put(st)
 }
 
@@ -145,7 +153,7 @@ func (r *Reader) Prepare() (err error) {
 	defer func() {
 		// Fail open: whatever went wrong, the original bytes go through.
 		if p := recover(); p != nil {
-			r.out, r.tail = nil, r.st.buf
+			r.out, r.tail, r.segs = nil, r.st.buf, nil
 			r.res = Result{Outcome: Unchanged, Reason: "internal error"}
 			err = nil
 		}
@@ -155,7 +163,7 @@ func (r *Reader) Prepare() (err error) {
 	if r.srcErr != nil {
 		// The source failed inside the head: what it sent goes out as it
 		// was, then its error.
-		r.out, r.tail = nil, r.st.buf
+		r.out, r.tail, r.segs = nil, r.st.buf, nil
 		r.res.Outcome, r.res.Delta, r.res.Changes = Unchanged, 0, nil
 		r.res.Reason = "upstream read error: " + r.srcErr.Error()
 	}
@@ -266,7 +274,7 @@ func (h *headScan) fill() {
 func (h *headScan) skip(o Outcome, why string) {
 	r := h.r
 	r.res.Outcome, r.res.Reason = o, why
-	r.out, r.tail = nil, h.st.buf
+	r.out, r.tail, r.segs = nil, h.st.buf, nil
 }
 
 func (h *headScan) finish(end int) {
@@ -476,12 +484,25 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		}
 		h.st.tags = append(h.st.tags, ht)
 	case asciiEqualFold(name, "script"):
+		if !containsFold(tag, "json") {
+			return // not ld+json: no need to read its attributes
+		}
 		ta := readAttrs(tag, ne)
 		if ta.has&hasType != 0 && asciiEqualFold(trimSpace(ta.typ.val(tag)), "application/ld+json") {
 			h.st.tags = append(h.st.tags, headTag{kind: kJSONLD, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: rules.IdentJSONLD})
 			h.open = len(h.st.tags) - 1
 		}
 	}
+}
+
+// containsFold reports whether b holds the lower-case ASCII word w, in any case.
+func containsFold(b []byte, w string) bool {
+	for i := 0; i+len(w) <= len(b); i++ {
+		if b[i]|0x20 == w[0] && asciiEqualFold(b[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
 }
 
 func trimSpace(b []byte) []byte {
@@ -591,15 +612,9 @@ func (h *headScan) decide() {
 		return rules.AbsURL(pageURL, strings.TrimSpace(s)) // browsers strip the spaces around a URL
 	}
 	changes := make([]Change, 0, len(st.tags)+8)
-	// Change values are slices of one copy of the region, made on demand,
+	// The values of changes to upstream tags are the tags' own text: noted
+	// as tag indexes here, copied at the end into one string for them all,
 	// so recording a change allocates nothing per tag.
-	var orig string
-	tagText := func(ht *headTag) string {
-		if orig == "" {
-			orig = string(region)
-		}
-		return orig[ht.start:min(max(ht.end, ht.tagEnd), len(orig))]
-	}
 
 	// 1. What the upstream head says of itself: its first title and
 	// description, its first canonical that passes the URL rules.
@@ -637,7 +652,7 @@ func (h *headScan) decide() {
 	// replace removes an upstream tag of an identity headgate writes.
 	replace := func(i int) {
 		ht := &st.tags[i]
-		changes = append(changes, Change{Action: Replaced, Identity: ht.identity, Value: tagText(ht)})
+		changes = append(changes, Change{Action: Replaced, Identity: ht.identity, tag: i + 1})
 		switch {
 		case i == firstTitle && titleInPlace:
 			ht.replace, ht.action = appendTitle(nil, *head.Title, cs.utf8), Replaced
@@ -678,7 +693,7 @@ func (h *headScan) decide() {
 			switch abs, why := absURL(val); {
 			case why != "":
 				ht.remove, ht.action, ht.why = true, Dropped, why
-				changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Reason: why, Value: tagText(ht)})
+				changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Reason: why, tag: i + 1})
 				continue
 			case abs != val:
 				ht.replace = spliceAttr(buf[ht.start:ht.tagEnd], ht.urlAttr, abs, cs.utf8)
@@ -687,7 +702,7 @@ func (h *headScan) decide() {
 		}
 		if o.CorrectUpstream && singleValued[ht.identity] && present.has(ht.identity) {
 			ht.remove, ht.replace, ht.action, ht.why = true, nil, Dropped, "duplicate"
-			changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Reason: "duplicate", Value: tagText(ht)})
+			changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Reason: "duplicate", tag: i + 1})
 			continue
 		}
 		if !present.has(ht.identity) {
@@ -790,6 +805,7 @@ func (h *headScan) decide() {
 		edits = append(edits, edit{h.insertAt, h.insertAt, w})
 	}
 	st.edits = edits
+	fillTagTexts(changes, region, st.tags)
 	r.res.Changes = changes
 	if len(edits) == 0 {
 		r.out = region
@@ -801,24 +817,63 @@ func (h *headScan) decide() {
 		return
 	}
 	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
-	out := st.out[:0]
-	pos := 0
+	// The output is the region's own bytes between the edits, not a copy.
+	segs := st.segs[:0]
+	pos, n := 0, 0
+	add := func(b []byte) {
+		if len(b) > 0 {
+			segs = append(segs, b)
+			n += len(b)
+		}
+	}
 	for _, e := range edits {
 		if e.start < pos {
 			// Edits do not overlap; should one ever, written tags still go out.
 			if e.start == e.end {
-				out = append(out, e.repl...)
+				add(e.repl)
 			}
 			continue
 		}
-		out = append(out, region[pos:e.start]...)
-		out = append(out, e.repl...)
+		add(region[pos:e.start])
+		add(e.repl)
 		pos = e.end
 	}
-	out = append(out, region[pos:]...)
-	st.out = out
-	r.out = out
-	r.res.Delta = len(out) - len(region)
+	add(region[pos:])
+	st.segs = segs
+	r.segs = segs
+	r.res.Delta = n - len(region)
+}
+
+// fillTagTexts gives the changes to upstream tags their tags' text, copied
+// once into one string for all of them.
+func fillTagTexts(changes []Change, region []byte, tags []headTag) {
+	need := 0
+	for i := range changes {
+		if c := &changes[i]; c.tag > 0 {
+			ht := &tags[c.tag-1]
+			need += min(max(ht.end, ht.tagEnd), len(region)) - ht.start
+		}
+	}
+	if need == 0 {
+		return
+	}
+	buf := make([]byte, 0, need)
+	for i := range changes {
+		if c := &changes[i]; c.tag > 0 {
+			ht := &tags[c.tag-1]
+			buf = append(buf, region[ht.start:min(max(ht.end, ht.tagEnd), len(region))]...)
+		}
+	}
+	all := string(buf)
+	at := 0
+	for i := range changes {
+		if c := &changes[i]; c.tag > 0 {
+			ht := &tags[c.tag-1]
+			n := min(max(ht.end, ht.tagEnd), len(region)) - ht.start
+			c.Value, c.tag = all[at:at+n], 0
+			at += n
+		}
+	}
 }
 
 // wholeLine widens the removal of a tag that stands alone on its line to
