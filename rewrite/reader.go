@@ -346,7 +346,7 @@ func (h *headScan) token(t token) {
 	}
 	if h.template > 0 {
 		if t.kind == tStart && asciiEqualFold(name, "template") {
-			h.template++
+			h.template++ // self-closing or not
 		} else if t.kind == tEnd && asciiEqualFold(name, "template") {
 			h.template--
 		}
@@ -432,9 +432,9 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 	ne := t.nameEnd - t.start
 	switch {
 	case asciiEqualFold(name, "template"):
-		if !t.selfClose {
-			h.template, h.templateAt = 1, t.start
-		}
+		// "<template/>" opens a template too: HTML ignores the self-closing
+		// flag on elements that are not void.
+		h.template, h.templateAt = 1, t.start
 	case asciiEqualFold(name, "title"):
 		h.st.tags = append(h.st.tags, headTag{kind: kTitle, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: rules.IdentTitle})
 		h.open = len(h.st.tags) - 1

@@ -261,6 +261,16 @@ func (s *scanner) tag(start, p int, kind tokKind) (token, bool) {
 	b := s.buf
 	ts := s.tagSt
 	if ts.tok != start+1 {
+		// Fast path: with no quote before the first '>', every state of the
+		// tag ends at that '>'.
+		if gt := bytes.IndexByte(b[p:], '>'); gt >= 0 && bytes.IndexByte(b[p:p+gt], '"') < 0 && bytes.IndexByte(b[p:p+gt], '\'') < 0 {
+			end := p + gt
+			ne := p
+			for ne < end && !isSpace(b[ne]) && b[ne] != '/' {
+				ne++
+			}
+			return s.tagDone(start, p, ne, end+1, end > p && b[end-1] == '/', kind)
+		}
 		ts = tagScan{tok: start + 1, i: p, state: stTagName}
 	}
 	i := ts.i
