@@ -94,8 +94,9 @@ for port in $P_UP $P_PLAIN $P_NGX $P_SUB $P_HG; do
   for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$port/page" 2>/dev/null && break; sleep 0.1; done
 done
 # The same tags must arrive from sub_filter and headgate.
-curl -fsS "http://127.0.0.1:$P_SUB/page" | grep -q 'rel="canonical" href="https://bench.example/page"' || { echo "sub_filter did not inject"; exit 1; }
-curl -fsS "http://127.0.0.1:$P_HG/page" | grep -q 'rel="canonical" href="https://bench.example/page"' || { echo "headgate did not rewrite"; cat "$W/headgate.log"; exit 1; }
+sub=$(curl -fsS "http://127.0.0.1:$P_SUB/page"); hg=$(curl -fsS "http://127.0.0.1:$P_HG/page")
+grep -q 'rel="canonical" href="https://bench.example/page"' <<<"$sub" || { echo "sub_filter did not inject"; exit 1; }
+grep -q 'rel="canonical" href="https://bench.example/page"' <<<"$hg" || { echo "headgate did not rewrite"; cat "$W/headgate.log"; exit 1; }
 
 declare -A RPS P50 P99
 names=(direct plain nginx sub_filter headgate)
