@@ -245,6 +245,10 @@ func (h *headScan) run() {
 	r.res.Duration = time.Since(start) - h.waited
 }
 
+// readChunk bounds one read of the head: a head of a few KiB should not
+// pull a whole page through the buffer.
+const readChunk = 16 << 10
+
 // fill reads more of the source into the buffer.
 func (h *headScan) fill() {
 	st := h.st
@@ -259,7 +263,9 @@ func (h *headScan) fill() {
 		st.buf = nb
 	}
 	t0 := time.Now()
-	n, err := h.r.src.Read(st.buf[len(st.buf):cap(st.buf)])
+	// Read no more than the scan can use next: the bytes after the region
+	// are better read straight into the caller's buffer than copied twice.
+	n, err := h.r.src.Read(st.buf[len(st.buf):min(cap(st.buf), len(st.buf)+readChunk)])
 	h.waited += time.Since(t0)
 	st.buf = st.buf[:len(st.buf)+n]
 	h.sc.buf = st.buf

@@ -373,10 +373,22 @@ var rawNames = [][]byte{
 	[]byte("iframe"), []byte("noembed"), []byte("noframes"), []byte("xmp"), []byte("plaintext"),
 }
 
+// rawNameStrings are rawNames as strings, to compare without converting.
+var rawNameStrings = func() []string {
+	out := make([]string, len(rawNames))
+	for i, r := range rawNames {
+		out[i] = string(r)
+	}
+	return out
+}()
+
 func rawElement(name []byte) []byte {
-	for _, r := range rawNames {
-		if asciiEqualFold(name, string(r)) {
-			return r
+	if len(name) < 3 || len(name) > 9 {
+		return nil
+	}
+	for i, r := range rawNameStrings {
+		if len(r) == len(name) && asciiEqualFold(name, r) {
+			return rawNames[i]
 		}
 	}
 	return nil
