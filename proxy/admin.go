@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/pprof"
 	"sync"
 	"time"
 
@@ -47,6 +48,11 @@ func (p *Proxy) Admin() http.Handler {
 		}
 		io.WriteString(w, detail+"\n")
 	})
+	// Profiles, for operators chasing a hot path: the admin listener is
+	// private (server.admin_listen, 127.0.0.1 by default).
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	return mux
 }
 

@@ -123,7 +123,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	if rs.outcome == "" {
 		rs.outcome = outPassthrough
 	}
-	p.m.requests.WithLabelValues(rs.outcome).Inc()
+	inc(&p.m.outcomes, p.m.requests, rs.outcome)
 	if rs.st.cfg.Server.AccessLog {
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("method", r.Method),

@@ -3,6 +3,7 @@ package proxy
 import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"sync"
 
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
@@ -29,6 +30,21 @@ type metrics struct {
 	urlsDropped    *prometheus.CounterVec
 	reloads        *prometheus.CounterVec
 	upstreamErrors *prometheus.CounterVec
+
+	// Per-label counters, looked up once: a rewritten page records a few
+	// dozen changes, and CounterVec hashes its labels on every lookup.
+	written, removed, dropped, outcomes sync.Map // label → prometheus.Counter
+}
+
+// inc increments vec's counter for label through cache.
+func inc(cache *sync.Map, vec *prometheus.CounterVec, label string) {
+	if c, ok := cache.Load(label); ok {
+		c.(prometheus.Counter).Inc()
+		return
+	}
+	c := vec.WithLabelValues(label)
+	cache.Store(label, c)
+	c.Inc()
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -94,13 +110,13 @@ func (m *metrics) countResult(res *rewrite.Result) {
 	for _, c := range res.Changes {
 		switch c.Action {
 		case rewrite.Wrote:
-			m.tagsWritten.WithLabelValues(c.Identity).Inc()
+			inc(&m.written, m.tagsWritten, c.Identity)
 		case rewrite.Replaced:
-			m.tagsRemoved.WithLabelValues(c.Identity).Inc()
+			inc(&m.removed, m.tagsRemoved, c.Identity)
 		case rewrite.Dropped:
-			m.tagsRemoved.WithLabelValues(c.Identity).Inc()
+			inc(&m.removed, m.tagsRemoved, c.Identity)
 			if isURLDropReason(c.Reason) {
-				m.urlsDropped.WithLabelValues(c.Reason).Inc()
+				inc(&m.dropped, m.urlsDropped, c.Reason)
 			}
 		}
 	}
@@ -109,7 +125,7 @@ func (m *metrics) countResult(res *rewrite.Result) {
 // countDropped records rule values the rules refused (Head.Dropped).
 func (m *metrics) countDropped(ds []rules.Drop) {
 	for _, d := range ds {
-		m.urlsDropped.WithLabelValues(d.Reason).Inc()
+		inc(&m.dropped, m.urlsDropped, d.Reason)
 	}
 }
 

@@ -159,3 +159,27 @@ upstream_timeout = "300ms"
 		t.Errorf("took %v", d)
 	}
 }
+
+func TestAdminEndpoints(t *testing.T) {
+	p, err := New(testConfig(t, "http://127.0.0.1:1", ""), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adm := httptest.NewServer(p.Admin())
+	defer adm.Close()
+	for path, want := range map[string]int{
+		"/healthz":       http.StatusOK,
+		"/metrics":       http.StatusOK,
+		"/debug/pprof/":  http.StatusOK,
+		"/nothing-there": http.StatusNotFound,
+	} {
+		res, err := http.Get(adm.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("GET %s: %d, want %d", path, res.StatusCode, want)
+		}
+	}
+}
