@@ -131,7 +131,12 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 // change, replay the upstream's own bytes.
 func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) error {
 	st, cfg, body, h := rs.st, rs.st.cfg, rs.body, res.Header
-	body.startRecording()
+	if coding != identity {
+		// A page that comes back unchanged is replayed as the upstream's
+		// own compressed bytes; an identity page needs no copy: the
+		// rewriter passes its bytes through itself.
+		body.startRecording()
+	}
 	var src io.Reader = body
 	var dec decoder
 	if coding != identity {
@@ -176,10 +181,12 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	if !rewritten || st.shadow {
 		// Output equals input: send the upstream's own bytes, coding and
 		// length, and spare the re-encoding.
-		body.replay()
-		res.Body = body
 		if dec != nil {
+			body.replay()
+			res.Body = body
 			dec.release()
+		} else {
+			res.Body = &rewrittenBody{r: rr, up: body, coding: coding}
 		}
 		switch {
 		case st.shadow && rewritten:
