@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"io"
 	"net/url"
 	"slices"
@@ -188,6 +189,9 @@ type headScan struct {
 	openAt     int           // start of a token cut by the end of input; -1 none
 	templateAt int           // start of the outermost open <template>
 	hard       int           // no token of the region may end past this offset
+	late       int           // a literal </head> or <body> after the implicit end: 1 yes, -1 no, 0 not known
+	lateFrom   int           // where lateHead looks next
+	foreign    int           // depth of <svg> and <math> in the stretch
 }
 
 func (h *headScan) run() {
@@ -239,10 +243,67 @@ func (h *headScan) run() {
 			h.skip(SkippedTooLarge, "the head did not end within max_head_bytes")
 			return
 		}
+		if h.mode == 2 && !h.lateHead() {
+			// No literal </head> or <body> ahead within max: no stretch to
+			// clean, and nothing after the head's end needs tokenizing.
+			h.regionEnd, h.mode = h.insertAt, 3
+			h.st.tags = dropStretch(h.st.tags)
+		}
 	}
 	h.decide()
 	// Time spent on the head, not waiting for the upstream.
 	r.res.Duration = time.Since(start) - h.waited
+}
+
+// lateHead reports whether a literal "</head" or "<body" stands after the
+// head's implicit end, before max_head_bytes: only then is there a late
+// stretch whose tags a parser moves into the body. It reads as far as it
+// must to know, and remembers where it looked.
+func (h *headScan) lateHead() bool {
+	if h.late != 0 {
+		return h.late > 0
+	}
+	limit := h.r.opts.MaxHeadBytes
+	for {
+		b := h.st.buf[:min(len(h.st.buf), limit+len("</head"))]
+		for i := max(h.lateFrom, h.insertAt); i < len(b); {
+			j := bytes.IndexByte(b[i:], '<')
+			if j < 0 {
+				break
+			}
+			i += j
+			if i+6 > len(b) && !h.sc.eof && len(h.st.buf) < limit+len("</head") {
+				h.lateFrom = i // decide once more bytes came
+				break
+			}
+			if hasPrefixFold(b[i:], "</head") || hasPrefixFold(b[i:], "<body") {
+				h.late = 1
+				return true
+			}
+			i++
+			h.lateFrom = i
+		}
+		if h.sc.eof || len(h.st.buf) >= limit+len("</head") {
+			h.late = -1
+			return false
+		}
+		h.fill()
+	}
+}
+
+func hasPrefixFold(b []byte, p string) bool {
+	return len(b) >= len(p) && asciiEqualFold(b[:len(p)], p)
+}
+
+// dropStretch forgets the tags recorded after the head's end.
+func dropStretch(tags []headTag) []headTag {
+	out := tags[:0]
+	for _, t := range tags {
+		if t.where != inStretch {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // readChunk bounds one read of the head: a head of a few KiB should not
@@ -372,6 +433,8 @@ func (h *headScan) token(t token) {
 				h.mode = 2
 				if asciiEqualFold(name, "body") {
 					h.finish(t.start)
+				} else if (asciiEqualFold(name, "svg") || asciiEqualFold(name, "math")) && !t.selfClose {
+					h.foreign = 1
 				}
 				return
 			}
@@ -407,10 +470,24 @@ func (h *headScan) token(t token) {
 			}
 		}
 	case 2: // the stretch after an implicit end, up to a literal </head> or <body>
+		foreignName := asciiEqualFold(name, "svg") || asciiEqualFold(name, "math")
+		if h.foreign > 0 {
+			// SVG and MathML: their <title> and <link> are not HTML's.
+			if foreignName && t.kind == tStart && !t.selfClose {
+				h.foreign++
+			} else if foreignName && t.kind == tEnd {
+				h.foreign--
+			}
+			return
+		}
 		switch t.kind {
 		case tStart:
 			if asciiEqualFold(name, "body") {
 				h.finish(t.start)
+				return
+			}
+			if foreignName && !t.selfClose {
+				h.foreign = 1
 				return
 			}
 			h.startTag(t, name, inStretch)
