@@ -51,6 +51,10 @@ Run "headgate COMMAND -h" for a command's flags. Docs: docs/index.md.
 `
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -72,10 +76,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprintln(stdout, "headgate", version())
 		return exitOK
 	case "help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	}
-	if cmd == "-h" || cmd == "--help" {
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCmd runs the whole program in process, as main does.
+func runCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const example = "../../config.example.toml"
+
+func TestCheck(t *testing.T) {
+	code, out, errs := runCmd(t, "", "check", "-config", example)
+	if code != exitOK || !strings.Contains(out, "ok (") {
+		t.Fatalf("check of the example: exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs = runCmd(t, "", "check", "-config", "testdata/bad.toml")
+	if code != exitFix {
+		t.Fatalf("check of a bad config: exit %d, want %d", code, exitFix)
+	}
+	// Every problem, each with its code, file, line and key.
+	for _, want := range []string{
+		"HG102 testdata/bad.toml:2: server.upstream:",
+		"HG140 testdata/bad.toml:9: rule[0].open_graf: unknown key (did you mean open_graph?)",
+		"2 problem(s)",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("check output lacks %q:\n%s", want, errs)
+		}
+	}
+}
+
+func TestExplain(t *testing.T) {
+	code, out, errs := runCmd(t, "", "explain", "-config", example, "/de-at/about?utm_source=x")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"1. /*", "2. /{locale}/about", "locale: de-AT",
+		`<link rel="canonical" href="https://notes.example/de-AT/about">`,
+		`<link rel="alternate" hreflang="x-default" href="https://notes.example/about">`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain output lacks %q:\n%s", want, out)
+		}
+	}
+	_, out, _ = runCmd(t, "", "explain", "-config", example, "/internal/admin")
+	if !strings.Contains(out, "deny: headgate answers 404") {
+		t.Errorf("explain of a denied path:\n%s", out)
+	}
+	_, out, _ = runCmd(t, "", "explain", "-config", example, "/a/%2e%2e/b")
+	if !strings.Contains(out, "400") {
+		t.Errorf("explain of a dot-segment path:\n%s", out)
+	}
+}
+
+func TestRewrite(t *testing.T) {
+	page := "<html><head><title>Old</title><link rel=canonical href=/x></head><body>b</body></html>"
+	code, out, errs := runCmd(t, page, "rewrite", "-config", example, "-path", "/notes/3?ref=legacy", "-changes")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, `<link rel="canonical" href="https://notes.example/notes/3">`) || strings.Contains(out, "href=/x") {
+		t.Errorf("rewritten page:\n%s", out)
+	}
+	if !strings.HasSuffix(out, "<body>b</body></html>") {
+		t.Errorf("the body changed:\n%s", out)
+	}
+	if !strings.Contains(errs, "rewritten: wrote=") {
+		t.Errorf("-changes printed:\n%s", errs)
+	}
+	// From a file, and a path the proxy refuses.
+	f := filepath.Join(t.TempDir(), "p.html")
+	os.WriteFile(f, []byte(page), 0o644)
+	if code, out, _ := runCmd(t, "", "rewrite", "-config", example, "-path", "/", f); code != exitOK || !strings.Contains(out, "<title>") {
+		t.Errorf("rewrite of a file: exit %d\n%s", code, out)
+	}
+	if code, _, errs := runCmd(t, page, "rewrite", "-config", example, "-path", "/a/../b"); code != exitFix || !strings.Contains(errs, "400") {
+		t.Errorf("rewrite of a dot-segment path: exit %d, %s", code, errs)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if code, out, _ := runCmd(t, "", "version"); code != exitOK || !strings.HasPrefix(out, "headgate ") {
+		t.Errorf("version: exit %d %q", code, out)
+	}
+	if code, out, _ := runCmd(t, "", "--help"); code != exitOK || !strings.Contains(out, "headgate explain -config FILE PATH") {
+		t.Errorf("--help: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{
+		{"frobnicate"},
+		{"explain", "-config", example},
+		{"rewrite", "-config", example},
+		{"check", "-nope"},
+		{"audit", "-config", example, "-fail-on", "sometimes"},
+		{"audit", "-config", example, "-format", "pdf"},
+		{"serve", "-config", example, "-log-format", "xml"},
+	} {
+		if code, _, _ := runCmd(t, "", args...); code != exitUsage {
+			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}
+
+func TestSitemapCommand(t *testing.T) {
+	code, out, errs := runCmd(t, "", "sitemap", "-config", example)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"<urlset", "<loc>https://notes.example/notes/12</loc>", `hreflang="de-AT"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("sitemap lacks %q", want)
+		}
+	}
+	dir := t.TempDir()
+	if code, _, errs := runCmd(t, "", "sitemap", "-config", example, "-o", dir); code != exitOK {
+		t.Fatalf("-o: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sitemap.xml")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestAuditCommand(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "report.json")
+	code, _, errs := runCmd(t, "", "audit", "-config", example, "-format", "json", "-o", out, "-fail-on", "error")
+	if code != exitOK {
+		t.Fatalf("the example config has no error findings, yet exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !bytes.Contains(b, []byte(`"findings"`)) {
+		t.Fatalf("report: %v\n%s", err, b)
+	}
+	// The example leaves warnings (paginated listings share a title).
+	if code, _, _ := runCmd(t, "", "audit", "-config", example, "-format", "text", "-o", out, "-fail-on", "warning"); code != exitFix {
+		t.Errorf("-fail-on warning: exit %d, want %d", code, exitFix)
+	}
+}
