@@ -1,10 +1,3 @@
-// Command headgate is a reverse proxy that fixes the document head —
-// canonical, description, robots, Open Graph, Twitter card, hreflang and
-// JSON-LD — of every HTML page it passes, and serves /sitemap.xml and
-// /robots.txt itself.
-//
-// This package only parses flags and wires the other packages together;
-// run holds the whole program so that tests can call it.
 package main
 
 import (
