@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -72,8 +73,9 @@ type state struct {
 	sitemap   SitemapHandler
 	shadow    bool
 	staging   bool
-	host      string   // the base URL's host: the Host of headgate's own upstream requests
-	warned    sync.Map // refused rule values already logged under this config
+	host      string         // the base URL's host: the Host of headgate's own upstream requests
+	warned    sync.Map       // refused rule values already logged under this config
+	plans     *rewrite.Cache // rewrites of heads already seen, under this config
 }
 
 // New returns a Proxy serving cfg.
@@ -124,6 +126,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 	p.swapMu.Lock()
 	defer p.swapMu.Unlock()
 	st := &state{
+		plans:   rewrite.NewCache(0),
 		cfg:     cfg,
 		shadow:  cfg.Site.Mode == rules.ModeShadow,
 		staging: cfg.Site.Mode == rules.ModeStaging,

@@ -153,6 +153,7 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		MaxHeadBytes:    cfg.Server.MaxHeadBytes,
 		CorrectUpstream: cfg.Site.CorrectUpstream,
 		Shadow:          st.shadow,
+		Cache:           st.plans,
 	})
 	timer := time.AfterFunc(cfg.Server.UpstreamTimeout, func() { rs.cancel(errHeadTimeout) })
 	err, panicked := prepare(rr)

@@ -24,6 +24,9 @@ type Options struct {
 	CorrectUpstream bool
 	// Shadow computes every change but outputs the original bytes.
 	Shadow bool
+	// Cache, when set, replays the rewrite of a head already seen for the
+	// same request (see Cache); nil scans every document.
+	Cache *Cache
 }
 
 // Outcome says what became of a document.
@@ -68,6 +71,7 @@ type Result struct {
 	Head     *rules.Head // what the rules rendered for this page; nil without rules
 	Page     rules.Page  // what the upstream head said of itself
 	Reason   string      // why a document was skipped, for the log
+	Cached   bool        // replayed from Options.Cache, not scanned
 }
 
 // Count returns how many changes had the action.

@@ -192,6 +192,8 @@ type headScan struct {
 	late       int           // a literal </head> or <body> after the implicit end: 1 yes, -1 no, 0 not known
 	lateFrom   int           // where lateHead looks next
 	foreign    int           // depth of <svg> and <math> in the stretch
+	lateSeen   int           // how far lateHead looked
+	eofDecided bool          // the region's end depended on where the input ended
 }
 
 func (h *headScan) run() {
@@ -207,6 +209,14 @@ func (h *headScan) run() {
 		h.sc.pos = 3
 	}
 	start := time.Now()
+	var ckey string
+	if c := r.opts.Cache; c != nil && r.opts.Match != nil {
+		ckey = c.key(&r.opts)
+		if h.tryCached(c, ckey) {
+			r.res.Duration = time.Since(start) - h.waited
+			return
+		}
+	}
 	// The region's bounds depend on token positions only, never on how the
 	// source's reads fall: the head must end before max; the stretch after
 	// it takes the tokens that start before max; no token may end past
@@ -216,10 +226,14 @@ func (h *headScan) run() {
 		tok, ok := h.sc.next()
 		if !ok {
 			if h.sc.eof {
+				h.eofDecided = true
 				h.finish(len(st.buf))
 				break
 			}
 			if len(st.buf) > hard { // the token at sc.pos ends past hard, if ever
+				if len(st.buf) > h.lateSeen {
+					h.lateSeen = len(st.buf) // the incomplete token was looked at to the end
+				}
 				if h.mode == 0 {
 					h.skip(SkippedTooLarge, "a token in the head is larger than max_head_bytes")
 					return
@@ -251,6 +265,9 @@ func (h *headScan) run() {
 		}
 	}
 	h.decide()
+	if ckey != "" {
+		h.remember(r.opts.Cache, ckey, start)
+	}
 	// Time spent on the head, not waiting for the upstream.
 	r.res.Duration = time.Since(start) - h.waited
 }
@@ -277,7 +294,7 @@ func (h *headScan) lateHead() bool {
 				break
 			}
 			if hasPrefixFold(b[i:], "</head") || hasPrefixFold(b[i:], "<body") {
-				h.late = 1
+				h.late, h.lateSeen = 1, max(h.lateSeen, i+6)
 				return true
 			}
 			i++
@@ -285,6 +302,11 @@ func (h *headScan) lateHead() bool {
 		}
 		if h.sc.eof || len(h.st.buf) >= limit+len("</head") {
 			h.late = -1
+			if len(h.st.buf) < limit+len("</head") {
+				h.eofDecided = true // no literal before the input ended
+			} else {
+				h.lateSeen = max(h.lateSeen, limit+len("</head"))
+			}
 			return false
 		}
 		h.fill()

@@ -1,0 +1,130 @@
+package rewrite
+
+import (
+	"hash/maphash"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Cache remembers how the heads of recent responses were rewritten, so that
+// the same head bytes for the same request and options are not scanned and
+// rendered again: a popular page sends the same head on every request. An
+// entry is used only when the bytes the scan examined (up to where it
+// decided the region's end) hash the same, and never when the decision
+// depended on where the input ended. Safe for concurrent use; nil disables
+// it. Build one per configuration: entries assume the rules they were made
+// with.
+type Cache struct {
+	mu   sync.Mutex
+	seed maphash.Seed
+	max  int
+	m    map[string]*plan
+}
+
+// NewCache returns a cache of at most entries plans (one per request
+// target, content type and CSP); 0 means 1024.
+func NewCache(entries int) *Cache {
+	if entries <= 0 {
+		entries = 1024
+	}
+	return &Cache{seed: maphash.MakeSeed(), max: entries, m: make(map[string]*plan)}
+}
+
+// plan is a finished rewrite, replayable over the same head bytes.
+type plan struct {
+	seen      int    // bytes the scan examined: the key covers buf[:seen]
+	sum       uint64 // maphash of buf[:seen]
+	regionEnd int
+	edits     []edit // replacement bytes owned by the plan
+	res       Result
+}
+
+func (c *Cache) key(o *Options) string {
+	m := o.Match
+	return m.Path + "?" + m.Query + "\x00" + o.ContentType + "\x00" + o.CSP + "\x00" +
+		strconv.FormatBool(o.CorrectUpstream) + strconv.FormatBool(o.Shadow) + strconv.Itoa(o.MaxHeadBytes)
+}
+
+func (c *Cache) get(k string) *plan {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[k]
+}
+
+func (c *Cache) put(k string, p *plan) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[k]; !ok && len(c.m) >= c.max {
+		for old := range c.m { // evict one, any one
+			delete(c.m, old)
+			break
+		}
+	}
+	c.m[k] = p
+}
+
+// tryCached replays a cached plan when the head bytes are the same. It may
+// read ahead into the buffer; on a miss the scan goes on from what is there.
+func (h *headScan) tryCached(c *Cache, k string) bool {
+	p := c.get(k)
+	if p == nil {
+		return false
+	}
+	st := h.st
+	for len(st.buf) < p.seen && !h.sc.eof {
+		h.fill()
+	}
+	if len(st.buf) < p.seen || maphash.Bytes(c.seed, st.buf[:p.seen]) != p.sum {
+		return false
+	}
+	r := h.r
+	r.res = p.res
+	r.res.Cached = true
+	region := st.buf[:p.regionEnd]
+	r.tail = st.buf[p.regionEnd:]
+	if len(p.edits) == 0 || r.opts.Shadow {
+		r.out = region
+		return true
+	}
+	segs := st.segs[:0]
+	pos := 0
+	for _, e := range p.edits {
+		if e.start < pos {
+			if e.start == e.end {
+				segs = append(segs, e.repl)
+			}
+			continue
+		}
+		if e.start > pos {
+			segs = append(segs, region[pos:e.start])
+		}
+		if len(e.repl) > 0 {
+			segs = append(segs, e.repl)
+		}
+		pos = e.end
+	}
+	if pos < len(region) {
+		segs = append(segs, region[pos:])
+	}
+	st.segs, r.segs = segs, segs
+	return true
+}
+
+// remember stores the plan of a finished scan, when it can be replayed.
+func (h *headScan) remember(c *Cache, k string, start time.Time) {
+	r, st := h.r, h.st
+	if h.eofDecided || r.srcErr != nil || (r.res.Outcome != Rewritten && r.res.Outcome != Unchanged) {
+		return
+	}
+	seen := max(h.sc.pos, h.lateSeen, h.regionEnd)
+	if seen > len(st.buf) {
+		return
+	}
+	p := &plan{seen: seen, sum: maphash.Bytes(c.seed, st.buf[:seen]), regionEnd: h.regionEnd, res: r.res}
+	p.res.Duration = 0
+	for _, e := range st.edits {
+		p.edits = append(p.edits, edit{e.start, e.end, append([]byte(nil), e.repl...)})
+	}
+	c.put(k, p)
+}

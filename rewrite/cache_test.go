@@ -1,0 +1,122 @@
+package rewrite
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+	"testing/iotest"
+
+	"github.com/headgate/headgate/rules"
+)
+
+const cacheConfig = `
+[server]
+upstream = "http://127.0.0.1:3000"
+[site]
+base_url = "https://notes.example"
+[[rule]]
+match = "/*"
+title = "{page.title} (cached?)"
+description = "A description"
+canonical = "self"
+[rule.open_graph]
+site_name = "S"
+`
+
+func rewriteWith(t *testing.T, doc []byte, o Options, src func(io.Reader) io.Reader) ([]byte, *Result) {
+	t.Helper()
+	var in io.Reader = bytes.NewReader(doc)
+	if src != nil {
+		in = src(in)
+	}
+	r := NewReader(in, o)
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, r.Result()
+}
+
+// TestCacheReplaysExactly: with a cache, the second rewrite of the same head
+// replays the plan, and its bytes and changes equal a fresh rewrite's, also
+// when the body differs or the reads fall differently; a head that differs
+// by one byte is rewritten afresh.
+func TestCacheReplaysExactly(t *testing.T) {
+	cfg, err := rules.Parse("c.toml", []byte(cacheConfig), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string][]byte{
+		"late":     []byte("<html><head><title>T</title><div>x</div><link rel=canonical href=/late></head><body>b</body></html>"),
+		"plain":    []byte("<!doctype html><html><head><meta charset=utf-8><title>T</title><link rel=canonical href=/x></head><body><p>body</p></body></html>"),
+		"implicit": bytes.Repeat([]byte("<p>no head end "), 40),
+	}
+	if files, _ := os.ReadDir("../../shared/corpus"); len(files) > 0 {
+		for _, f := range files {
+			if b, err := os.ReadFile("../../shared/corpus/" + f.Name()); err == nil && bytes.HasSuffix([]byte(f.Name()), []byte(".html")) {
+				docs[f.Name()] = b
+			}
+		}
+	}
+	for name, doc := range docs {
+		t.Run(name, func(t *testing.T) {
+			c := NewCache(0)
+			o := Options{Match: cfg.Resolve("/p?x=1"), ContentType: "text/html; charset=utf-8", CorrectUpstream: true}
+			want, wres := rewriteWith(t, doc, o, nil)
+			o.Cache = c
+			first, _ := rewriteWith(t, doc, o, nil)
+			second, sres := rewriteWith(t, doc, o, func(r io.Reader) io.Reader { return iotest.HalfReader(r) })
+			for i, got := range [][]byte{first, second} {
+				if !bytes.Equal(got, want) {
+					t.Fatalf("rewrite %d with the cache differs from one without", i+1)
+				}
+			}
+			// A plan is kept when the region ended at a token, not where the
+			// input ended, and the head was rewritten or left as it was.
+			lower := bytes.ToLower(doc)
+			wantHit := (bytes.Contains(lower, []byte("</head")) || bytes.Contains(lower, []byte("<body"))) &&
+				(wres.Outcome == Rewritten || wres.Outcome == Unchanged)
+			if sres.Cached != wantHit {
+				t.Errorf("second rewrite: Cached = %v, want %v", sres.Cached, wantHit)
+			}
+			if sres.Outcome != wres.Outcome || sres.Delta != wres.Delta || len(sres.Changes) != len(wres.Changes) {
+				t.Errorf("replayed result %v/%d/%d changes, fresh %v/%d/%d", sres.Outcome, sres.Delta, len(sres.Changes), wres.Outcome, wres.Delta, len(wres.Changes))
+			}
+			// The same head with another body: replayed, body kept.
+			if end := bytes.Index(doc, []byte("<body")); end > 0 {
+				other := append(append([]byte{}, doc[:end]...), []byte("<body>another body</body>")...)
+				fresh, _ := rewriteWith(t, other, Options{Match: o.Match, ContentType: o.ContentType, CorrectUpstream: true}, nil)
+				got, _ := rewriteWith(t, other, o, nil)
+				if !bytes.Equal(got, fresh) {
+					t.Errorf("another body after the same head: output differs from a fresh rewrite")
+				}
+			}
+			// One byte changed in the head: not the cached plan.
+			if i := bytes.Index(doc, []byte("<title>")); i >= 0 && i+8 < len(doc) {
+				changed := append([]byte{}, doc...)
+				changed[i+7] ^= 0x20
+				fresh, _ := rewriteWith(t, changed, Options{Match: o.Match, ContentType: o.ContentType, CorrectUpstream: true}, nil)
+				got, _ := rewriteWith(t, changed, o, nil)
+				if !bytes.Equal(got, fresh) {
+					t.Errorf("a changed head got a stale plan")
+				}
+			}
+		})
+	}
+}
+
+// A plan depends on the request: another target is rewritten afresh.
+func TestCacheKeyedByTarget(t *testing.T) {
+	cfg, err := rules.Parse("c.toml", []byte(cacheConfig), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := []byte("<html><head><title>T</title></head><body>b</body></html>")
+	c := NewCache(0)
+	a, _ := rewriteWith(t, doc, Options{Match: cfg.Resolve("/a"), Cache: c}, nil)
+	b, _ := rewriteWith(t, doc, Options{Match: cfg.Resolve("/b"), Cache: c}, nil)
+	if !bytes.Contains(a, []byte(`href="https://notes.example/a"`)) || !bytes.Contains(b, []byte(`href="https://notes.example/b"`)) {
+		t.Errorf("canonicals mixed up:\n%s\n%s", a, b)
+	}
+}
