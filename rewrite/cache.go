@@ -16,11 +16,16 @@ import (
 // it. Build one per configuration: entries assume the rules they were made
 // with.
 type Cache struct {
-	mu   sync.Mutex
-	seed maphash.Seed
-	max  int
-	m    map[string]*plan
+	mu    sync.Mutex
+	seed  maphash.Seed
+	max   int
+	bytes int // the plans' sizes, bounded by cacheBytes
+	m     map[string]*plan
 }
+
+// cacheBytes bounds the memory of one cache's plans; a plan larger than a
+// sixteenth of it is not kept.
+const cacheBytes = 8 << 20
 
 // NewCache returns a cache of at most entries plans (one per request
 // target, content type and CSP); 0 means 1024.
@@ -38,6 +43,7 @@ type plan struct {
 	regionEnd int
 	edits     []edit // replacement bytes owned by the plan
 	res       Result
+	size      int // bytes the plan holds, roughly
 }
 
 func (c *Cache) key(o *Options) string {
@@ -53,15 +59,24 @@ func (c *Cache) get(k string) *plan {
 }
 
 func (c *Cache) put(k string, p *plan) {
+	if p.size > cacheBytes/16 {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.m[k]; !ok && len(c.m) >= c.max {
-		for old := range c.m { // evict one, any one
-			delete(c.m, old)
+	if old, ok := c.m[k]; ok {
+		c.bytes -= old.size
+		delete(c.m, k)
+	}
+	for old, op := range c.m { // evict any, until there is room
+		if len(c.m) < c.max && c.bytes+p.size <= cacheBytes {
 			break
 		}
+		c.bytes -= op.size
+		delete(c.m, old)
 	}
 	c.m[k] = p
+	c.bytes += p.size
 }
 
 // tryCached replays a cached plan when the head bytes are the same. It may
@@ -123,8 +138,13 @@ func (h *headScan) remember(c *Cache, k string, start time.Time) {
 	}
 	p := &plan{seen: seen, sum: maphash.Bytes(c.seed, st.buf[:seen]), regionEnd: h.regionEnd, res: r.res}
 	p.res.Duration = 0
+	p.size = len(k) + 256
 	for _, e := range st.edits {
 		p.edits = append(p.edits, edit{e.start, e.end, append([]byte(nil), e.repl...)})
+		p.size += len(e.repl) + 32
+	}
+	for _, ch := range p.res.Changes {
+		p.size += len(ch.Value) + len(ch.Reason) + 64
 	}
 	c.put(k, p)
 }

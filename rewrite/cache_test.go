@@ -120,3 +120,25 @@ func TestCacheKeyedByTarget(t *testing.T) {
 		t.Errorf("canonicals mixed up:\n%s\n%s", a, b)
 	}
 }
+
+// The cache holds at most its entries and its byte budget.
+func TestCacheBounded(t *testing.T) {
+	c := NewCache(4)
+	for i := 0; i < 100; i++ {
+		c.put(string(rune('a'+i%26))+string(rune('0'+i/26)), &plan{size: 1000})
+	}
+	if len(c.m) > 4 || c.bytes != 1000*len(c.m) {
+		t.Errorf("%d plans, %d bytes", len(c.m), c.bytes)
+	}
+	c.put("big", &plan{size: cacheBytes})
+	if _, ok := c.m["big"]; ok {
+		t.Error("a plan over the per-plan bound was kept")
+	}
+	c = NewCache(0)
+	for i := 0; i < 200; i++ {
+		c.put(string(rune(i+0x100)), &plan{size: cacheBytes / 32})
+	}
+	if c.bytes > cacheBytes {
+		t.Errorf("%d bytes held, budget %d", c.bytes, cacheBytes)
+	}
+}
