@@ -143,8 +143,9 @@ func readAttrs(tag []byte, nameEnd int) tagAttrs {
 
 func (a attr) val(tag []byte) []byte { return tag[a.valStart:a.valEnd] }
 
-// hasToken reports whether a space-separated list holds tok (ASCII case-insensitive).
-func hasToken(list []byte, tok string) bool {
+// eachToken calls fn with each token of a space-separated list until fn
+// returns false.
+func eachToken(list []byte, fn func(tok []byte) bool) {
 	for len(list) > 0 {
 		i := 0
 		for i < len(list) && isSpace(list[i]) {
@@ -154,34 +155,35 @@ func hasToken(list []byte, tok string) bool {
 		for j < len(list) && !isSpace(list[j]) {
 			j++
 		}
-		if asciiEqualFold(list[i:j], tok) {
-			return true
+		if j > i && !fn(list[i:j]) {
+			return
 		}
 		list = list[j:]
 	}
-	return false
+}
+
+// hasToken reports whether a space-separated list holds tok (ASCII case-insensitive).
+func hasToken(list []byte, tok string) bool {
+	found := false
+	eachToken(list, func(t []byte) bool {
+		found = asciiEqualFold(t, tok)
+		return !found
+	})
+	return found
 }
 
 // otherTokens returns the tokens of a space-separated list other than tok,
 // joined by spaces; nil when there are none.
 func otherTokens(list []byte, tok string) []byte {
 	var out []byte
-	for len(list) > 0 {
-		i := 0
-		for i < len(list) && isSpace(list[i]) {
-			i++
-		}
-		j := i
-		for j < len(list) && !isSpace(list[j]) {
-			j++
-		}
-		if j > i && !asciiEqualFold(list[i:j], tok) {
+	eachToken(list, func(t []byte) bool {
+		if !asciiEqualFold(t, tok) {
 			if out != nil {
 				out = append(out, ' ')
 			}
-			out = append(out, list[i:j]...)
+			out = append(out, t...)
 		}
-		list = list[j:]
-	}
+		return true
+	})
 	return out
 }

@@ -102,26 +102,7 @@ func (h *headScan) tryCached(c *Cache, k string) bool {
 		r.out = region
 		return true
 	}
-	segs := st.segs[:0]
-	pos := 0
-	for _, e := range p.edits {
-		if e.start < pos {
-			if e.start == e.end {
-				segs = append(segs, e.repl)
-			}
-			continue
-		}
-		if e.start > pos {
-			segs = append(segs, region[pos:e.start])
-		}
-		if len(e.repl) > 0 {
-			segs = append(segs, e.repl)
-		}
-		pos = e.end
-	}
-	if pos < len(region) {
-		segs = append(segs, region[pos:])
-	}
+	segs, _ := assemble(st.segs[:0], region, p.edits)
 	st.segs, r.segs = segs, segs
 	return true
 }

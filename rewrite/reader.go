@@ -923,7 +923,16 @@ func (h *headScan) decide() {
 	}
 	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
 	// The output is the region's own bytes between the edits, not a copy.
-	segs := st.segs[:0]
+	segs, n := assemble(st.segs[:0], region, edits)
+	st.segs = segs
+	r.segs = segs
+	r.res.Delta = n - len(region)
+}
+
+// assemble appends the output of region with edits (sorted by start) to
+// segs: the region's own bytes between the edits, and the edits'
+// replacements. n is the output's length.
+func assemble(segs [][]byte, region []byte, edits []edit) ([][]byte, int) {
 	pos, n := 0, 0
 	add := func(b []byte) {
 		if len(b) > 0 {
@@ -944,9 +953,7 @@ func (h *headScan) decide() {
 		pos = e.end
 	}
 	add(region[pos:])
-	st.segs = segs
-	r.segs = segs
-	r.res.Delta = n - len(region)
+	return segs, n
 }
 
 // fillTagTexts gives the changes to upstream tags their tags' text, copied
