@@ -716,7 +716,6 @@ func (h *headScan) decide() {
 		}
 		return rules.AbsURL(pageURL, strings.TrimSpace(s)) // browsers strip the spaces around a URL
 	}
-	changes := make([]Change, 0, len(st.tags)+8)
 	// The values of changes to upstream tags are the tags' own text: noted
 	// as tag indexes here, copied at the end into one string for them all,
 	// so recording a change allocates nothing per tag.
@@ -748,6 +747,7 @@ func (h *headScan) decide() {
 	}
 	head := o.Match.Render(page)
 	r.res.Head, r.res.Page = head, page
+	changes := make([]Change, 0, len(st.tags)+len(head.Meta)+len(head.Alternates)+len(head.JSONLD)+len(head.Dropped)+8)
 	for _, d := range head.Dropped {
 		changes = append(changes, Change{Action: Dropped, Identity: d.Field, Reason: d.Reason, Value: d.Value})
 	}

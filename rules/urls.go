@@ -109,6 +109,13 @@ func ValidURL(origin string, s string) string {
 // valid percent-escapes are kept as they are, every other byte outside the
 // characters a path may hold is percent-encoded.
 func EscapePath(p string) string {
+	clean := true
+	for i := 0; i < len(p) && clean; i++ {
+		clean = pathByte(p[i]) || p[i] == '%' && i+2 < len(p) && ishex(p[i+1]) && ishex(p[i+2])
+	}
+	if clean {
+		return p // the common case: nothing to escape
+	}
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
 		c := p[i]
