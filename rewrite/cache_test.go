@@ -142,3 +142,32 @@ func TestCacheBounded(t *testing.T) {
 		t.Errorf("%d bytes held, budget %d", c.bytes, cacheBytes)
 	}
 }
+
+// Many rewrites at once share one cache: the same bytes out of each (run
+// with -race to check the locking).
+func TestCacheConcurrent(t *testing.T) {
+	cfg, err := rules.Parse("c.toml", []byte(cacheConfig), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := []byte("<html><head><title>T</title><link rel=canonical href=/x></head><body>b</body></html>")
+	want, _ := rewriteWith(t, doc, Options{Match: cfg.Resolve("/p")}, nil)
+	c := NewCache(2)
+	done := make(chan []byte)
+	for i := 0; i < 16; i++ {
+		go func(i int) {
+			target := []string{"/p", "/q", "/r"}[i%3]
+			r := NewReader(bytes.NewReader(doc), Options{Match: cfg.Resolve(target), Cache: c})
+			out, _ := io.ReadAll(r)
+			if target != "/p" {
+				out = nil
+			}
+			done <- out
+		}(i)
+	}
+	for i := 0; i < 16; i++ {
+		if out := <-done; out != nil && !bytes.Equal(out, want) {
+			t.Errorf("concurrent rewrite differs:\n%s", out)
+		}
+	}
+}
