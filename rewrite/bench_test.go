@@ -98,69 +98,43 @@ func benchOpts(b testing.TB) Options {
 	return Options{Match: mustMatch(b, propConfig, propTarget), CorrectUpstream: true}
 }
 
-// (a) The rewriting Reader over the whole document, with every field set.
-func BenchmarkRewriter(b *testing.B) {
-	opts := benchOpts(b)
-	buf := make([]byte, 32<<10)
+// perPage runs run over input(page) for every corpus page, as a
+// sub-benchmark in MB/s of those bytes; input nil means the whole page.
+func perPage(b *testing.B, input func([]byte) []byte, run func([]byte) error) {
 	for _, p := range benchPages(b) {
-		b.Run(benchName(p), func(b *testing.B) {
-			b.SetBytes(int64(len(p.data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := rewriteDrain(p.data, opts, buf); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// (b) A full x/net/html tokenization: Next until EOF.
-func BenchmarkXNetTokenizer(b *testing.B) {
-	for _, p := range benchPages(b) {
-		b.Run(benchName(p), func(b *testing.B) {
-			b.SetBytes(int64(len(p.data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := xnetTokenize(p.data); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// (c) io.Copy of the same bytes through a 32 KiB buffer.
-func BenchmarkCopy(b *testing.B) {
-	buf := make([]byte, 32<<10)
-	for _, p := range benchPages(b) {
-		b.Run(benchName(p), func(b *testing.B) {
-			b.SetBytes(int64(len(p.data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := copyDrain(p.data, buf); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// (d) tdewolff/parse/v2/html's Lexer over the whole document, for the docs.
-func BenchmarkTdewolffLexer(b *testing.B) {
-	for _, p := range benchPages(b) {
-		data := withSpare(p.data)
+		data := p.data
+		if input != nil {
+			data = input(data)
+		}
 		b.Run(benchName(p), func(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if err := tdewolffLex(data); err != nil {
+				if err := run(data); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
 }
+
+// (a) The rewriting Reader over the whole document, with every field set.
+func BenchmarkRewriter(b *testing.B) {
+	opts, buf := benchOpts(b), make([]byte, 32<<10)
+	perPage(b, nil, func(d []byte) error { return rewriteDrain(d, opts, buf) })
+}
+
+// (b) A full x/net/html tokenization: Next until EOF.
+func BenchmarkXNetTokenizer(b *testing.B) { perPage(b, nil, xnetTokenize) }
+
+// (c) io.Copy of the same bytes through a 32 KiB buffer.
+func BenchmarkCopy(b *testing.B) {
+	buf := make([]byte, 32<<10)
+	perPage(b, nil, func(d []byte) error { return copyDrain(d, buf) })
+}
+
+// (d) tdewolff/parse/v2/html's Lexer over the whole document, for the docs.
+func BenchmarkTdewolffLexer(b *testing.B) { perPage(b, withSpare, tdewolffLex) }
 
 // headOf is the head region of a page: through the first literal </head>,
 // or the first 64 KiB when the head ends implicitly.
@@ -174,36 +148,11 @@ func headOf(page []byte) []byte {
 // BenchmarkHead measures the rewriter on the head alone, in MB/s of head
 // bytes; BenchmarkHeadXNet tokenizes the same bytes with x/net.
 func BenchmarkHead(b *testing.B) {
-	opts := benchOpts(b)
-	buf := make([]byte, 32<<10)
-	for _, p := range benchPages(b) {
-		head := headOf(p.data)
-		b.Run(benchName(p), func(b *testing.B) {
-			b.SetBytes(int64(len(head)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := rewriteDrain(head, opts, buf); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	opts, buf := benchOpts(b), make([]byte, 32<<10)
+	perPage(b, headOf, func(d []byte) error { return rewriteDrain(d, opts, buf) })
 }
 
-func BenchmarkHeadXNet(b *testing.B) {
-	for _, p := range benchPages(b) {
-		head := headOf(p.data)
-		b.Run(benchName(p), func(b *testing.B) {
-			b.SetBytes(int64(len(head)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := xnetTokenize(head); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
+func BenchmarkHeadXNet(b *testing.B) { perPage(b, headOf, xnetTokenize) }
 
 // syntheticHead is a head of n upstream tags of one kind, for the
 // allocation-flatness figures:
@@ -456,20 +405,8 @@ func withoutHeadEnd(page []byte) []byte {
 // BenchmarkRewriterNoHeadEnd: the rewriter over each page with its
 // </head> and <body> removed.
 func BenchmarkRewriterNoHeadEnd(b *testing.B) {
-	opts := benchOpts(b)
-	buf := make([]byte, 32<<10)
-	for _, p := range benchPages(b) {
-		page := withoutHeadEnd(p.data)
-		b.Run(benchName(p), func(b *testing.B) {
-			b.SetBytes(int64(len(page)))
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := rewriteDrain(page, opts, buf); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	opts, buf := benchOpts(b), make([]byte, 32<<10)
+	perPage(b, withoutHeadEnd, func(d []byte) error { return rewriteDrain(d, opts, buf) })
 }
 
 // BenchmarkCorpusAll runs the rewriter over every page of both corpora per
