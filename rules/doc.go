@@ -7,7 +7,7 @@
 // Call order:
 //
 //	cfg, err := rules.Load("headgate.toml") // err is a Problems list on bad input
-//	m := cfg.Resolve(path, rawQuery)         // per request; cheap, no regex scan
+//	m := cfg.Resolve(target)                 // per request ("/path?query"); a tree walk, no regex scan
 //	head := m.Render(page)                   // once the upstream head is read
 //
 // A *Config is immutable once loaded: reload builds a new one and swaps the
