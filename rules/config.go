@@ -132,6 +132,7 @@ type Rule struct {
 	Twitter      *Twitter
 	JSONLD       []any    // trees of map[string]any, []any, *Template and JSON scalars
 	jsonStatic   [][]byte // JSONLD[i] serialized once when it names no variable
+	jsonSize     []int    // a capacity that holds JSONLD[i] serialized, on most pages
 	jsonCompiled []any    // JSONLD[i] with its objects' keys sorted once
 	ReplaceJSON  bool     // replace_json_ld
 	Headers      []Header
@@ -163,6 +164,8 @@ type OpenGraph struct {
 type Image struct {
 	URL, Alt, Type, SecureURL *Template
 	Width, Height             int // 0: unset
+
+	width, height string // Width and Height written out once, at load
 }
 
 // Article is open_graph.article.

@@ -32,6 +32,10 @@ type Head struct {
 	ReplaceJSONLD bool
 	Headers       []HeaderValue
 	Dropped       []Drop // values the URL rules or header rules refused
+
+	// Where Title, Description, Robots and Canonical point, so that the
+	// head is one allocation, not five.
+	title, description, robots, canonical string
 }
 
 // Alternate is one hreflang link.
@@ -117,6 +121,9 @@ func MetaIdentity(key string) string {
 // SelfURL is the page's own address: the base URL's origin, the request
 // path (the locale in its configured spelling), and the keep_query keys.
 func (m *Match) SelfURL(withQuery bool) string {
+	if m.Locale == "" && (!withQuery || len(m.f.keepQuery) == 0 || m.Query == "") {
+		return m.cfg.Site.BaseURL + EscapePath(m.Path) // the common case, in one allocation
+	}
 	var b strings.Builder
 	b.WriteString(m.cfg.Site.BaseURL)
 	if m.Locale != "" {
@@ -159,7 +166,7 @@ func (m *Match) SelfURL(withQuery bool) string {
 func (m *Match) Render(page Page) *Head {
 	c := m.cfg
 	f := &m.f
-	h := &Head{Policy: f.policy, ReplaceJSONLD: f.replaceJSON, Meta: make([]Meta, 0, 32)}
+	h := &Head{Policy: f.policy, ReplaceJSONLD: f.replaceJSON, Meta: make([]Meta, 0, f.metaCap(len(c.Site.Locales)))}
 	base := c.base
 	if base == nil {
 		base, _ = url.Parse(c.Site.BaseURL + "/")
@@ -190,18 +197,18 @@ func (m *Match) Render(page Page) *Head {
 	}
 
 	// canonical
-	self := m.SelfURL(false)
 	if f.canonical.set() {
 		if f.canonical.t.Raw == "self" {
-			s := m.SelfURL(true)
-			h.Canonical = &s
+			h.canonical = m.SelfURL(true)
+			h.Canonical = &h.canonical
 		} else if s, ok := urlOf("canonical", f.canonical); ok {
-			h.Canonical = &s
+			h.canonical = s
+			h.Canonical = &h.canonical
 		}
 	} else if f.localized {
 		// §4.7: the page's own address, without a query except keep_query.
-		s := m.SelfURL(true)
-		h.Canonical = &s
+		h.canonical = m.SelfURL(true)
+		h.Canonical = &h.canonical
 	}
 	// canon is the page's effective canonical: under fill, an upstream
 	// canonical stays, and og:url, the alternates and {canonical} follow it.
@@ -222,34 +229,44 @@ func (m *Match) Render(page Page) *Head {
 	write := func(has bool) bool { return f.policy == Override || !has }
 	if f.title.set() && write(page.HasTitle) {
 		if t := f.title.t.render(withParams(f.title.m), false); strings.TrimSpace(t) != "" {
-			full := applyTitleTemplate(c.Site.TitleTemplate, t)
-			h.Title = &full
+			h.title = applyTitleTemplate(c.Site.TitleTemplate, t)
+			h.Title = &h.title
 			v.title = t
 		}
 	}
 	if f.description.set() && write(page.HasDescription) {
 		if d := f.description.t.render(withParams(f.description.m), false); strings.TrimSpace(d) != "" {
-			h.Description = &d
+			h.description = d
+			h.Description = &h.description
 			v.description = d
 		}
 	}
 
 	if f.robotsSet {
-		var parts []string
+		var arr [128]byte
+		b := arr[:0]
+		word := func(w string) {
+			if len(b) > 0 {
+				b = append(b, ", "...)
+			}
+			b = append(b, w...)
+		}
 		if f.robotsIndex != nil {
-			parts = append(parts, pickWord(*f.robotsIndex, "index", "noindex"))
+			word(pickWord(*f.robotsIndex, "index", "noindex"))
 		}
 		if f.robotsFollow != nil {
-			parts = append(parts, pickWord(*f.robotsFollow, "follow", "nofollow"))
+			word(pickWord(*f.robotsFollow, "follow", "nofollow"))
 		}
-		parts = append(parts, f.directives...)
-		if len(parts) > 0 {
-			s := strings.Join(parts, ", ")
-			h.Robots = &s
+		for _, d := range f.directives {
+			word(d)
+		}
+		if len(b) > 0 {
+			h.robots = string(b)
+			h.Robots = &h.robots
 		}
 	}
 
-	if f.localized && m.Locale != "" && canon != nil && stripQuery(*canon) == self {
+	if f.localized && m.Locale != "" && canon != nil && stripQuery(*canon) == m.SelfURL(false) {
 		for _, l := range c.Site.Locales {
 			h.Alternates = append(h.Alternates, Alternate{l, c.Site.BaseURL + "/" + l + EscapePath(m.rest)})
 		}
@@ -269,7 +286,9 @@ func (m *Match) Render(page Page) *Head {
 		}
 		h.Meta = append(h.Meta, Meta{Identity: ident, Attr: attr, Key: key, Content: content})
 	}
-	prop := func(key, content string) { add(MetaIdentity(key), "property", key, content) }
+	// Every key Render writes through prop and name is its own identity;
+	// the image's other keys are added under the image's.
+	prop := func(key, content string) { add(key, "property", key, content) }
 
 	if f.og {
 		if f.ogTitle.set() {
@@ -322,10 +341,10 @@ func (m *Match) Render(page Page) *Head {
 				add("og:image", "property", "og:image:type", text(ref{img.Type, f.ogImageM}))
 			}
 			if img.Width > 0 {
-				add("og:image", "property", "og:image:width", strconv.Itoa(img.Width))
+				add("og:image", "property", "og:image:width", dimension(img.width, img.Width))
 			}
 			if img.Height > 0 {
-				add("og:image", "property", "og:image:height", strconv.Itoa(img.Height))
+				add("og:image", "property", "og:image:height", dimension(img.height, img.Height))
 			}
 			if img.Alt != nil {
 				add("og:image", "property", "og:image:alt", text(ref{img.Alt, f.ogImageM}))
@@ -352,7 +371,7 @@ func (m *Match) Render(page Page) *Head {
 	}
 
 	if f.tw {
-		name := func(key, content string) { add(MetaIdentity(key), "name", key, content) }
+		name := func(key, content string) { add(key, "name", key, content) }
 		if f.twCard.set() {
 			name("twitter:card", text(f.twCard))
 		}
@@ -391,6 +410,13 @@ func (m *Match) Render(page Page) *Head {
 		}
 	}
 
+	nj := 0
+	for i := range m.Matched {
+		nj += len(m.Matched[i].Rule.JSONLD)
+	}
+	if nj > 0 {
+		h.JSONLD = make([][]byte, 0, nj)
+	}
 	for i := range m.Matched {
 		mr := &m.Matched[i]
 		for j := range mr.Rule.JSONLD {
@@ -398,7 +424,7 @@ func (m *Match) Render(page Page) *Head {
 				h.JSONLD = append(h.JSONLD, mr.Rule.jsonStatic[j])
 				continue
 			}
-			h.JSONLD = append(h.JSONLD, appendJSONValue(nil, mr.Rule.jsonCompiled[j], withParams(mr)))
+			h.JSONLD = append(h.JSONLD, appendJSONValue(make([]byte, 0, mr.Rule.jsonSize[j]), mr.Rule.jsonCompiled[j], withParams(mr)))
 		}
 	}
 
@@ -424,6 +450,15 @@ func (m *Match) Render(page Page) *Head {
 	return h
 }
 
+// dimension is an image width or height as written: s when the config
+// loader wrote n out already.
+func dimension(s string, n int) string {
+	if s == "" {
+		return strconv.Itoa(n)
+	}
+	return s
+}
+
 func pickWord(b bool, yes, no string) string {
 	if b {
 		return yes
@@ -440,12 +475,35 @@ func stripQuery(s string) string {
 
 func ogLocale(l string) string { return strings.ReplaceAll(l, "-", "_") }
 
+// metaCap bounds the number of meta tags Render writes, so that its slice
+// is allocated once and small.
+func (f *merged) metaCap(locales int) int {
+	n := 0
+	if f.og {
+		n += 7 + len(f.ogImage)*6
+		if f.localized {
+			n += locales
+		}
+		if a := f.ogArticle; a != nil {
+			n += 4 + len(a.Authors) + len(a.Tags)
+		}
+	}
+	if f.tw {
+		n += 6 + len(f.twImage)*2
+	}
+	return n
+}
+
 // applyTitleTemplate puts t where the template says %s; "%%" is a percent.
 func applyTitleTemplate(tmpl, t string) string {
 	if tmpl == "" || tmpl == "%s" {
 		return t
 	}
+	if i := strings.Index(tmpl, "%s"); i >= 0 && strings.IndexByte(tmpl[:i], '%') < 0 && strings.IndexByte(tmpl[i+2:], '%') < 0 {
+		return tmpl[:i] + t + tmpl[i+2:] // one allocation
+	}
 	var b strings.Builder
+	b.Grow(len(tmpl) + len(t))
 	for i := 0; i < len(tmpl); i++ {
 		if tmpl[i] == '%' && i+1 < len(tmpl) {
 			switch tmpl[i+1] {
@@ -502,10 +560,19 @@ func marshalJSONLD(v any) ([]byte, error) {
 func (c *Config) precompute() {
 	v := &vars{baseURL: c.Site.BaseURL}
 	for _, r := range c.Rules {
+		if og := r.OpenGraph; og != nil {
+			for i := range og.Image {
+				og.Image[i].width, og.Image[i].height = strconv.Itoa(og.Image[i].Width), strconv.Itoa(og.Image[i].Height)
+			}
+		}
 		r.jsonStatic = make([][]byte, len(r.JSONLD))
 		r.jsonCompiled = make([]any, len(r.JSONLD))
+		r.jsonSize = make([]int, len(r.JSONLD))
 		for i, block := range r.JSONLD {
 			r.jsonCompiled[i] = compileJSON(block)
+			// Sized from the block with its variables empty, and room
+			// for their values: one allocation on most pages.
+			r.jsonSize[i] = len(appendJSONValue(nil, r.jsonCompiled[i], &vars{})) + 256
 			if staticJSON(block) {
 				r.jsonStatic[i] = appendJSONValue(nil, r.jsonCompiled[i], v)
 			}

@@ -65,7 +65,27 @@ func appendJSONValue(b []byte, node any, v *vars) []byte {
 		}
 		return append(b, ']')
 	case *Template:
-		return appendJSONString(b, n.render(v, false))
+		// Each part escaped straight into b: a template's value is the
+		// concatenation of its parts, and so is its escaped form, as long
+		// as no part is invalid UTF-8 that the next part might complete.
+		for _, p := range n.parts {
+			if p.v == "" {
+				continue
+			}
+			if val, _ := v.lookup(p.v); !utf8.ValidString(val) {
+				return appendJSONString(b, n.render(v, false))
+			}
+		}
+		b = append(b, '"')
+		for _, p := range n.parts {
+			if p.v == "" {
+				b = appendJSONChars(b, p.lit)
+			} else {
+				val, _ := v.lookup(p.v)
+				b = appendJSONChars(b, val)
+			}
+		}
+		return append(b, '"')
 	case string:
 		return appendJSONString(b, n)
 	case bool:
@@ -96,13 +116,27 @@ func appendJSONValue(b []byte, node any, v *vars) []byte {
 }
 
 func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	return append(appendJSONChars(b, s), '"')
+}
+
+// jsonPlain marks the ASCII bytes a JSON string holds as they are.
+var jsonPlain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	t['"'], t['\\'], t['<'], t['>'], t['&'] = false, false, false, false, false
+	return t
+}()
+
+// appendJSONChars appends s escaped for the inside of a JSON string.
+func appendJSONChars(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonPlain[c] {
 				i++
 				continue
 			}
@@ -140,6 +174,5 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 		i += size
 	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return append(b, s[start:]...)
 }

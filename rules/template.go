@@ -146,6 +146,15 @@ func (t *Template) render(v *vars, forURL bool) string {
 		return t.parts[0].lit
 	}
 	var b strings.Builder
+	n := 0
+	for _, p := range t.parts {
+		n += len(p.lit)
+		if p.v != "" {
+			val, _ := v.lookup(p.v)
+			n += len(val) + len(val)/4 // room for a few escapes
+		}
+	}
+	b.Grow(n)
 	inQuery := false
 	for _, p := range t.parts {
 		if p.v == "" {
