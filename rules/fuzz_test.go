@@ -3,6 +3,7 @@ package rules
 import (
 	"bufio"
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -132,6 +133,35 @@ func FuzzMatch(f *testing.F) {
 			if !found && !again.truncated {
 				t.Fatalf("%s matches %q with %v; Fill wrote %q, which it does not match", pattern, path, mr.Params, filled)
 			}
+		}
+	})
+}
+
+// FuzzAbsoluteURL checks AbsURL's shortcut for absolute http(s) URLs
+// against url.Parse, which it stands for: the same URLs kept, the same
+// dropped.
+func FuzzAbsoluteURL(f *testing.F) {
+	for _, s := range []string{
+		"https://example.com/", "http://a.b:8080/x?y=%41#z", "https://h/%zz", "https://h:x/",
+		"https://user@h/", "https://[::1]/", "https://h/a\\b", "https://h\\x/", "https://h/#%4", "https://-/",
+		"https://h:/", "https://h?q", "https://h#f", "https://h%41/", "https://ex ample.com/",
+	} {
+		f.Add(s)
+	}
+	base, _ := url.Parse("https://headgate.test/")
+	f.Fuzz(func(t *testing.T, s string) {
+		scheme, rest, ok := cutScheme(s)
+		if !ok || !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") || !strings.HasPrefix(rest, "//") {
+			return
+		}
+		got, why := AbsURL(base, s)
+		if why == DropControl || why == DropSpace {
+			return // refused before either way is taken
+		}
+		u, err := url.Parse(s)
+		want := err == nil && u.Host != "" && !strings.Contains(u.Host, `\`)
+		if (why == "") != want || why == "" && got != s {
+			t.Fatalf("AbsURL(%q) = %q, %q; url.Parse accepts it: %v", s, got, why, want)
 		}
 	})
 }

@@ -437,6 +437,7 @@ func TestTitleTemplate(t *testing.T) {
 		{"%s · Notes", "{page.title}", Page{Title: "Up", HasTitle: true}, "Up · Notes", "Up"},
 		{"100%% %s", "X", Page{}, "100% X", "X"},
 		{"%s", "50% off", Page{}, "50% off", "50% off"},
+		{"%% %s %%", "X", Page{}, "% X %", "X"},
 	}
 	for _, tc := range tests {
 		cfg := mustParse(t, fmt.Sprintf("title_template = %s\n[[rule]]\nmatch = \"/n/:id\"\ntitle = %s\nopen_graph = {}\n",

@@ -57,6 +57,9 @@ func AbsURL(base *url.URL, s string) (string, string) {
 		if scheme != "http" && scheme != "https" || !strings.HasPrefix(rest, "//") {
 			return "", DropScheme
 		}
+		if plainAbsolute(rest) {
+			return s, "" // what url.Parse would accept, without parsing
+		}
 		u, err := url.Parse(s)
 		if err != nil || u.Host == "" || strings.ContainsAny(u.Host, `\`) {
 			return "", DropUnparsable
@@ -76,6 +79,41 @@ func AbsURL(base *url.URL, s string) (string, string) {
 		return "", DropCrossOrigin
 	}
 	return u.String(), ""
+}
+
+// plainAbsolute reports whether rest, what follows "http:" or "https:",
+// is "//" and a host of letters, digits, dots and hyphens with an optional
+// numeric port, then nothing whose percent signs do not start an escape:
+// a URL that url.Parse accepts with that host, so that AbsURL need not
+// parse it.
+func plainAbsolute(rest string) bool {
+	if len(rest) < 3 || rest[0] != '/' || rest[1] != '/' {
+		return false
+	}
+	i := 2
+	for i < len(rest) && (isAlnum(rest[i]) || rest[i] == '.' || rest[i] == '-') {
+		i++
+	}
+	if i == 2 {
+		return false // no host
+	}
+	if i < len(rest) && rest[i] == ':' {
+		for i++; i < len(rest) && '0' <= rest[i] && rest[i] <= '9'; i++ {
+		}
+	}
+	if i < len(rest) && rest[i] != '/' && rest[i] != '?' && rest[i] != '#' {
+		return false
+	}
+	for ; i < len(rest); i++ {
+		if c := rest[i]; c == '%' && (i+2 >= len(rest) || !ishex(rest[i+1]) || !ishex(rest[i+2])) || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // cutScheme splits "scheme:rest" when s starts with an RFC 3986 scheme.
