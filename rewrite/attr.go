@@ -21,7 +21,7 @@ type attrIter struct {
 func (it *attrIter) next() (attr, bool) {
 	b, i := it.tag, it.i
 	for {
-		for i < len(b) && isSpace(b[i]) {
+		for i < len(b) && spaceTab[b[i]] {
 			i++
 		}
 		if i >= len(b) || b[i] == '>' {
@@ -34,11 +34,11 @@ func (it *attrIter) next() (attr, bool) {
 		}
 		a := attr{nameStart: i}
 		i++
-		for i < len(b) && !isSpace(b[i]) && b[i] != '/' && b[i] != '>' && b[i] != '=' {
+		for i < len(b) && !stopAttrName[b[i]] {
 			i++
 		}
 		a.nameEnd = i
-		for i < len(b) && isSpace(b[i]) {
+		for i < len(b) && spaceTab[b[i]] {
 			i++
 		}
 		if i >= len(b) || b[i] != '=' {
@@ -47,7 +47,7 @@ func (it *attrIter) next() (attr, bool) {
 			return a, true
 		}
 		i++
-		for i < len(b) && isSpace(b[i]) {
+		for i < len(b) && spaceTab[b[i]] {
 			i++
 		}
 		a.spanStart = i
@@ -63,7 +63,7 @@ func (it *attrIter) next() (attr, bool) {
 			a.valStart, a.valEnd = i, i
 		} else {
 			a.valStart = i
-			for i < len(b) && !isSpace(b[i]) && b[i] != '>' {
+			for i < len(b) && !stopUnquoted[b[i]] {
 				i++
 			}
 			a.valEnd = i
@@ -93,13 +93,14 @@ const (
 	hasHTTPEquiv
 )
 
-func readAttrs(tag []byte, nameEnd int) tagAttrs {
-	var ta tagAttrs
+// readAttrs reads the attributes of tag, whose name ends at nameEnd, into
+// ta (zeroed by the caller).
+func readAttrs(tag []byte, nameEnd int, ta *tagAttrs) {
 	it := attrIter{tag: tag, i: nameEnd}
 	for {
 		a, ok := it.next()
 		if !ok {
-			return ta
+			return
 		}
 		n := tag[a.nameStart:a.nameEnd]
 		set := func(dst *attr, bit uint16) {
@@ -164,12 +165,20 @@ func eachToken(list []byte, fn func(tok []byte) bool) {
 
 // hasToken reports whether a space-separated list holds tok (ASCII case-insensitive).
 func hasToken(list []byte, tok string) bool {
-	found := false
-	eachToken(list, func(t []byte) bool {
-		found = asciiEqualFold(t, tok)
-		return !found
-	})
-	return found
+	for i := 0; i < len(list); {
+		for i < len(list) && spaceTab[list[i]] {
+			i++
+		}
+		j := i
+		for j < len(list) && !spaceTab[list[j]] {
+			j++
+		}
+		if j-i == len(tok) && asciiEqualFold(list[i:j], tok) {
+			return true
+		}
+		i = j
+	}
+	return false
 }
 
 // otherTokens returns the tokens of a space-separated list other than tok,

@@ -78,11 +78,18 @@ var plain = func() (t [256]bool) {
 // UTF-8 also gets every non-ASCII character as a \u escape, and invalid
 // UTF-8 becomes U+FFFD.
 func appendJSON(dst []byte, js []byte, utf8Doc bool) []byte {
+	if utf8Doc && utf8.Valid(js) {
+		return append(dst, js...) // the common case: nothing to escape
+	}
 	for i := 0; i < len(js); {
 		c := js[i]
 		if c < utf8.RuneSelf {
-			dst = append(dst, c)
-			i++
+			j := i + 1
+			for j < len(js) && js[j] < utf8.RuneSelf {
+				j++
+			}
+			dst = append(dst, js[i:j]...)
+			i = j
 			continue
 		}
 		r, n := utf8.DecodeRune(js[i:])
@@ -120,6 +127,9 @@ type docCharset struct {
 
 // charsetFromLabel classifies an encoding label.
 func charsetFromLabel(label string) docCharset {
+	if len(label) == 5 && strings.EqualFold(label, "utf-8") {
+		return docCharset{utf8: true, label: "utf-8"} // the common label, without a lookup
+	}
 	enc, name := charset.Lookup(label)
 	if enc == nil {
 		return docCharset{label: label}
@@ -165,7 +175,11 @@ func headerCharset(contentType string) string {
 // <meta http-equiv=content-type content="…; charset=…">.
 func metaCharset(tag []byte, ta *tagAttrs) string {
 	if ta.has&hasCharset != 0 {
-		return strings.TrimSpace(string(ta.charset.val(tag)))
+		v := bytes.TrimSpace(ta.charset.val(tag))
+		if asciiEqualFold(v, "utf-8") {
+			return "utf-8" // the common label, without an allocation
+		}
+		return string(v)
 	}
 	if ta.has&hasHTTPEquiv != 0 && ta.has&hasContent != 0 && asciiEqualFold(bytes.TrimSpace(ta.httpEquiv.val(tag)), "content-type") {
 		return headerCharset(html.UnescapeString(string(ta.content.val(tag))))
@@ -197,14 +211,46 @@ func (cs *docCharset) decodeText(b []byte) string {
 
 // collapseSpace strips and collapses ASCII whitespace, as document.title does.
 func collapseSpace(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return r == ' ' || r == '\t' || r == '\n' || r == '\f' || r == '\r'
-	}), " ")
+	collapsed := true
+	for i := 0; i < len(s) && collapsed; i++ {
+		if spaceTab[s[i]] {
+			collapsed = s[i] == ' ' && i > 0 && i+1 < len(s) && !spaceTab[s[i+1]]
+		}
+	}
+	if collapsed {
+		return s // the common case: nothing to strip
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); {
+		for i < len(s) && htmlSpace(s[i]) {
+			i++
+		}
+		j := i
+		for j < len(s) && !htmlSpace(s[j]) {
+			j++
+		}
+		if j > i {
+			if len(b) > 0 {
+				b = append(b, ' ')
+			}
+			b = append(b, s[i:j]...)
+		}
+		i = j
+	}
+	return string(b)
+}
+
+// htmlSpace is ASCII whitespace as HTML defines it.
+func htmlSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // cspNonce returns the nonce a Content-Security-Policy allows scripts with:
 // from script-src, else default-src, of the first policy that has one.
 func cspNonce(csp string) string {
+	if csp == "" {
+		return ""
+	}
 	for _, policy := range strings.Split(csp, ",") {
 		var def, script string
 		for _, dir := range strings.Split(policy, ";") {

@@ -544,7 +544,8 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		h.st.tags = append(h.st.tags, headTag{kind: kTitle, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: rules.IdentTitle})
 		h.open = len(h.st.tags) - 1
 	case asciiEqualFold(name, "meta"):
-		ta := readAttrs(tag, ne)
+		var ta tagAttrs
+		readAttrs(tag, ne, &ta)
 		if where == inHead && h.charsetAt < 0 {
 			if cs := metaCharset(tag, &ta); cs != "" {
 				h.charsetAt, h.metaCS = t.end, cs
@@ -566,7 +567,8 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		}
 		h.st.tags = append(h.st.tags, ht)
 	case asciiEqualFold(name, "link"):
-		ta := readAttrs(tag, ne)
+		var ta tagAttrs
+		readAttrs(tag, ne, &ta)
 		if ta.has&hasRel == 0 {
 			return
 		}
@@ -592,7 +594,8 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		if !containsFold(tag, "json") {
 			return // not ld+json: no need to read its attributes
 		}
-		ta := readAttrs(tag, ne)
+		var ta tagAttrs
+		readAttrs(tag, ne, &ta)
 		if ta.has&hasType != 0 && asciiEqualFold(trimSpace(ta.typ.val(tag)), "application/ld+json") {
 			h.st.tags = append(h.st.tags, headTag{kind: kJSONLD, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: rules.IdentJSONLD})
 			h.open = len(h.st.tags) - 1
@@ -602,10 +605,34 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 
 // containsFold reports whether b holds the lower-case ASCII word w, in any case.
 func containsFold(b []byte, w string) bool {
-	for i := 0; i+len(w) <= len(b); i++ {
-		if b[i]|0x20 == w[0] && asciiEqualFold(b[i:i+len(w)], w) {
+	lo, up := w[0], w[0]&^0x20 // w starts with a letter
+	end := len(b) - len(w) + 1
+	// Jump from one first letter of w, in either case, to the next; each
+	// search starts past the last one, so the whole is linear.
+	nextLo, nextUp := -1, -1
+	for i := 0; i < end; {
+		if nextLo < i {
+			if nextLo = bytes.IndexByte(b[i:end], lo); nextLo < 0 {
+				nextLo = end
+			} else {
+				nextLo += i
+			}
+		}
+		if nextUp < i {
+			if nextUp = bytes.IndexByte(b[i:end], up); nextUp < 0 {
+				nextUp = end
+			} else {
+				nextUp += i
+			}
+		}
+		j := min(nextLo, nextUp)
+		if j >= end {
+			return false
+		}
+		if asciiEqualFold(b[j:j+len(w)], w) {
 			return true
 		}
+		i = j + 1
 	}
 	return false
 }
@@ -736,7 +763,8 @@ func (h *headScan) decide() {
 			page.HasTitle = true
 			page.Title = collapseSpace(cs.decodeText(ht.text))
 		case ht.identity == rules.IdentDescription && !page.HasDescription:
-			ta := readAttrs(tag, len("<meta"))
+			var ta tagAttrs
+			readAttrs(tag, len("<meta"), &ta)
 			page.HasDescription = true
 			page.Description = strings.TrimSpace(cs.decodeText(ta.content.val(tag)))
 		case ht.identity == rules.IdentCanonical && page.Canonical == "" && ht.hasURL:
@@ -760,7 +788,7 @@ func (h *headScan) decide() {
 		changes = append(changes, Change{Action: Replaced, Identity: ht.identity, tag: i + 1})
 		switch {
 		case i == firstTitle && titleInPlace:
-			ht.replace, ht.action = appendTitle(nil, *head.Title, cs.utf8), Replaced
+			ht.replace, ht.action = appendTitle(make([]byte, 0, len(*head.Title)+32), *head.Title, cs.utf8), Replaced
 			ht.end = max(ht.end, ht.tagEnd)
 			changes = append(changes, Change{Action: Wrote, Identity: ht.identity, Value: *head.Title})
 		case len(ht.relKeep) > 0:
@@ -817,12 +845,10 @@ func (h *headScan) decide() {
 
 	// Which identities headgate writes: all it sets under override; under
 	// fill, only those the head lacks.
-	writes := func(id string) bool {
-		if !head.Sets(id) {
-			return false
-		}
+	writesSet := func(id string) bool { // for an identity the head sets
 		return !fill || !present.has(id) || id == rules.IdentTitle || id == rules.IdentDescription
 	}
+	writes := func(id string) bool { return head.Sets(id) && writesSet(id) }
 	writeJSONLD := !fill || !head.ReplaceJSONLD || !present.has(rules.IdentJSONLD)
 
 	// 4. The stretch after an implicit end: a parser puts it in the body, so
@@ -866,7 +892,7 @@ func (h *headScan) decide() {
 		}
 	}
 	for _, m := range head.Meta {
-		if writes(m.Identity) {
+		if writesSet(m.Identity) {
 			w = appendMeta(w, m.Attr, m.Key, m.Content, cs.utf8, xhtml)
 			changes = append(changes, Change{Action: Wrote, Identity: m.Identity, Key: m.Key, Value: m.Content})
 		}

@@ -46,6 +46,18 @@ type scanner struct {
 	scr                 scriptScan
 }
 
+// Byte classes for the tag states: spaces, and the bytes that end a tag
+// name, an attribute name and an unquoted value.
+var spaceTab, stopName, stopAttrName, stopUnquoted = func() (sp, n, an, uq [256]bool) {
+	for _, c := range []byte(" \t\n\f\r") {
+		sp[c], n[c], an[c], uq[c] = true, true, true, true
+	}
+	n['/'], n['>'] = true, true
+	an['/'], an['>'], an['='] = true, true, true
+	uq['>'] = true
+	return
+}()
+
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 func isAlpha(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
@@ -261,91 +273,94 @@ func (s *scanner) tag(start, p int, kind tokKind) (token, bool) {
 	b := s.buf
 	ts := s.tagSt
 	if ts.tok != start+1 {
-		// Fast path: with no quote before the first '>', every state of the
-		// tag ends at that '>'.
-		if gt := bytes.IndexByte(b[p:], '>'); gt >= 0 && bytes.IndexByte(b[p:p+gt], '"') < 0 && bytes.IndexByte(b[p:p+gt], '\'') < 0 {
-			end := p + gt
-			ne := p
-			for ne < end && !isSpace(b[ne]) && b[ne] != '/' {
-				ne++
-			}
-			return s.tagDone(start, p, ne, end+1, end > p && b[end-1] == '/', kind)
-		}
 		ts = tagScan{tok: start + 1, i: p, state: stTagName}
 	}
 	i := ts.i
+	// Each state reads the run of bytes that keeps it in one loop over a
+	// table, then handles the byte that ends the run.
 	for i < len(b) {
-		c := b[i]
 		switch ts.state {
 		case stTagName:
-			if isSpace(c) || c == '/' || c == '>' {
-				ts.nameEnd = i
-				ts.state = stBeforeAttr
-				continue
+			for i < len(b) && !stopName[b[i]] {
+				i++
 			}
-		case stBeforeAttr:
-			switch {
-			case isSpace(c):
+			if i < len(b) {
+				ts.nameEnd, ts.state = i, stBeforeAttr
+			}
+		case stBeforeAttr, stAfterAttrName:
+			for i < len(b) && spaceTab[b[i]] {
+				i++
+			}
+			if i >= len(b) {
+				break
+			}
+			switch c := b[i]; {
 			case c == '/':
 				ts.state = stSlash
 			case c == '>':
 				return s.tagDone(start, p, ts.nameEnd, i+1, false, kind)
+			case c == '=' && ts.state == stAfterAttrName:
+				ts.state = stBeforeValue
 			default:
 				ts.state = stAttrName // a leading '=' belongs to the name
 			}
+			i++
 		case stAttrName:
-			switch {
-			case isSpace(c) || c == '/' || c == '>':
-				ts.state = stAfterAttrName
-				continue
-			case c == '=':
-				ts.state = stBeforeValue
+			for i < len(b) && !stopAttrName[b[i]] {
+				i++
 			}
-		case stAfterAttrName:
-			switch {
-			case isSpace(c):
-			case c == '/':
-				ts.state = stSlash
-			case c == '=':
+			if i >= len(b) {
+				break
+			}
+			if b[i] == '=' {
 				ts.state = stBeforeValue
-			case c == '>':
-				return s.tagDone(start, p, ts.nameEnd, i+1, false, kind)
-			default:
-				ts.state = stAttrName
+				i++
+			} else {
+				ts.state = stAfterAttrName // which reads this byte
 			}
 		case stBeforeValue:
-			switch {
-			case isSpace(c):
+			for i < len(b) && spaceTab[b[i]] {
+				i++
+			}
+			if i >= len(b) {
+				break
+			}
+			switch c := b[i]; {
 			case c == '"' || c == '\'':
 				ts.state, ts.quote = stQuoted, c
+				i++
 			case c == '>':
 				return s.tagDone(start, p, ts.nameEnd, i+1, false, kind)
 			default:
 				ts.state = stUnquoted
+				i++
 			}
 		case stQuoted:
 			j := bytes.IndexByte(b[i:], ts.quote)
 			if j < 0 {
 				i = len(b)
-				continue
+				break
 			}
-			i += j
+			i += j + 1
 			ts.state = stBeforeAttr // the byte after the quote is read in "before attribute name"
 		case stUnquoted:
-			switch {
-			case isSpace(c):
-				ts.state = stBeforeAttr
-			case c == '>':
+			for i < len(b) && !stopUnquoted[b[i]] {
+				i++
+			}
+			if i >= len(b) {
+				break
+			}
+			if b[i] == '>' {
 				return s.tagDone(start, p, ts.nameEnd, i+1, false, kind)
 			}
+			ts.state = stBeforeAttr
+			i++
 		case stSlash:
-			if c == '>' {
+			if b[i] == '>' {
 				return s.tagDone(start, p, ts.nameEnd, i+1, true, kind)
 			}
-			ts.state = stBeforeAttr
-			continue
+			ts.state = stBeforeAttr // which reads this byte
 		}
-		i++
 	}
 	if !s.eof {
 		ts.i = i
@@ -384,6 +399,12 @@ var rawNameStrings = func() []string {
 
 func rawElement(name []byte) []byte {
 	if len(name) < 3 || len(name) > 9 {
+		return nil
+	}
+	// Only names whose first letter one of them has.
+	switch name[0] | 0x20 {
+	case 's', 't', 'n', 'i', 'x', 'p':
+	default:
 		return nil
 	}
 	for i, r := range rawNameStrings {
