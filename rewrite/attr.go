@@ -16,6 +16,10 @@ type attr struct {
 type attrIter struct {
 	tag []byte
 	i   int
+	// After the last attribute: the offset of the '>' that ends the tag,
+	// or -1 when tag ends first; and whether a '/' came right before it.
+	end       int
+	selfClose bool
 }
 
 func (it *attrIter) next() (attr, bool) {
@@ -25,11 +29,16 @@ func (it *attrIter) next() (attr, bool) {
 			i++
 		}
 		if i >= len(b) || b[i] == '>' {
+			it.end = -1
+			if i < len(b) {
+				it.end = i
+			}
 			it.i = len(b)
 			return attr{}, false
 		}
 		if b[i] == '/' {
 			i++
+			it.selfClose = i < len(b) && b[i] == '>'
 			continue
 		}
 		a := attr{nameStart: i}
@@ -95,12 +104,16 @@ const (
 
 // readAttrs reads the attributes of tag, whose name ends at nameEnd, into
 // ta (zeroed by the caller).
-func readAttrs(tag []byte, nameEnd int, ta *tagAttrs) {
+//
+// tag may run on past the tag's end: readAttrs stops at the '>' that ends
+// it, as the tokenizer does, and returns that '>''s offset (-1 when tag ends
+// first) and whether the tag is self-closing.
+func readAttrs(tag []byte, nameEnd int, ta *tagAttrs) (end int, selfClose bool) {
 	it := attrIter{tag: tag, i: nameEnd}
 	for {
 		a, ok := it.next()
 		if !ok {
-			return
+			return it.end, it.selfClose
 		}
 		n := tag[a.nameStart:a.nameEnd]
 		set := func(dst *attr, bit uint16) {

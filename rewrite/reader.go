@@ -545,7 +545,7 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		h.open = len(h.st.tags) - 1
 	case asciiEqualFold(name, "meta"):
 		var ta tagAttrs
-		readAttrs(tag, ne, &ta)
+		h.sc.attrsOf(t, &ta)
 		if where == inHead && h.charsetAt < 0 {
 			if cs := metaCharset(tag, &ta); cs != "" {
 				h.charsetAt, h.metaCS = t.end, cs
@@ -568,7 +568,7 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		h.st.tags = append(h.st.tags, ht)
 	case asciiEqualFold(name, "link"):
 		var ta tagAttrs
-		readAttrs(tag, ne, &ta)
+		h.sc.attrsOf(t, &ta)
 		if ta.has&hasRel == 0 {
 			return
 		}

@@ -44,6 +44,21 @@ type scanner struct {
 	resumeTok, resumeAt int
 	tagSt               tagScan
 	scr                 scriptScan
+	// The attributes of the <meta> or <link> that starts at attrsTok-1,
+	// read while finding its end (offsets from the tag's start); 0 when
+	// the last such tag was scanned otherwise.
+	attrs    tagAttrs
+	attrsTok int
+}
+
+// attrsOf returns the attributes of the <meta> or <link> tag t, read by
+// the scanner or now.
+func (s *scanner) attrsOf(t token, ta *tagAttrs) {
+	if s.attrsTok == t.start+1 {
+		*ta = s.attrs
+		return
+	}
+	readAttrs(s.buf[t.start:t.end], t.nameEnd-t.start, ta)
 }
 
 // Byte classes for the tag states: spaces, and the bytes that end a tag
@@ -273,6 +288,16 @@ func (s *scanner) tag(start, p int, kind tokKind) (token, bool) {
 	b := s.buf
 	ts := s.tagSt
 	if ts.tok != start+1 {
+		// <meta> and <link>, whose attributes headgate reads: read them
+		// now, and the tag's end with them, in one pass.
+		if kind == tStart && p+4 < len(b) && stopName[b[p+4]] && (asciiEqualFold(b[p:p+4], "meta") || asciiEqualFold(b[p:p+4], "link")) {
+			s.attrs = tagAttrs{}
+			if end, selfClose := readAttrs(b[start:], p+4-start, &s.attrs); end >= 0 {
+				s.attrsTok = start + 1
+				return s.tagDone(start, p, p+4, start+end+1, selfClose, kind)
+			}
+			s.attrsTok = 0
+		}
 		ts = tagScan{tok: start + 1, i: p, state: stTagName}
 	}
 	i := ts.i
