@@ -523,7 +523,7 @@ func (h *headScan) token(t token) {
 
 func firstNonSpace(b []byte) int {
 	for i, c := range b {
-		if !isSpace(c) {
+		if !spaceTab[c] {
 			return i
 		}
 	}
@@ -544,10 +544,9 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		h.st.tags = append(h.st.tags, headTag{kind: kTitle, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: rules.IdentTitle})
 		h.open = len(h.st.tags) - 1
 	case asciiEqualFold(name, "meta"):
-		var ta tagAttrs
-		h.sc.attrsOf(t, &ta)
+		ta := h.sc.attrsOf(t)
 		if where == inHead && h.charsetAt < 0 {
-			if cs := metaCharset(tag, &ta); cs != "" {
+			if cs := metaCharset(tag, ta); cs != "" {
 				h.charsetAt, h.metaCS = t.end, cs
 			}
 		}
@@ -567,8 +566,7 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		}
 		h.st.tags = append(h.st.tags, ht)
 	case asciiEqualFold(name, "link"):
-		var ta tagAttrs
-		h.sc.attrsOf(t, &ta)
+		ta := h.sc.attrsOf(t)
 		if ta.has&hasRel == 0 {
 			return
 		}

@@ -51,14 +51,15 @@ type scanner struct {
 	attrsTok int
 }
 
-// attrsOf returns the attributes of the <meta> or <link> tag t, read by
-// the scanner or now.
-func (s *scanner) attrsOf(t token, ta *tagAttrs) {
-	if s.attrsTok == t.start+1 {
-		*ta = s.attrs
-		return
+// attrsOf returns the attributes of the <meta> or <link> tag t, as the
+// scanner read them or read now. They stay valid until the next call.
+func (s *scanner) attrsOf(t token) *tagAttrs {
+	if s.attrsTok != t.start+1 {
+		s.attrs = tagAttrs{}
+		readAttrs(s.buf[t.start:t.end], t.nameEnd-t.start, &s.attrs)
+		s.attrsTok = t.start + 1
 	}
-	readAttrs(s.buf[t.start:t.end], t.nameEnd-t.start, ta)
+	return &s.attrs
 }
 
 // Byte classes for the tag states: spaces, and the bytes that end a tag
