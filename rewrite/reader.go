@@ -571,11 +571,14 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 			return
 		}
 		rel := ta.rel.val(tag)
+		if len(rel) < len("canonical") {
+			return // "icon", "preload", "stylesheet"…: neither canonical nor alternate
+		}
 		id := ""
 		switch {
 		case hasToken(rel, "canonical"):
 			id = rules.IdentCanonical
-		case hasToken(rel, "alternate") && ta.has&hasHreflang != 0:
+		case ta.has&hasHreflang != 0 && hasToken(rel, "alternate"):
 			id = rules.IdentAlternates
 		default:
 			return
