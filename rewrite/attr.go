@@ -11,78 +11,6 @@ type attr struct {
 	spanStart, spanEnd int // the value with its quotes, to replace it
 }
 
-// attrIter walks the attributes of a start tag whose bytes are tag and whose
-// name ends at i, with the tokenizer's attribute states (see tagEnd).
-type attrIter struct {
-	tag []byte
-	i   int
-	// After the last attribute: the offset of the '>' that ends the tag,
-	// or -1 when tag ends first; and whether a '/' came right before it.
-	end       int
-	selfClose bool
-}
-
-func (it *attrIter) next() (attr, bool) {
-	b, i := it.tag, it.i
-	for {
-		for i < len(b) && spaceTab[b[i]] {
-			i++
-		}
-		if i >= len(b) || b[i] == '>' {
-			it.end = -1
-			if i < len(b) {
-				it.end = i
-			}
-			it.i = len(b)
-			return attr{}, false
-		}
-		if b[i] == '/' {
-			i++
-			it.selfClose = i < len(b) && b[i] == '>'
-			continue
-		}
-		a := attr{nameStart: i}
-		i++
-		for i < len(b) && !stopAttrName[b[i]] {
-			i++
-		}
-		a.nameEnd = i
-		for i < len(b) && spaceTab[b[i]] {
-			i++
-		}
-		if i >= len(b) || b[i] != '=' {
-			a.valStart, a.valEnd, a.spanStart, a.spanEnd = i, i, i, i
-			it.i = i
-			return a, true
-		}
-		i++
-		for i < len(b) && spaceTab[b[i]] {
-			i++
-		}
-		a.spanStart = i
-		if i < len(b) && (b[i] == '"' || b[i] == '\'') {
-			q := b[i]
-			j := bytes.IndexByte(b[i+1:], q)
-			if j < 0 {
-				j = len(b) - i - 1
-			}
-			a.valStart, a.valEnd = i+1, i+1+j
-			i = min(len(b), i+j+2)
-		} else if i < len(b) && b[i] == '>' {
-			a.valStart, a.valEnd = i, i
-		} else {
-			a.valStart = i
-			for i < len(b) && !stopUnquoted[b[i]] {
-				i++
-			}
-			a.valEnd = i
-		}
-		a.spanEnd = i
-		it.i = i
-		return a, true
-	}
-}
-
 // tagAttrs holds the attributes headgate reads from a head tag: the first
 // of each name wins, as in the tokenizer.
 type tagAttrs struct {
@@ -103,55 +31,108 @@ const (
 )
 
 // readAttrs reads the attributes of tag, whose name ends at nameEnd, into
-// ta (zeroed by the caller).
+// ta (zeroed by the caller), with the tokenizer's attribute states: a name
+// runs to a space, '/', '>' or '=' (its first byte whatever it is); a value
+// follows '=' and is quoted, or runs to a space or '>'.
 //
 // tag may run on past the tag's end: readAttrs stops at the '>' that ends
-// it, as the tokenizer does, and returns that '>''s offset (-1 when tag ends
+// it, as the tokenizer does, and returns that '>”s offset (-1 when tag ends
 // first) and whether the tag is self-closing.
 func readAttrs(tag []byte, nameEnd int, ta *tagAttrs) (end int, selfClose bool) {
-	it := attrIter{tag: tag, i: nameEnd}
+	b, i := tag, nameEnd
 	for {
-		a, ok := it.next()
-		if !ok {
-			return it.end, it.selfClose
+		for i < len(b) && spaceTab[b[i]] {
+			i++
 		}
-		n := tag[a.nameStart:a.nameEnd]
-		set := func(dst *attr, bit uint16) {
-			if ta.has&bit == 0 {
-				*dst = a
-				ta.has |= bit
-			}
+		if i >= len(b) {
+			return -1, false
 		}
-		switch len(n) {
-		case 3:
-			if asciiEqualFold(n, "rel") {
-				set(&ta.rel, hasRel)
-			}
-		case 4:
-			if asciiEqualFold(n, "name") {
-				set(&ta.name, hasName)
-			} else if asciiEqualFold(n, "href") {
-				set(&ta.href, hasHref)
-			} else if asciiEqualFold(n, "type") {
-				set(&ta.typ, hasType)
-			}
-		case 7:
-			if asciiEqualFold(n, "content") {
-				set(&ta.content, hasContent)
-			} else if asciiEqualFold(n, "charset") {
-				set(&ta.charset, hasCharset)
-			}
-		case 8:
-			if asciiEqualFold(n, "property") {
-				set(&ta.property, hasProperty)
-			} else if asciiEqualFold(n, "hreflang") {
-				set(&ta.hreflang, hasHreflang)
-			}
-		case 10:
-			if asciiEqualFold(n, "http-equiv") {
-				set(&ta.httpEquiv, hasHTTPEquiv)
-			}
+		switch b[i] {
+		case '>':
+			return i, selfClose
+		case '/':
+			i++
+			selfClose = i < len(b) && b[i] == '>'
+			continue
 		}
+		a := attr{nameStart: i}
+		i++
+		for i < len(b) && !stopAttrName[b[i]] {
+			i++
+		}
+		a.nameEnd = i
+		for i < len(b) && spaceTab[b[i]] {
+			i++
+		}
+		if i >= len(b) || b[i] != '=' {
+			a.valStart, a.valEnd, a.spanStart, a.spanEnd = i, i, i, i
+		} else {
+			i++
+			for i < len(b) && spaceTab[b[i]] {
+				i++
+			}
+			a.spanStart = i
+			switch {
+			case i < len(b) && (b[i] == '"' || b[i] == '\''):
+				j := bytes.IndexByte(b[i+1:], b[i])
+				if j < 0 {
+					j = len(b) - i - 1
+				}
+				a.valStart, a.valEnd = i+1, i+1+j
+				i = min(len(b), i+j+2)
+			case i < len(b) && b[i] == '>':
+				a.valStart, a.valEnd = i, i
+			default:
+				a.valStart = i
+				for i < len(b) && !stopUnquoted[b[i]] {
+					i++
+				}
+				a.valEnd = i
+			}
+			a.spanEnd = i
+		}
+		ta.put(b[a.nameStart:a.nameEnd], &a)
+	}
+}
+
+// put keeps a as the attribute of its name, if headgate reads that name
+// and the tag had no attribute of the name before it.
+func (ta *tagAttrs) put(n []byte, a *attr) {
+	var dst *attr
+	var bit uint16
+	switch len(n) {
+	case 3:
+		if asciiEqualFold(n, "rel") {
+			dst, bit = &ta.rel, hasRel
+		}
+	case 4:
+		if asciiEqualFold(n, "name") {
+			dst, bit = &ta.name, hasName
+		} else if asciiEqualFold(n, "href") {
+			dst, bit = &ta.href, hasHref
+		} else if asciiEqualFold(n, "type") {
+			dst, bit = &ta.typ, hasType
+		}
+	case 7:
+		if asciiEqualFold(n, "content") {
+			dst, bit = &ta.content, hasContent
+		} else if asciiEqualFold(n, "charset") {
+			dst, bit = &ta.charset, hasCharset
+		}
+	case 8:
+		if asciiEqualFold(n, "property") {
+			dst, bit = &ta.property, hasProperty
+		} else if asciiEqualFold(n, "hreflang") {
+			dst, bit = &ta.hreflang, hasHreflang
+		}
+	case 10:
+		if asciiEqualFold(n, "http-equiv") {
+			dst, bit = &ta.httpEquiv, hasHTTPEquiv
+		}
+	}
+	if dst != nil && ta.has&bit == 0 {
+		*dst = *a
+		ta.has |= bit
 	}
 }
 

@@ -23,10 +23,17 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 go build -o "$W/icount" ./test/perf/icount
 count() { # page n -> total instructions
-  GOGC=off GOMAXPROCS=1 valgrind --tool=callgrind --callgrind-out-file="$W/out" "$W/icount" "${flags[@]}" "$1" "$2" >/dev/null 2>&1
+  rm -f "$W/out"
+  if ! GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind \
+      --callgrind-out-file="$W/out" "$W/icount" "${flags[@]}" "$1" "$2" >"$W/log" 2>&1 || [ ! -s "$W/out" ]; then
+    echo "icount: valgrind failed on $1 ($2 documents):" >&2
+    tail -5 "$W/log" >&2
+    return 1
+  fi
   awk '/^(summary|totals):/ {print $2; exit}' "$W/out"
 }
 for page in "${pages[@]}"; do
-  a=$(count "$page" 100); b=$(count "$page" 600)
+  a=$(count "$page" 100) || exit 1
+  b=$(count "$page" 600) || exit 1
   printf '%-28s %9d instructions/document\n' "$(basename "$page" .html)" $(( (b - a) / 500 ))
 done
