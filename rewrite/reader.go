@@ -867,37 +867,37 @@ func (h *headScan) decide() {
 	// 5. The tags headgate writes, in the order of §4.4.
 	nonce := cspNonce(o.CSP)
 	xhtml := isXHTML(o.ContentType)
-	w := st.w[:0]
+	tw := tagWriter{w: st.w[:0], utf8: cs.utf8, xhtml: xhtml}
 	wrote := func(id, v string) { changes = append(changes, Change{Action: Wrote, Identity: id, Value: v}) }
 	if head.Title != nil && !titleInPlace {
-		w = appendTitle(w, *head.Title, cs.utf8)
-		w = append(w, '\n')
+		tw.title(*head.Title)
 		wrote(rules.IdentTitle, *head.Title)
 	}
 	if head.Description != nil && writes(rules.IdentDescription) {
-		w = appendMeta(w, "name", "description", *head.Description, cs.utf8, xhtml)
+		tw.meta("name", "description", *head.Description)
 		wrote(rules.IdentDescription, *head.Description)
 	}
 	if head.Robots != nil && writes(rules.IdentRobots) {
-		w = appendMeta(w, "name", "robots", *head.Robots, cs.utf8, xhtml)
+		tw.meta("name", "robots", *head.Robots)
 		wrote(rules.IdentRobots, *head.Robots)
 	}
 	if head.Canonical != nil && writes(rules.IdentCanonical) {
-		w = appendLink(w, "canonical", "", *head.Canonical, cs.utf8, xhtml)
+		tw.link("canonical", "", *head.Canonical)
 		wrote(rules.IdentCanonical, *head.Canonical)
 	}
 	if writes(rules.IdentAlternates) {
 		for _, a := range head.Alternates {
-			w = appendLink(w, "alternate", a.Hreflang, a.Href, cs.utf8, xhtml)
+			tw.link("alternate", a.Hreflang, a.Href)
 			changes = append(changes, Change{Action: Wrote, Identity: rules.IdentAlternates, Key: a.Hreflang, Value: a.Href})
 		}
 	}
 	for _, m := range head.Meta {
 		if writesSet(m.Identity) {
-			w = appendMeta(w, m.Attr, m.Key, m.Content, cs.utf8, xhtml)
+			tw.meta(m.Attr, m.Key, m.Content)
 			changes = append(changes, Change{Action: Wrote, Identity: m.Identity, Key: m.Key, Value: m.Content})
 		}
 	}
+	w := tw.w
 	if writeJSONLD {
 		for _, js := range head.JSONLD {
 			w = append(w, `<script type="application/ld+json"`...)
@@ -1070,26 +1070,63 @@ func appendTitle(w []byte, title string, utf8Doc bool) []byte {
 	return append(w, "</title>"...)
 }
 
-func appendMeta(w []byte, attr, key, content string, utf8Doc, xhtml bool) []byte {
-	w = append(w, "<meta "...)
-	w = append(w, attr...)
-	w = append(w, `="`...)
-	w = appendEscaped(w, key, utf8Doc)
-	w = append(w, `" content="`...)
-	w = appendEscaped(w, content, utf8Doc)
-	return closeVoid(w, xhtml)
+// tagWriter writes the tags headgate adds. The same value often stands in
+// several of them (the description in three, the canonical in three): the
+// last few values are escaped once and their escaped bytes copied.
+type tagWriter struct {
+	w           []byte
+	utf8, xhtml bool
+	memo        [4]escaped
+	next        int
 }
 
-func appendLink(w []byte, rel, hreflang, href string, utf8Doc, xhtml bool) []byte {
-	w = append(w, `<link rel="`...)
-	w = append(w, rel...)
-	if hreflang != "" {
-		w = append(w, `" hreflang="`...)
-		w = appendEscaped(w, hreflang, utf8Doc)
+type escaped struct {
+	s       string
+	at, end int // its escaped form, w[at:end]
+}
+
+// value appends s, escaped for an attribute value or text.
+func (t *tagWriter) value(s string) {
+	for _, m := range &t.memo {
+		if m.end > m.at && m.s == s {
+			t.w = append(t.w, t.w[m.at:m.end]...)
+			return
+		}
 	}
-	w = append(w, `" href="`...)
-	w = appendEscaped(w, href, utf8Doc)
-	return closeVoid(w, xhtml)
+	at := len(t.w)
+	t.w = appendEscaped(t.w, s, t.utf8)
+	t.memo[t.next] = escaped{s, at, len(t.w)}
+	t.next = (t.next + 1) % len(t.memo)
+}
+
+func (t *tagWriter) title(title string) {
+	t.w = append(t.w, "<title>"...)
+	t.value(title)
+	t.w = append(t.w, "</title>\n"...)
+}
+
+// meta writes <meta attr="key" content="content">; attr and key are
+// headgate's own names ("property", "og:image:width"), never escaped.
+func (t *tagWriter) meta(attr, key, content string) {
+	t.w = append(t.w, "<meta "...)
+	t.w = append(t.w, attr...)
+	t.w = append(t.w, `="`...)
+	t.w = append(t.w, key...)
+	t.w = append(t.w, `" content="`...)
+	t.value(content)
+	t.w = closeVoid(t.w, t.xhtml)
+}
+
+func (t *tagWriter) link(rel, hreflang, href string) {
+	t.w = append(t.w, `<link rel="`...)
+	t.w = append(t.w, rel...)
+	if hreflang != "" {
+		t.w = append(t.w, `" hreflang="`...)
+		t.value(hreflang)
+	}
+	t.w = append(t.w, `" href="`...)
+	t.value(href)
+	t.w = closeVoid(t.w, t.xhtml)
 }
 
 func closeVoid(w []byte, xhtml bool) []byte {
