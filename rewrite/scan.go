@@ -612,6 +612,24 @@ func (s *scanner) scriptEnd(start int) (int, bool, bool) {
 		}
 	}()
 	for i < len(b) {
+		// In these three states only some bytes move the state: skip to
+		// the next of them.
+		switch st {
+		case scData:
+			if j := bytes.IndexByte(b[i:], '<'); j < 0 {
+				i = len(b)
+				continue
+			} else {
+				i += j
+			}
+		case scEscaped, scDouble:
+			for i < len(b) && b[i] != '-' && b[i] != '<' {
+				i++
+			}
+			if i >= len(b) {
+				continue
+			}
+		}
 		c := b[i]
 		switch st {
 		case scData:
