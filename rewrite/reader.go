@@ -36,6 +36,9 @@ type state struct {
 	edits []edit
 	w     []byte // the tags headgate writes
 	segs  [][]byte
+	// changes is where decide records the changes; Result gets an exact
+	// copy, so that a document allocates only what it reports.
+	changes []Change
 }
 
 var statePool = sync.Pool{New: func() any { return &state{buf: make([]byte, 0, 32<<10)} }}
@@ -131,7 +134,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 func (r *Reader) release() {
 	st := r.st
 	r.st = nil
-	if cap(st.buf) > 1<<20 || cap(st.w) > 1<<20 {
+	if cap(st.buf) > 1<<20 || cap(st.w) > 1<<20 || cap(st.changes) > 4096 {
 		return // an unusual document: let the collector have it
 	}
 	st.buf, st.tags, st.edits, st.w, st.segs = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.segs[:0]
@@ -776,7 +779,7 @@ func (h *headScan) decide() {
 	}
 	head := o.Match.Render(page)
 	r.res.Head, r.res.Page = head, page
-	changes := make([]Change, 0, len(st.tags)+len(head.Meta)+len(head.Alternates)+len(head.JSONLD)+len(head.Dropped)+8)
+	changes := st.changes[:0]
 	for _, d := range head.Dropped {
 		changes = append(changes, Change{Action: Dropped, Identity: d.Field, Reason: d.Reason, Value: d.Value})
 	}
@@ -938,7 +941,9 @@ func (h *headScan) decide() {
 	}
 	st.edits = edits
 	fillTagTexts(changes, region, st.tags)
-	r.res.Changes = changes
+	r.res.Changes = slices.Clone(changes)
+	clear(changes) // the scratch keeps no strings of this document
+	st.changes = changes[:0]
 	if len(edits) == 0 {
 		r.out = region
 		return
