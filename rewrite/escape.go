@@ -222,11 +222,11 @@ func collapseSpace(s string) string {
 	}
 	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); {
-		for i < len(s) && htmlSpace(s[i]) {
+		for i < len(s) && spaceTab[s[i]] {
 			i++
 		}
 		j := i
-		for j < len(s) && !htmlSpace(s[j]) {
+		for j < len(s) && !spaceTab[s[j]] {
 			j++
 		}
 		if j > i {
@@ -238,11 +238,6 @@ func collapseSpace(s string) string {
 		i = j
 	}
 	return string(b)
-}
-
-// htmlSpace is ASCII whitespace as HTML defines it.
-func htmlSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
 // cspNonce returns the nonce a Content-Security-Policy allows scripts with:

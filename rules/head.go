@@ -97,27 +97,6 @@ func (h *Head) Sets(identity string) bool {
 	return false
 }
 
-// MetaIdentity maps a meta name or property (any case) to its identity:
-// og:image:width → og:image, twitter:image:alt → twitter:image.
-func MetaIdentity(key string) string {
-	k := key
-	for i := 0; i < len(k); i++ {
-		if 'A' <= k[i] && k[i] <= 'Z' {
-			k = strings.ToLower(key)
-			break
-		}
-	}
-	switch {
-	case strings.HasPrefix(k, "og:image"):
-		return "og:image"
-	case strings.HasPrefix(k, "twitter:image"):
-		return "twitter:image"
-	case k == "og:locale:alternate":
-		return k
-	}
-	return k
-}
-
 // SelfURL is the page's own address: the base URL's origin, the request
 // path (the locale in its configured spelling), and the keep_query keys.
 func (m *Match) SelfURL(withQuery bool) string {
