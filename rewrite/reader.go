@@ -1105,9 +1105,7 @@ func (t *tagWriter) value(s string) {
 }
 
 func (t *tagWriter) title(title string) {
-	t.w = append(t.w, "<title>"...)
-	t.value(title)
-	t.w = append(t.w, "</title>\n"...)
+	t.w = append(appendTitle(t.w, title, t.utf8), '\n')
 }
 
 // meta writes <meta attr="key" content="content">; attr and key are
