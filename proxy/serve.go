@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -72,6 +71,7 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 		fmt.Fprintln(stderr, err)
 		return err
 	}
+	w.watch(cfg.Files)
 	d := &demoServer{log: log}
 	defer d.close()
 	if o.Demo == nil {
@@ -128,6 +128,7 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 	reload := func(trigger string) {
 		w.changed() // what is loaded now is the new baseline
 		p.Reload(trigger)
+		w.watch(p.Config().Files)
 	}
 	for {
 		select {
@@ -152,6 +153,7 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 		case <-tick:
 			if w.changed() {
 				p.Reload("file")
+				w.watch(p.Config().Files)
 			}
 		case err := <-serveErr:
 			pub.Close()
@@ -196,20 +198,60 @@ func (p *Proxy) Reload(trigger string) {
 	p.log.Info("config reloaded", "trigger", trigger, "hash", cfg.Hash, "previous", old.Hash)
 }
 
-// watcher tells whether the config file changed since it last looked.
+// watcher tells whether the config file, or a data file it read (a
+// table), changed since it last looked.
 type watcher struct {
-	path     string
+	path  string
+	files map[string]fingerprint // by path as named; the config file and cfg.Files
+}
+
+// fingerprint is what the watcher remembers of one file.
+type fingerprint struct {
 	resolved string
 	mtime    time.Time
 	size     int64
 	sum      [sha256.Size]byte
 }
 
-// changed reports whether the file now differs from the last look, and
-// remembers it. A file that can not be read (a ConfigMap mid-swap) is not
-// a change: the next look sees the result.
+// watch sets the data files to watch beside the config file: those of the
+// config just loaded. Their current state is the baseline.
+func (w *watcher) watch(files []string) {
+	next := make(map[string]fingerprint, len(files)+1)
+	for _, f := range append([]string{w.path}, files...) {
+		fp, ok := w.files[f]
+		if !ok {
+			fp.update(f) // a first look: the baseline, never a change
+		}
+		next[f] = fp
+	}
+	w.files = next
+}
+
+// changed reports whether any watched file now differs from the last look,
+// and remembers it. A file that can not be read (a ConfigMap mid-swap) is
+// not a change: the next look sees the result.
 func (w *watcher) changed() bool {
-	resolved, err := filepath.EvalSymlinks(w.path)
+	if w.files == nil {
+		w.files = map[string]fingerprint{}
+	}
+	if _, ok := w.files[w.path]; !ok {
+		w.files[w.path] = fingerprint{}
+	}
+	diff := false
+	for name, fp := range w.files {
+		if fp.update(name) {
+			diff = true
+		}
+		w.files[name] = fp
+	}
+	return diff
+}
+
+// update looks at the file again; it reports a change of content after a
+// first successful look. The content is hashed as a stream: a table may be
+// large.
+func (fp *fingerprint) update(name string) bool {
+	resolved, err := filepath.EvalSymlinks(name)
 	if err != nil {
 		return false
 	}
@@ -217,17 +259,23 @@ func (w *watcher) changed() bool {
 	if err != nil {
 		return false
 	}
-	if resolved == w.resolved && fi.ModTime().Equal(w.mtime) && fi.Size() == w.size {
+	if resolved == fp.resolved && fi.ModTime().Equal(fp.mtime) && fi.Size() == fp.size {
 		return false
 	}
-	data, err := os.ReadFile(resolved)
+	f, err := os.Open(resolved)
 	if err != nil {
 		return false
 	}
-	sum := sha256.Sum256(data)
-	first := w.resolved == ""
-	diff := !bytes.Equal(sum[:], w.sum[:])
-	w.resolved, w.mtime, w.size, w.sum = resolved, fi.ModTime(), fi.Size(), sum
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	first := fp.resolved == ""
+	diff := sum != fp.sum
+	fp.resolved, fp.mtime, fp.size, fp.sum = resolved, fi.ModTime(), fi.Size(), sum
 	return diff && !first
 }
 

@@ -125,3 +125,37 @@ func TestWatcher(t *testing.T) {
 		t.Error("symlink to new content not seen")
 	}
 }
+
+func TestWatcherDataFiles(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "headgate.toml")
+	table := filepath.Join(dir, "redirects.csv")
+	if err := os.WriteFile(cfg, []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(table, []byte("from,to\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &watcher{path: cfg}
+	w.changed()
+	w.watch([]string{table})
+	if w.changed() {
+		t.Fatal("changed right after watch")
+	}
+	if err := os.WriteFile(table, []byte("from,to\n/a,/b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if !w.changed() {
+		t.Fatal("a changed data file is not a change")
+	}
+	if w.changed() {
+		t.Fatal("changed twice for one change")
+	}
+	w.watch(nil)
+	if err := os.WriteFile(table, []byte("from,to\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if w.changed() {
+		t.Fatal("a file no longer watched is a change")
+	}
+}

@@ -28,9 +28,12 @@ const (
 // Config is a loaded, validated and compiled configuration. It is immutable:
 // a reload builds a new one.
 type Config struct {
-	File    string // path as given to Load
-	Dir     string // directory that file: sources are relative to
-	Hash    string // 16 hex digits over the file and its overrides: part of rewritten ETags
+	File string // path as given to Load
+	Dir  string // directory that file: sources are relative to
+	Hash string // 16 hex digits over the file, its overrides and its data files: part of rewritten ETags
+	// Files are the data files (tables) the config read, as opened: a
+	// change to any of them reloads the config like a change to File.
+	Files   []string
 	Server  Server
 	Site    Site
 	Sitemap Sitemap

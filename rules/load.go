@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"math"
 	"net"
@@ -75,12 +76,13 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 			}
 		}
 	}
-	l.cfg.Hash = hex.EncodeToString(h.Sum(nil))[:16]
+	l.hash = h
 	l.root(tree)
 	if len(l.probs) > 0 {
 		l.probs.sort()
 		return nil, l.probs
 	}
+	l.cfg.Hash = hex.EncodeToString(h.Sum(nil))[:16]
 	cfg := l.cfg
 	cfg.table = newTable(cfg.Rules, cfg.Site.Locales)
 	cfg.base, _ = url.Parse(cfg.Site.BaseURL + "/")
@@ -91,6 +93,7 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 type loader struct {
 	file    string
 	cfg     Config
+	hash    hash.Hash // over the file, its overrides and its data files
 	lines   map[string]int
 	probs   Problems
 	fromEnv []string
@@ -106,6 +109,15 @@ func (l *loader) add(code, key, format string, args ...any) {
 		}
 	}
 	l.probs = append(l.probs, Problem{Code: code, File: l.file, Line: line, Key: key, Message: msg})
+}
+
+// dataFile records a data file the config read (a table), with the
+// SHA-256 of its bytes as read: a change to it reloads the config, and its
+// content is part of Config.Hash, so rewritten ETags follow it.
+func (l *loader) dataFile(name string, sum []byte) {
+	l.cfg.Files = append(l.cfg.Files, name)
+	fmt.Fprintf(l.hash, "\x00file=%s\x00", name)
+	l.hash.Write(sum)
 }
 
 // schema lists the keys each table accepts, by table path: "" is the
