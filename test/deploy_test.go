@@ -1087,7 +1087,7 @@ func checkK8sMonitoring(t *testing.T, root string) {
 	// Every metric an alert names exists in the code, and so does every
 	// outcome or result it matches.
 	known := deployMetricNames(t, root)
-	outcomes := []string{"rewritten", "passthrough", "skipped_too_large", "skipped_encoding", "skipped_charset",
+	outcomes := []string{"rewritten", "shadow", "passthrough", "skipped_too_large", "skipped_encoding", "skipped_charset",
 		"denied", "sitemap", "robots", "upstream_error", "bad_request", "canceled"}
 	wantAlerts := map[string]string{
 		"headgate_requests_total{outcome=~\"skipped_":           "rewrite skips",
