@@ -459,7 +459,7 @@ func sanitizeHeader(s string) string {
 func (p *Proxy) logShadow(rs *reqState, res *rewrite.Result) {
 	changes := make([]string, len(res.Changes))
 	for i, c := range res.Changes {
-		s := string(c.Action) + " " + c.Identity
+		s := string(c.Action) + " " + c.Label()
 		if c.Value != "" {
 			s += " " + strconv.Quote(c.Value)
 		}

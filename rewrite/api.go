@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"strings"
 	"time"
 
 	"github.com/headgate/headgate/rules"
@@ -60,6 +61,16 @@ type Change struct {
 	Value    string // the URL or text concerned, when there is one
 
 	tag int // while the rewrite runs: 1 + the index of the upstream tag whose text Value becomes
+}
+
+// Label names what a change is about, for people: the tag's own name when
+// it is one property of its identity ("og:image:width" of "og:image"), else
+// the identity.
+func (c Change) Label() string {
+	if c.Key != "" && c.Key != c.Identity && strings.Contains(c.Key, ":") {
+		return c.Key
+	}
+	return c.Identity
 }
 
 // Result is what the rewrite did. It is complete once Prepare returned.

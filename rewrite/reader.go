@@ -70,7 +70,8 @@ type headTag struct {
 	end      int // element end (after the end tag for title and script)
 	tagEnd   int // end of the start tag
 	identity string
-	urlAttr  attr // the URL-valued attribute, for corrections
+	name     string // metaInfo.name: the property, when it is one part of its identity
+	urlAttr  attr   // the URL-valued attribute, for corrections
 	hasURL   bool
 	text     []byte // title text, until decoded (aliases the buffer)
 	remove   bool
@@ -563,7 +564,7 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		if mi.identity == "" {
 			return
 		}
-		ht := headTag{kind: kMeta, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: mi.identity}
+		ht := headTag{kind: kMeta, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: mi.identity, name: mi.name}
 		if ta.has&hasContent != 0 {
 			ht.urlAttr, ht.hasURL = ta.content, mi.url
 		}
@@ -654,7 +655,8 @@ func trimSpace(b []byte) []byte {
 // metaInfo is what headgate knows of a meta name or property.
 type metaInfo struct {
 	identity string
-	url      bool // its content is a URL that §4.5 corrects
+	url      bool   // its content is a URL that §4.5 corrects
+	name     string // the property, when it is one part of its identity ("og:image:width")
 }
 
 // knownMeta lists the meta keys headgate reads, lower-case. Others (og:video,
@@ -664,14 +666,17 @@ var knownMeta = map[string]metaInfo{
 	"og:title": {identity: "og:title"}, "og:description": {identity: "og:description"}, "og:type": {identity: "og:type"},
 	"og:url": {identity: "og:url", url: true}, "og:site_name": {identity: "og:site_name"}, "og:locale": {identity: "og:locale"},
 	"og:locale:alternate": {identity: "og:locale:alternate"},
-	"og:image":            {identity: "og:image", url: true}, "og:image:url": {identity: "og:image", url: true},
-	"og:image:secure_url":    {identity: "og:image", url: true},
+	"og:image":            {identity: "og:image", url: true}, "og:image:url": {identity: "og:image", url: true, name: "og:image:url"},
+	"og:image:secure_url": {identity: "og:image", url: true, name: "og:image:secure_url"},
+	"og:image:type":       {identity: "og:image", name: "og:image:type"}, "og:image:width": {identity: "og:image", name: "og:image:width"},
+	"og:image:height": {identity: "og:image", name: "og:image:height"}, "og:image:alt": {identity: "og:image", name: "og:image:alt"},
+	"twitter:image:alt":      {identity: "twitter:image", name: "twitter:image:alt"},
 	"article:published_time": {identity: "article:published_time"}, "article:modified_time": {identity: "article:modified_time"},
 	"article:expiration_time": {identity: "article:expiration_time"}, "article:author": {identity: "article:author"},
 	"article:section": {identity: "article:section"}, "article:tag": {identity: "article:tag"},
 	"twitter:card": {identity: "twitter:card"}, "twitter:site": {identity: "twitter:site"}, "twitter:creator": {identity: "twitter:creator"},
 	"twitter:title": {identity: "twitter:title"}, "twitter:description": {identity: "twitter:description"}, "twitter:url": {identity: "twitter:url"},
-	"twitter:image": {identity: "twitter:image", url: true}, "twitter:image:src": {identity: "twitter:image", url: true},
+	"twitter:image": {identity: "twitter:image", url: true}, "twitter:image:src": {identity: "twitter:image", url: true, name: "twitter:image:src"},
 }
 
 // metaKey looks a meta name or property up, case-insensitively, without
@@ -745,7 +750,8 @@ func (h *headScan) decide() {
 				pageURL, _ = url.Parse(base + "/")
 			}
 		}
-		return rules.AbsURL(pageURL, strings.TrimSpace(s)) // browsers strip the spaces around a URL
+		// A space at either end drops the value (§4.6): not repaired.
+		return rules.AbsURL(pageURL, s)
 	}
 	// The values of changes to upstream tags are the tags' own text: noted
 	// as tag indexes here, copied at the end into one string for them all,
@@ -789,7 +795,7 @@ func (h *headScan) decide() {
 	// replace removes an upstream tag of an identity headgate writes.
 	replace := func(i int) {
 		ht := &st.tags[i]
-		changes = append(changes, Change{Action: Replaced, Identity: ht.identity, tag: i + 1})
+		changes = append(changes, Change{Action: Replaced, Identity: ht.identity, Key: ht.name, tag: i + 1})
 		switch {
 		case i == firstTitle && titleInPlace:
 			ht.replace, ht.action = appendTitle(make([]byte, 0, len(*head.Title)+32), *head.Title, cs.utf8), Replaced
@@ -830,7 +836,7 @@ func (h *headScan) decide() {
 			switch abs, why := absURL(val); {
 			case why != "":
 				ht.remove, ht.action, ht.why = true, Dropped, why
-				changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Reason: why, tag: i + 1})
+				changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Key: ht.name, Reason: why, tag: i + 1})
 				continue
 			case abs != val:
 				ht.replace = spliceAttr(buf[ht.start:ht.tagEnd], ht.urlAttr, abs, cs.utf8)
@@ -839,7 +845,7 @@ func (h *headScan) decide() {
 		}
 		if o.CorrectUpstream && singleValued[ht.identity] && present.has(ht.identity) {
 			ht.remove, ht.replace, ht.action, ht.why = true, nil, Dropped, "duplicate"
-			changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Reason: "duplicate", tag: i + 1})
+			changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Key: ht.name, Reason: "duplicate", tag: i + 1})
 			continue
 		}
 		if !present.has(ht.identity) {
@@ -927,7 +933,7 @@ func (h *headScan) decide() {
 			edits = append(edits, edit{start, end, nil})
 		case ht.replace != nil:
 			if ht.action == Corrected {
-				changes = append(changes, Change{Action: Corrected, Identity: ht.identity, Reason: ht.why, Value: ht.fixed})
+				changes = append(changes, Change{Action: Corrected, Identity: ht.identity, Key: ht.name, Reason: ht.why, Value: ht.fixed})
 			}
 			end := ht.tagEnd
 			if ht.identity == rules.IdentTitle {

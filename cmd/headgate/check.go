@@ -113,7 +113,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, cfgPath := newFlags("rewrite", "rewrite -config FILE -path PATH [-content-type TYPE] [-changes] [FILE]", stderr)
 	path := fs.String("path", "", "the request target as it arrives (percent-encoded, optionally with ?query)")
-	ctype := fs.String("content-type", "text/html; charset=utf-8", "the response's Content-Type")
+	ctype := fs.String("content-type", "text/html", "the response's Content-Type; the default names no charset, so the document's own <meta charset> decides, as a browser does")
 	csp := fs.String("csp", "", "the response's Content-Security-Policy (for a script nonce)")
 	changes := fs.Bool("changes", false, "list what was changed on stderr")
 	if code, stop := parse(fs, args); stop {
@@ -163,7 +163,7 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "  %s\n", res.Reason)
 		}
 		for _, c := range res.Changes {
-			line := fmt.Sprintf("  %-9s %-22s %s", c.Action, c.Identity, c.Value)
+			line := fmt.Sprintf("  %-9s %-22s %s", c.Action, c.Label(), c.Value)
 			if c.Reason != "" {
 				line += " (" + c.Reason + ")"
 			}

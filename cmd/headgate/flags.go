@@ -43,14 +43,32 @@ func defaultConfig() string {
 	return "headgate.toml"
 }
 
-// parse parses flags; it returns an exit code when the command should stop.
+// parse parses flags, also those that follow an argument
+// (`audit URL -max-pages 5` is what people type: the flag is honoured,
+// never taken for a URL); "--" ends the flags. fs.Args() are then the
+// arguments alone. It returns an exit code when the command should stop.
 func parse(fs *flag.FlagSet, args []string) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, true
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK, true
+			}
+			return exitUsage, true
 		}
-		return exitUsage, true
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if len(rest) == 0 {
+			break
+		}
+		if consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
+	_ = fs.Parse(append([]string{"--"}, pos...))
 	return 0, false
 }
 
