@@ -9,12 +9,14 @@ import (
 	"strings"
 
 	"golang.org/x/text/language"
+
+	"github.com/headgate/headgate/internal/datafile"
 )
 
 // maxTableBytes bounds one data table's file: a table is held in memory
 // (compactly), so a file named by mistake (a dump, /dev/zero, a 2 GB log)
 // is refused before a byte of it is read.
-const maxTableBytes = 1 << 30
+const maxTableBytes = datafile.DefaultMaxBytes
 
 // maxRowProblems bounds the problems one table reports row by row; the
 // rest are summed up in one more line.
