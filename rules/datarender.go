@@ -262,3 +262,14 @@ func (m *Match) dataRows() []DataRow {
 	}
 	return out
 }
+
+// PageTables reports whether the config has a [[page_table]]: any path
+// may then have a row that sets its robots or canonical.
+func (c *Config) PageTables() bool { return c.data != nil && len(c.data.pages) > 0 }
+
+// HreflangTables reports whether the config has an [[hreflang_table]].
+func (c *Config) HreflangTables() bool { return c.data != nil && len(c.data.hreflang) > 0 }
+
+// Data reports whether a data table applies to the match: a lookup, a
+// page_table row, or an hreflang group of the page's own address.
+func (m *Match) Data() bool { return m.data != nil }
