@@ -91,9 +91,9 @@ func TestBadTables(t *testing.T) {
 		files: map[string]string{"headgate.toml": strings.Replace(productsTable, "{products.name}", "{products.nmae}", 1), "p.csv": "sku,name\nA,one\n"},
 		want:  `HG121 DIR/headgate.toml:14: rule[0].title: {products.nmae}: DIR/p.csv has no column "nmae" (did you mean {products.name}?)`,
 	}, {
-		name: "template without lookup",
+		name:  "template without lookup",
 		files: map[string]string{"headgate.toml": strings.Replace(productsTable, `lookup = { products = "{sku}" }`, "", 1), "p.csv": "sku,name\nA,one\n"},
-		want: `HG121 DIR/headgate.toml:14: rule[0].title: {products.name} names table products, but the rule has no lookup = { products = "…" }`,
+		want:  `HG121 DIR/headgate.toml:14: rule[0].title: {products.name} names table products, but the rule has no lookup = { products = "…" }`,
 	}, {
 		name:  "lookup of an unknown table",
 		files: map[string]string{"headgate.toml": strings.Replace(productsTable, `lookup = { products =`, `lookup = { prodcts =`, 1), "p.csv": "sku,name\nA,one\n"},
