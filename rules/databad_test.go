@@ -136,7 +136,8 @@ c,de,https://notes.example/en
 HG175 DIR/h.csv:4: hreflang_table[0]: hreflang "english": not an ISO 639-1 language (two letters) with an optional script and ISO 3166-1 region, nor x-default
 HG175 DIR/h.csv:5: hreflang_table[0]: url "/de": not an absolute http(s) URL
 HG175 DIR/h.csv:6: hreflang_table[0]: group "a" has hreflang "EN" twice (first on line 2)
-HG175 DIR/h.csv:7: hreflang_table[0]: url "javascript:alert(1)": not an absolute http(s) URL`,
+HG175 DIR/h.csv:7: hreflang_table[0]: url "javascript:alert(1)": not an absolute http(s) URL
+HG175 DIR/h.csv:10: hreflang_table[0]: url "https://notes.example/en" is in group "a" and in group "c" (line 2): a page has one set of language versions`,
 	}, {
 		name: "hreflang table: groups",
 		files: map[string]string{"headgate.toml": tablesHead + "[[hreflang_table]]\nfile = \"h.csv\"\n",

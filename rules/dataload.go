@@ -173,8 +173,10 @@ func (l *loader) columns(code, path, name string, r *dataReader, want []string, 
 
 // readRows reads every row of r into b, each mapped through idx (the
 // file's column for each of b's columns). check may refuse a row. It
-// reports whether the whole file was read without a problem.
-func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilder, idx []int, check func(line int, cells []string) bool) bool {
+// reports whether the whole file was read, and whether no row was
+// refused; the rows of a file read whole are checked further (duplicates)
+// even when some were refused, so that one run reports every problem.
+func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilder, idx []int, check func(line int, cells []string) bool) (read, clean bool) {
 	cells := make([]string, len(idx))
 	bad := 0
 	for {
@@ -184,11 +186,11 @@ func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilde
 		}
 		if err != nil {
 			l.dataErr(code, path, name, err)
-			return false
+			return false, false
 		}
 		if len(rec.Values) != len(r.Columns()) {
 			l.addRow(code, name, rec.Line, path, "%d cells where the header has %d", len(rec.Values), len(r.Columns()))
-			return false
+			return false, false
 		}
 		for i, fi := range idx {
 			cells[i] = ""
@@ -199,17 +201,17 @@ func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilde
 		if check != nil && !check(rec.Line, cells) {
 			if bad++; bad >= maxRowProblems {
 				l.addRow(code, name, rec.Line, path, "too many bad rows: the rest of the file is not checked")
-				return false
+				return false, false
 			}
 			continue
 		}
 		b.add(rec.Line, cells)
 		if b.tooLarge() {
 			l.addRow(code, name, rec.Line, path, "the table is too large for headgate to hold")
-			return false
+			return false, false
 		}
 	}
-	return bad == 0
+	return true, bad == 0
 }
 
 // reportDups reports rows whose key repeats an earlier row's.
@@ -299,18 +301,21 @@ func (l *loader) lookupTable(i int, t map[string]any) {
 		return
 	}
 	b := newTableBuilder(dt, fileSize(name))
-	ok := l.readRows("HG177", path, name, r, b, idx, func(line int, cells []string) bool {
+	read, clean := l.readRows("HG177", path, name, r, b, idx, func(line int, cells []string) bool {
 		if cells[dt.key] == "" {
 			l.addRow("HG177", name, line, path, "the key cell (%s) is empty", key)
 			return false
 		}
 		return true
 	})
-	if !ok {
+	if !read {
 		return
 	}
-	l.reportDups("HG177", path, name, dt, b.finish(), "key")
-	l.dataFile(name, r.Sum())
+	dups := b.finish()
+	l.reportDups("HG177", path, name, dt, dups, "key")
+	if clean && len(dups) == 0 {
+		l.dataFile(name, r.Sum())
+	}
 }
 
 // table returns the [[table]] named name, or nil.
@@ -355,7 +360,7 @@ func (l *loader) pageTable(i int, t map[string]any) {
 	pt.t = dt
 	pt.m = Matched{Rule: &Rule{Index: -1, Match: "page_table " + name}}
 	b := newTableBuilder(dt, fileSize(name))
-	ok = l.readRows("HG176", path, name, r, b, cidx, func(line int, cells []string) bool {
+	read, clean := l.readRows("HG176", path, name, r, b, cidx, func(line int, cells []string) bool {
 		p := cells[0]
 		switch {
 		case p == "":
@@ -378,10 +383,14 @@ func (l *loader) pageTable(i int, t map[string]any) {
 		}
 		return true
 	})
-	if !ok {
+	if !read {
 		return
 	}
-	l.reportDups("HG176", path, name, dt, b.finish(), "path")
+	dups := b.finish()
+	l.reportDups("HG176", path, name, dt, dups, "path")
+	if !clean || len(dups) > 0 {
+		return
+	}
 	for _, other := range l.data.pages {
 		for row := range dt.rows() {
 			if o := other.t.find(dt.cell(row, 0)); o >= 0 {
@@ -444,7 +453,7 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 	var count []uint32
 	langs := map[[2]string]int{} // group, lower-case code → line
 	b := newTableBuilder(dt, fileSize(name))
-	ok = l.readRows("HG175", path, name, r, b, idx, func(line int, cells []string) bool {
+	read, clean := l.readRows("HG175", path, name, r, b, idx, func(line int, cells []string) bool {
 		g, lang, u := cells[hlGroup], cells[hlLang], cells[hlURL]
 		if g == "" {
 			l.addRow("HG175", name, line, path, "the group cell is empty")
@@ -476,9 +485,10 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 		ht.group = append(ht.group, gi)
 		return true
 	})
-	if !ok {
+	if !read {
 		return
 	}
+	ok = clean
 	for _, d := range b.finish() {
 		if ht.group[d[0]] != ht.group[d[1]] {
 			l.addRow("HG175", name, int(dt.lines[d[1]]), path, "url %q is in group %q and in group %q (line %d): a page has one set of language versions",
@@ -487,7 +497,7 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 		}
 	}
 	for row := range dt.rows() {
-		if count[ht.group[row]] == 1 {
+		if clean && count[ht.group[row]] == 1 { // with rows refused, the count says little
 			l.addRow("HG175", name, int(dt.lines[row]), path, "group %q has one row: a language version needs another to be one", clip(dt.cell(row, hlGroup)))
 			ok = false
 		}

@@ -124,7 +124,7 @@ func TestPageTableReloadUnderLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		writeSeo(t, seo, rows, "v2", fi.ModTime()) // same size, same mtime
-		time.Sleep(1500 * time.Millisecond)         // past a poll: only the signal reveals it
+		time.Sleep(1500 * time.Millisecond)        // past a poll: only the signal reveals it
 		_, body := hg.get(t, "GET", "/p/0")
 		if !strings.Contains(string(body), "<title>Page 0 v1</title>") {
 			t.Fatalf("reloaded before SIGHUP:\n%s", body)
