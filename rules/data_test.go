@@ -10,7 +10,7 @@ import (
 
 // dumpHead writes what Render decided, one line per tag, for goldens that
 // a person reads.
-func dumpHead(h *Head) string {
+func dumpHead(h *Head, rows []DataRow) string {
 	var b strings.Builder
 	opt := func(k string, v *string) {
 		if v != nil {
@@ -40,7 +40,7 @@ func dumpHead(h *Head) string {
 	for _, d := range h.Dropped {
 		fmt.Fprintf(&b, "dropped %s of %s: %q (%s)\n", d.Field, d.Rule, d.Value, d.Reason)
 	}
-	for _, r := range h.DataRows {
+	for _, r := range rows {
 		kind := r.Kind
 		if r.Table != "" {
 			kind += " " + r.Table
@@ -79,7 +79,8 @@ func TestDataGolden(t *testing.T) {
 		for _, page := range []Page{{}, {Title: "Upstream title", HasTitle: true, Description: "Upstream desc", HasDescription: true, Canonical: "https://notes.example/upstream"}} {
 			m := cfg.Resolve(p)
 			fmt.Fprintf(&b, "=== %s (upstream head: %q, any=%v)\n", p, page.Title, m.Any())
-			b.WriteString(dumpHead(m.Render(page)))
+			h := m.Render(page)
+			b.WriteString(dumpHead(h, m.DataRows(h)))
 		}
 	}
 	golden(t, "testdata/data/tables.golden", b.String())

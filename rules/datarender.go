@@ -221,35 +221,50 @@ func (c *Config) Alternates(u string) []Alternate {
 }
 
 // hreflangRender is what an hreflang table gives a page whose canonical
-// is canon: the alternates, the page's own language and the rows, or
-// ok = false.
-func (m *Match) hreflangRender(canon string) (alts []Alternate, own string, rows []DataRow, ok bool) {
+// is canon: the alternates and the page's own language, or ok = false.
+func (m *Match) hreflangRender(canon string) (alts []Alternate, own string, ok bool) {
 	ht, g := m.cfg.data.group(canon)
 	if ht == nil {
-		return nil, "", nil, false
+		return nil, "", false
 	}
 	k := canonKey(canon)
-	for _, r := range ht.rowsOf(g) {
+	rows := ht.rowsOf(g)
+	alts = make([]Alternate, 0, len(rows))
+	for _, r := range rows {
 		lang, u := ht.t.cell(int(r), hlLang), ht.t.cell(int(r), hlURL)
 		alts = append(alts, Alternate{lang, u})
 		if u == k && (own == "" || strings.EqualFold(own, "x-default")) {
 			own = lang
 		}
-		rows = append(rows, DataRow{Kind: "hreflang_table", File: ht.t.file, Line: int(ht.t.lines[r]), Key: u, Found: true})
 	}
 	if strings.EqualFold(own, "x-default") {
 		own = ""
 	}
-	return alts, own, rows, true
+	return alts, own, true
 }
 
-// dataRows lists the lookup and page_table rows of a match.
-func (m *Match) dataRows() []DataRow {
-	md := m.data
-	if md == nil {
-		return nil
-	}
+// DataRows lists the table rows that applied to a page whose head h is:
+// the rows its rules looked up (and the lookups that found none), its
+// page_table row, and the rows of its hreflang group. For explain and
+// tests; the request path never needs them.
+func (m *Match) DataRows(h *Head) []DataRow {
 	var out []DataRow
+	if md := m.data; md != nil {
+		out = m.dataRows(out)
+	}
+	if h != nil && h.HreflangTable {
+		if ht, g := m.cfg.data.group(h.hreflangKey); ht != nil {
+			for _, r := range ht.rowsOf(g) {
+				out = append(out, DataRow{Kind: "hreflang_table", File: ht.t.file, Line: int(ht.t.lines[r]), Key: ht.t.cell(int(r), hlURL), Found: true})
+			}
+		}
+	}
+	return out
+}
+
+// dataRows appends the lookup and page_table rows of a match.
+func (m *Match) dataRows(out []DataRow) []DataRow {
+	md := m.data
 	for _, h := range md.rows {
 		r := DataRow{Kind: "table", Table: h.t.name, File: h.t.file, Key: h.key, Found: h.row >= 0}
 		if h.row >= 0 {

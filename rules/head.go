@@ -36,7 +36,8 @@ type Head struct {
 	// HreflangTable: Alternates come from an hreflang table (§12.3), and
 	// a non-HTML response carries them as Link headers.
 	HreflangTable bool
-	DataRows      []DataRow // the table rows that applied (datarender.go)
+
+	hreflangKey string // the canonical the hreflang group was found by
 
 	// Where Title, Description, Robots and Canonical point, so that the
 	// head is one allocation, not five.
@@ -278,11 +279,9 @@ func (m *Match) Render(page Page) *Head {
 		if key == "" {
 			key = m.SelfURL(false)
 		}
-		var rows []DataRow
 		var alts []Alternate
-		if alts, hlOwn, rows, hlOK = m.hreflangRender(key); hlOK {
-			h.Alternates, h.HreflangTable = alts, true
-			h.DataRows = append(h.DataRows, rows...)
+		if alts, hlOwn, hlOK = m.hreflangRender(key); hlOK {
+			h.Alternates, h.HreflangTable, h.hreflangKey = alts, true, key
 		}
 	}
 
@@ -472,9 +471,6 @@ func (m *Match) Render(page Page) *Head {
 				h.Headers = append(h.Headers, HeaderValue{hd.Name, val})
 			}
 		}
-	}
-	if m.data != nil {
-		h.DataRows = append(m.dataRows(), h.DataRows...)
 	}
 	return h
 }

@@ -103,7 +103,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		for _, d := range head.Dropped {
 			fmt.Fprintf(stdout, "\ndropped %s of rule %q: %q (%s)\n", d.Field, d.Rule, d.Value, d.Reason)
 		}
-		explainRows(stdout, head)
+		explainRows(stdout, head, m.DataRows(head))
 	}
 	if cfg.Site.Mode == rules.ModeStaging {
 		fmt.Fprintln(stdout, "\nstaging mode: every response also gets X-Robots-Tag: noindex, nofollow")

@@ -9,14 +9,13 @@ import (
 
 // explainRows names the data table rows (§12) that applied to the page,
 // each at its file:line.
-func explainRows(w io.Writer, head *rules.Head) {
+func explainRows(w io.Writer, head *rules.Head, rows []rules.DataRow) {
 	if head.HreflangTable {
 		fmt.Fprintln(w, "\nOn a non-HTML response, from the hreflang table:")
 		for _, a := range head.Alternates {
 			fmt.Fprintf(w, "  Link: <%s>; rel=\"alternate\"; hreflang=\"%s\"\n", a.Href, a.Hreflang)
 		}
 	}
-	rows := head.DataRows
 	if len(rows) == 0 {
 		return
 	}
