@@ -202,3 +202,90 @@ func same(t *testing.T, what string, got, want []string) {
 		t.Errorf("%s:\n got %q\nwant %q", what, got, want)
 	}
 }
+
+// TestPageTableProxy: a page_table row is the most specific layer on every
+// kind of response — an HTML head, a PDF's headers, the sitemap (a row
+// that makes a listed page noindex keeps it out) — and a rule's lookup
+// fills a head from a table.
+func TestPageTableProxy(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"seo.csv": "path,title,robots,canonical\n" +
+			"/guide.pdf,,\"noindex, follow\",/guide\n" +
+			"/hidden,,noindex,\n" +
+			"/about,About (sheet),,\n",
+		"products.csv": "sku,name\nA1,\"Blue mug, large\"\n",
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	up := httptest.NewServer(http.HandlerFunc(legacyUpstream))
+	defer up.Close()
+	cfg, err := rules.Parse(filepath.Join(dir, "headgate.toml"), []byte(`[server]
+upstream = "`+up.URL+`"
+[site]
+base_url = "https://notes.example"
+[[page_table]]
+file = "seo.csv"
+[[table]]
+name = "products"
+file = "products.csv"
+key = "sku"
+[[rule]]
+match = "/about"
+title = "About (rule)"
+sitemap = true
+[[rule]]
+match = "/hidden"
+sitemap = true
+[[rule]]
+match = "/p/:sku"
+lookup = { products = "{sku}" }
+title = "{products.name}"
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg, Options{
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Sitemap: func(cfg *rules.Config, fetch func(ctx context.Context, path string) (io.ReadCloser, error)) SitemapHandler {
+			return sitemap.New(cfg, sitemap.Options{Fetch: fetch})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(p)
+	defer front.Close()
+	get := func(path string) (*http.Response, string) {
+		res, err := http.Get(front.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
+	}
+	if _, body := get("/about"); !strings.Contains(body, "<title>About (sheet)</title>") {
+		t.Errorf("/about: the row did not win over the rule:\n%s", body)
+	}
+	if _, body := get("/p/A1"); !strings.Contains(body, "<title>Blue mug, large</title>") {
+		t.Errorf("/p/A1: no title from the table:\n%s", body)
+	}
+	if _, body := get("/p/none"); !strings.Contains(body, "<title>Legacy</title>") {
+		t.Errorf("/p/none: a missing row must leave the upstream's title:\n%s", body)
+	}
+	res, _ := get("/guide.pdf")
+	if got := res.Header.Get("X-Robots-Tag"); got != "noindex, follow" {
+		t.Errorf("/guide.pdf: X-Robots-Tag %q", got)
+	}
+	if links := strings.Join(res.Header.Values("Link"), ", "); !strings.Contains(links, `<https://notes.example/guide>; rel="canonical"`) {
+		t.Errorf("/guide.pdf: Link %q", links)
+	}
+	_, sm := get("/sitemap.xml")
+	if !strings.Contains(sm, "<loc>https://notes.example/about</loc>") || strings.Contains(sm, "/hidden") {
+		t.Errorf("sitemap: /about listed, /hidden (noindex by its row) left out:\n%s", sm)
+	}
+}
