@@ -265,3 +265,26 @@ x-name = "{products.name}"
 		}
 	}
 }
+
+func TestNormURL(t *testing.T) {
+	for _, tc := range []struct{ in, want, why string }{
+		{"https://notes.example/en/about", "https://notes.example/en/about", ""},
+		{"HTTPS://Notes.Example", "https://notes.example/", ""},
+		{"https://notes.example?x=1", "https://notes.example/?x=1", ""},
+		{"https://notes.de/%c3%bcber-uns", "https://notes.de/%C3%BCber-uns", ""},
+		{"https://notes.de/über uns", "https://notes.de/%C3%BCber%20uns", ""},
+		{"https://notes.de/a\"<b>", "https://notes.de/a%22%3Cb%3E", ""},
+		{"/en/about", "", "not an absolute http(s) URL"},
+		{"javascript:alert(1)", "", "not an absolute http(s) URL"},
+		{"https://notes.example/a\r\nb", "", "it holds a control character"},
+		{"https://user@notes.example/", "", "not an absolute http(s) URL with a host (and no user info)"},
+	} {
+		got, why := normURL(tc.in)
+		if got != tc.want || why != tc.why {
+			t.Errorf("normURL(%q) = %q, %q; want %q, %q", tc.in, got, why, tc.want, tc.why)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { normURL("https://notes.example/en/about") }); n != 0 {
+		t.Errorf("a URL spelled as headgate spells it allocates %v times", n)
+	}
+}

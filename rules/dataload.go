@@ -573,8 +573,10 @@ func isLetters(s string) bool {
 
 // normURL checks that u is an absolute http(s) URL headgate may write and
 // spells it one way: scheme and host in lower case, percent-escapes in
-// upper case, "/" for an empty path. Head, sitemap and Link headers all
-// compare and write this spelling.
+// upper case, other bytes a URL may not hold raw (non-ASCII, space, quote,
+// angle brackets) percent-encoded, "/" for an empty path. Head, sitemap and
+// Link headers all compare and write this spelling. A URL spelled so
+// already is returned as it is, without an allocation.
 func normURL(u string) (string, string) {
 	scheme, rest, ok := cutScheme(u)
 	if !ok || !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") || !strings.HasPrefix(rest, "//") {
@@ -591,14 +593,67 @@ func normURL(u string) (string, string) {
 	if host == "" || strings.ContainsAny(host, "@") {
 		return "", "not an absolute http(s) URL with a host (and no user info)"
 	}
+	if isLowerASCII(scheme) && isLowerASCII(host) && tail != "" && tail[0] == '/' && plainURLTail(tail) {
+		return u, ""
+	}
 	if tail == "" || tail[0] != '/' {
 		tail = "/" + tail
 	}
-	out := strings.ToLower(scheme) + "://" + strings.ToLower(host) + normPath(tail)
-	if out == u {
-		return u, ""
+	var b strings.Builder
+	b.WriteString(strings.ToLower(scheme))
+	b.WriteString("://")
+	b.WriteString(strings.ToLower(host))
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(tail); i++ {
+		switch c := tail[i]; {
+		case c == '%' && i+2 < len(tail) && ishex(tail[i+1]) && ishex(tail[i+2]):
+			b.WriteByte('%')
+			b.WriteByte(upperHex(tail[i+1]))
+			b.WriteByte(upperHex(tail[i+2]))
+			i += 2
+		case rawURLByte(c):
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
 	}
-	return out, ""
+	return b.String(), ""
+}
+
+// rawURLByte reports whether c may stand unencoded in a URL's path, query
+// or fragment as headgate writes one.
+func rawURLByte(c byte) bool {
+	return c > ' ' && c < 0x7f && strings.IndexByte(`"<>\^`+"`"+`{|}%`, c) < 0
+}
+
+// plainURLTail reports whether a path (with query and fragment) is
+// spelled as normURL spells it.
+func plainURLTail(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' {
+			if i+2 >= len(s) || !ishex(s[i+1]) || !ishex(s[i+2]) || isLowerHex(s[i+1]) || isLowerHex(s[i+2]) {
+				return false
+			}
+			i += 2
+			continue
+		}
+		if !rawURLByte(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // canonKey is the spelling of a canonical the hreflang index compares.
