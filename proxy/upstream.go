@@ -176,6 +176,11 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		rs.outcome = outPassthrough
 	} else {
 		rs.outcome = string(res0.Outcome)
+		if st.shadow && res0.Outcome == rewrite.Rewritten {
+			// What went out is the upstream's page: say so, in the
+			// metric and the access log alike.
+			rs.outcome = outShadow
+		}
 		p.m.countResult(res0)
 	}
 

@@ -2,8 +2,11 @@ package rewrite
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"io"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -608,6 +611,112 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 	}
 }
 
+// appendJSONLDTag appends one ld+json script element as headgate writes it.
+func appendJSONLDTag(w, js []byte, nonce string, utf8Doc bool) []byte {
+	w = append(w, `<script type="application/ld+json"`...)
+	if nonce != "" {
+		w = append(w, ` nonce="`...)
+		w = appendEscaped(w, nonce, true)
+		w = append(w, '"')
+	}
+	w = append(w, '>')
+	w = appendJSON(w, js, utf8Doc)
+	return append(w, "</script>\n"...)
+}
+
+// ownOutput reports whether the head already is what this rewrite would
+// make of it: the bytes headgate would insert stand right before the
+// insertion point, every upstream tag it would remove lies among them, and
+// every tag it would change in place already reads as it would write it.
+func (h *headScan) ownOutput(region, w []byte, ok bool) bool {
+	from := h.insertAt - len(w)
+	if !ok || len(w) == 0 || from < 0 || !bytes.Equal(region[from:h.insertAt], w) {
+		return false
+	}
+	for i := range h.st.tags {
+		ht := &h.st.tags[i]
+		if ht.remove && (ht.start < from || max(ht.end, ht.tagEnd) > h.insertAt) {
+			return false
+		}
+	}
+	return true
+}
+
+// unchangedInPlace reports whether every in-place change to an upstream tag (a title
+// rewritten where it stands, a URL corrected) leaves its bytes as they are.
+func unchangedInPlace(tags []headTag, region []byte) bool {
+	for i := range tags {
+		ht := &tags[i]
+		if ht.remove || ht.replace == nil {
+			continue
+		}
+		end := ht.tagEnd
+		if ht.identity == rules.IdentTitle {
+			end = max(ht.end, ht.tagEnd)
+		}
+		if end > len(region) || !bytes.Equal(region[ht.start:end], ht.replace) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxJSONLDCompare bounds the upstream blocks compared as JSON values with
+// one headgate would write; larger ones are compared byte for byte only.
+const maxJSONLDCompare = 64 << 10
+
+// jsonLDPresent reports whether an upstream ld+json block that stays in the
+// head already holds js: the same bytes as headgate would write them (its
+// own output, rewritten again), or the same JSON value.
+func (h *headScan) jsonLDPresent(js []byte, utf8Doc bool) bool {
+	var want []byte
+	var wantVal any
+	decoded := false
+	for i := range h.st.tags {
+		ht := &h.st.tags[i]
+		if ht.kind != kJSONLD || ht.where != inHead || ht.remove || ht.action == Replaced {
+			continue
+		}
+		text := trimSpace(ht.text)
+		if len(text) == 0 {
+			continue
+		}
+		if want == nil {
+			want = appendJSON(nil, js, utf8Doc)
+		}
+		if bytes.Equal(text, want) {
+			return true
+		}
+		if len(text) > maxJSONLDCompare {
+			continue
+		}
+		if !decoded {
+			decoded = true
+			if jsonValue(js, &wantVal) != nil {
+				return false
+			}
+		}
+		var got any
+		if jsonValue(text, &got) == nil && reflect.DeepEqual(got, wantVal) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonValue decodes one JSON value, numbers as written.
+func jsonValue(b []byte, v *any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("more than one value")
+	}
+	return nil
+}
+
 // containsFold reports whether b holds the lower-case ASCII word w, in any case.
 func containsFold(b []byte, w string) bool {
 	lo, up := w[0], w[0]&^0x20 // w starts with a letter
@@ -790,7 +899,7 @@ func (h *headScan) decide() {
 		changes = append(changes, Change{Action: Dropped, Identity: d.Field, Reason: d.Reason, Value: d.Value})
 	}
 	fill := head.Policy == rules.Fill
-	titleInPlace := head.Title != nil && firstTitle >= 0 && (h.charsetAt < 0 || st.tags[firstTitle].start > h.charsetAt)
+	titleInPlace := head.Title != nil && firstTitle >= 0 && (h.charsetAt < 0 || st.tags[firstTitle].start >= h.charsetAt)
 
 	// replace removes an upstream tag of an identity headgate writes.
 	replace := func(i int) {
@@ -907,18 +1016,40 @@ func (h *headScan) decide() {
 		}
 	}
 	w := tw.w
+	jsonFrom := len(w)
+	held := 0 // blocks the page holds already
 	if writeJSONLD {
 		for _, js := range head.JSONLD {
-			w = append(w, `<script type="application/ld+json"`...)
-			if nonce != "" {
-				w = append(w, ` nonce="`...)
-				w = appendEscaped(w, nonce, true)
-				w = append(w, '"')
+			w = appendJSONLDTag(w, js, nonce, cs.utf8)
+			if h.jsonLDPresent(js, cs.utf8) {
+				held++
 			}
-			w = append(w, '>')
-			w = appendJSON(w, js, cs.utf8)
-			w = append(w, "</script>\n"...)
-			wrote(rules.IdentJSONLD, "")
+		}
+	}
+	if h.ownOutput(region, w, unchangedInPlace(st.tags, region)) {
+		// The head is headgate's own output under these rules, rewritten
+		// again: it stays as it is (§17, idempotence).
+		st.w = w
+		r.out = region
+		clear(changes)
+		st.changes = changes[:0]
+		return
+	}
+	if held > 0 {
+		// A block whose JSON the page holds already is not written a
+		// second time (§17).
+		w = w[:jsonFrom]
+		for _, js := range head.JSONLD {
+			if !h.jsonLDPresent(js, cs.utf8) {
+				w = appendJSONLDTag(w, js, nonce, cs.utf8)
+				wrote(rules.IdentJSONLD, "")
+			}
+		}
+	} else {
+		for range head.JSONLD {
+			if writeJSONLD {
+				wrote(rules.IdentJSONLD, "")
+			}
 		}
 	}
 	st.w = w

@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -213,32 +214,28 @@ func (g *generation) entry(params map[string]string, rawLastmod string, pos posi
 	}
 	path, err := g.rule.Pattern.Fill(params)
 	if err != nil {
-		g.rep.add(classify(g.rule.Pattern, params, err), pos, err.Error)
+		g.rep.add(classify(err), pos, err.Error)
 		return
 	}
 	g.emit(path, lm, pos)
 }
 
 // classify names the reason Pattern.Fill refused params.
-func classify(p *rules.Pattern, params map[string]string, err error) string {
-	for _, name := range p.Params() {
-		if params[name] == "" {
-			return reasonMissing
-		}
+func classify(err error) string {
+	var fe *rules.FillError
+	if !errors.As(err, &fe) {
+		return reasonConstraint
 	}
-	for _, name := range p.Params() {
-		v := params[name]
-		if strings.IndexByte(v, 0) >= 0 {
+	switch fe.Reason {
+	case rules.FillMissing, rules.FillEmpty:
+		return reasonMissing
+	case rules.FillSlash:
+		return reasonSlash
+	case rules.FillDotOrNUL:
+		if strings.IndexByte(fe.Value, 0) >= 0 {
 			return reasonNUL
 		}
-		for _, seg := range strings.Split(v, "/") {
-			if seg == "." || seg == ".." {
-				return reasonDot
-			}
-		}
-	}
-	if strings.Contains(err.Error(), "holds a /") {
-		return reasonSlash
+		return reasonDot
 	}
 	return reasonConstraint
 }
