@@ -288,3 +288,29 @@ func (c *Config) HreflangTables() bool { return c.data != nil && len(c.data.href
 // Data reports whether a data table applies to the match: a lookup, a
 // page_table row, or an hreflang group of the page's own address.
 func (m *Match) Data() bool { return m.data != nil }
+
+// TableInfo describes one loaded data table, for headgate check.
+type TableInfo struct {
+	Kind string // "table", "page_table" or "hreflang_table"
+	Name string // the [[table]] name; "" for the other kinds
+	File string
+	Rows int
+}
+
+// Tables lists the data tables the config loaded, in file order by kind.
+func (c *Config) Tables() []TableInfo {
+	if c.data == nil {
+		return nil
+	}
+	var out []TableInfo
+	for _, t := range c.data.tables {
+		out = append(out, TableInfo{t.kind, t.name, t.file, t.rows()})
+	}
+	for _, p := range c.data.pages {
+		out = append(out, TableInfo{p.t.kind, "", p.t.file, p.t.rows()})
+	}
+	for _, h := range c.data.hreflang {
+		out = append(out, TableInfo{h.t.kind, "", h.t.file, h.t.rows()})
+	}
+	return out
+}

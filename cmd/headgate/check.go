@@ -26,6 +26,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d rules, upstream %s, base URL %s, mode %s)\n",
 		*cfgPath, len(cfg.Rules), cfg.Server.Upstream, cfg.Site.BaseURL, cfg.Site.Mode)
+	checkTables(stdout, cfg)
 	return exitOK
 }
 

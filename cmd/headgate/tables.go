@@ -32,3 +32,14 @@ func explainRows(w io.Writer, head *rules.Head, rows []rules.DataRow) {
 		fmt.Fprintf(w, "  %-22s %s:%d  %s\n", what, r.File, r.Line, r.Key)
 	}
 }
+
+// checkTables lists the data tables check loaded, with their rows.
+func checkTables(w io.Writer, cfg *rules.Config) {
+	for _, t := range cfg.Tables() {
+		what := t.Kind
+		if t.Name != "" {
+			what += " " + t.Name
+		}
+		fmt.Fprintf(w, "  %s: %s, %d rows\n", what, t.File, t.Rows)
+	}
+}

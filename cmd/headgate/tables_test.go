@@ -25,3 +25,16 @@ func TestExplainTableRows(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckTables: check names each table it loaded, with its rows.
+func TestCheckTables(t *testing.T) {
+	code, out, errOut := runCmd(t, "", "check", "-config", "../../rules/testdata/data/tables.toml")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, w := range []string{"table products: ../../rules/testdata/data/products.csv, 4 rows", "page_table: ../../rules/testdata/data/seo.csv, 6 rows", "hreflang_table: ../../rules/testdata/data/hreflang.csv, 6 rows"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+}
