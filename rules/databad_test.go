@@ -288,3 +288,29 @@ func TestNormURL(t *testing.T) {
 		t.Errorf("a URL spelled as headgate spells it allocates %v times", n)
 	}
 }
+
+// TestTablesJSONLines: page and hreflang tables read from JSON Lines the
+// same as from CSV, line numbers included.
+func TestTablesJSONLines(t *testing.T) {
+	cfg, report := parseDir(t, map[string]string{
+		"headgate.toml": tablesHead + "[[page_table]]\nfile = \"seo.jsonl\"\n[[hreflang_table]]\nfile = \"h.jsonl\"\n",
+		"seo.jsonl":     `{"path":"/a","title":"A \"quoted\" title","robots":""}` + "\n\n" + `{"path":"/b","title":"","robots":"noindex"}` + "\n",
+		"h.jsonl":       `{"group":"g","hreflang":"en","url":"https://notes.example/a"}` + "\n" + `{"group":"g","hreflang":"de","url":"https://notes.de/a"}` + "\n",
+	})
+	if report != "" {
+		t.Fatal(report)
+	}
+	m := cfg.Resolve("/a")
+	h := m.Render(Page{})
+	if h.Title == nil || *h.Title != `A "quoted" title` || len(h.Alternates) != 2 {
+		t.Errorf("/a: %s", dumpHead(h, m.DataRows(h)))
+	}
+	m = cfg.Resolve("/b")
+	h = m.Render(Page{})
+	if h.Title != nil || h.Robots == nil || *h.Robots != "noindex" {
+		t.Errorf("/b: %s", dumpHead(h, m.DataRows(h)))
+	}
+	if rows := m.DataRows(h); len(rows) != 1 || rows[0].Line != 3 {
+		t.Errorf("/b: rows %+v, want line 3 of seo.jsonl", rows)
+	}
+}
