@@ -316,6 +316,9 @@ func (p *Proxy) applyHeaders(res *http.Response, rs *reqState, head *rules.Head,
 			h.Set("X-Robots-Tag", *head.Robots)
 			robotsSet = true
 		}
+		if head.HreflangTable {
+			setAlternateLinks(h, head.Alternates)
+		}
 	}
 	for _, hv := range head.Headers {
 		if robotsSet && hv.Name == "x-robots-tag" {
@@ -337,9 +340,12 @@ func (p *Proxy) applyHeaders(res *http.Response, rs *reqState, head *rules.Head,
 // needsHead reports whether a matched rule sets anything that goes into
 // headers, so that rendering is skipped for the rest.
 func needsHead(m *rules.Match, asHeaders bool) bool {
+	if asHeaders && m.Data() {
+		return true // a page_table row or an hreflang group (§12)
+	}
 	for _, mr := range m.Matched {
 		r := mr.Rule
-		if len(r.Headers) > 0 || asHeaders && (r.Canonical != nil || r.Robots != nil || r.Localized) {
+		if len(r.Headers) > 0 || asHeaders && (r.Canonical != nil || r.Robots != nil || r.Localized || m.Config().HreflangTables()) {
 			return true
 		}
 	}

@@ -42,6 +42,7 @@ type Config struct {
 
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
+	data  *dataSet // the data tables of §12 (dataload.go); nil when none
 }
 
 // Server is the [server] table.
@@ -146,6 +147,8 @@ type Rule struct {
 	SitemapSource  string // "upstream:/path" or "file:path", as written
 	SitemapEntries []Entry
 	Deny           bool
+
+	lookups []lookup // lookup: the tables its templates read (dataload.go)
 }
 
 // Robots is a rule's robots table.

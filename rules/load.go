@@ -97,6 +97,7 @@ type loader struct {
 	lines   map[string]int
 	probs   Problems
 	fromEnv []string
+	data    *dataSet // the data tables, loaded before the rules (dataload.go)
 }
 
 func (l *loader) add(code, key, format string, args ...any) {
@@ -127,7 +128,7 @@ func (l *loader) dataFile(name string, sum []byte) {
 // loader reads is here, and docs/configuration.md documents each one (a test
 // checks both).
 var schema = map[string][]string{
-	"": {"server", "site", "sitemap", "robots", "rule"},
+	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table"},
 	"server": {"listen", "admin_listen", "upstream", "preserve_host", "upstream_timeout",
 		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header"},
 	"site":    {"base_url", "mode", "title_template", "locales", "x_default", "correct_upstream", "og_url_from_canonical"},
@@ -135,7 +136,7 @@ var schema = map[string][]string{
 	"robots":  {"mode"},
 	"rule": {"match", "title", "description", "canonical", "keep_query", "robots", "open_graph",
 		"twitter", "json_ld", "json_ld_file", "replace_json_ld", "headers", "localized", "sitemap",
-		"sitemap_source", "sitemap_entries", "policy", "deny"},
+		"sitemap_source", "sitemap_entries", "policy", "deny", "lookup"},
 	"rule.robots":             {"index", "follow", "directives"},
 	"rule.open_graph":         {"title", "description", "type", "url", "site_name", "locale", "image", "article"},
 	"rule.open_graph.image":   {"url", "width", "height", "alt", "type", "secure_url"},
@@ -143,6 +144,9 @@ var schema = map[string][]string{
 	"rule.twitter":            {"card", "site", "creator", "title", "description", "image", "url"},
 	"rule.twitter.image":      {"url", "alt"},
 	"rule.sitemap_entries":    {"params", "lastmod"},
+	"table":                   {"name", "file", "key"},
+	"page_table":              {"file"},
+	"hreflang_table":          {"file"},
 }
 
 // known reports the keys of table t (at key path path) that the schema of
@@ -437,6 +441,7 @@ func (l *loader) root(tree map[string]any) {
 			}
 		}
 	}
+	l.dataTables(tree)
 	if v, ok := tree["rule"]; ok {
 		arr, _ := l.tables("rule", v, "an array of tables ([[rule]])")
 		for i, t := range arr {
@@ -683,6 +688,7 @@ func (l *loader) rule(i int, t map[string]any) {
 	if r.Localized && len(l.cfg.Site.Locales) == 0 {
 		l.add("HG170", path+".localized", "localized = true needs site.locales")
 	}
+	l.ruleLookups(path, t, r)
 	tc := &tmplCtx{l: l, rule: r}
 	for _, k := range sortedKeys(t) {
 		v, key := t[k], path+"."+k
@@ -920,6 +926,12 @@ func (tc *tmplCtx) tmpl(key string, v any) *Template {
 	}
 	for _, name := range t.Vars() {
 		if fixedVars[name] {
+			continue
+		}
+		if known, ok := tc.dataVar(key, t, name); known {
+			if !ok {
+				return nil
+			}
 			continue
 		}
 		known := false

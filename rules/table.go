@@ -332,6 +332,7 @@ func (c *Config) Resolve(target string) *Match {
 		}
 	}
 	m.merge()
+	c.resolveData(m)
 	return m
 }
 

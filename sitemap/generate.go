@@ -289,8 +289,8 @@ func (g *generation) emit(path, lastmod string, pos position) {
 	if g.rule.Localized && s.cfg.Site.XDefault && g.check(path, false) == "" {
 		xdefault = base + path
 	}
-	g.render(kept, lastmod, xdefault)
-	g.place(len(kept) > 0 && g.rule.Localized, lastmod)
+	links := g.render(kept, lastmod, xdefault)
+	g.place(len(kept) > 0 && (g.rule.Localized || links), lastmod)
 }
 
 func whyText(why, loc string) string {
@@ -359,8 +359,10 @@ func (g *generation) check(path string, full bool) string {
 }
 
 // render writes the entry's <url> elements into g.buf. Every <url> of a
-// localized entry carries the same links: they are rendered once.
-func (g *generation) render(kept []version, lastmod, xdefault string) {
+// localized entry carries the same links: they are rendered once. A <url>
+// whose address is in an hreflang table's group carries that group's
+// links instead (§12.3); render reports whether any did.
+func (g *generation) render(kept []version, lastmod, xdefault string) (tableLinks bool) {
 	b, ends, links := g.buf[:0], g.ends[:0], g.links[:0]
 	if g.rule.Localized {
 		for _, a := range kept {
@@ -379,11 +381,19 @@ func (g *generation) render(kept []version, lastmod, xdefault string) {
 			b = append(b, lastmod...)
 			b = append(b, "</lastmod>\n"...)
 		}
-		b = append(b, links...)
+		if alts := g.s.cfg.Alternates(v.loc); alts != nil {
+			for _, a := range alts {
+				b = appendLink(b, a.Hreflang, a.Href)
+			}
+			tableLinks = true
+		} else {
+			b = append(b, links...)
+		}
 		b = append(b, "</url>\n"...)
 		ends = append(ends, len(b))
 	}
 	g.buf, g.ends, g.links = b, ends, links
+	return tableLinks
 }
 
 func appendLink(b []byte, lang, href string) []byte {

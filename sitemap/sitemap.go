@@ -194,6 +194,11 @@ func New(cfg *rules.Config, o Options) *Sitemap {
 			all = true
 		}
 	}
+	if cfg.PageTables() {
+		// A page_table row may make any address noindex or canonical
+		// elsewhere: every address is resolved.
+		s.resolve, s.checkHead, all = true, true, true
+	}
 	if all {
 		s.prefixes = nil
 	}

@@ -26,6 +26,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d rules, upstream %s, base URL %s, mode %s)\n",
 		*cfgPath, len(cfg.Rules), cfg.Server.Upstream, cfg.Site.BaseURL, cfg.Site.Mode)
+	checkTables(stdout, cfg)
 	return exitOK
 }
 
@@ -103,6 +104,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		for _, d := range head.Dropped {
 			fmt.Fprintf(stdout, "\ndropped %s of rule %q: %q (%s)\n", d.Field, d.Rule, d.Value, d.Reason)
 		}
+		explainRows(stdout, head, m.DataRows(head))
 	}
 	if cfg.Site.Mode == rules.ModeStaging {
 		fmt.Fprintln(stdout, "\nstaging mode: every response also gets X-Robots-Tag: noindex, nofollow")
