@@ -200,7 +200,7 @@ func New(cfg *rules.Config, o Options) *Sitemap {
 	switch {
 	case cfg.Site.Mode == rules.ModeStaging:
 		s.robots = robotsStaging
-	case !s.enabled || cfg.Robots.Mode == "upstream":
+	case !s.enabled && !cfg.Robots.HasPolicy() || cfg.Robots.Mode == "upstream":
 		s.robots = robotsUpstream
 	case cfg.Robots.Mode == "append" && s.fetch != nil:
 		s.robots = robotsAppend
