@@ -43,6 +43,11 @@ type generation struct {
 	ends  []int     // end of each <url> in buf
 
 	lastmods map[string]string // raw → normalised: sources repeat their dates
+
+	params map[string]string // the current entry's parameters
+	kept   []version         // the current entry's listed versions
+	llms   *llmsBuilder      // nil without [llms_txt]
+	each   func(loc, lastmod string)
 }
 
 // version is one address of an entry: one locale of a localized rule.
@@ -158,6 +163,7 @@ func (g *generation) doRule() error {
 			g.rep.add(reasonMissing, position{kind: posPattern}, err.Error)
 			return nil
 		}
+		g.params = nil
 		g.emit(path, latest, position{kind: posPattern})
 		return nil
 	}
@@ -216,6 +222,7 @@ func (g *generation) entry(params map[string]string, rawLastmod string, pos posi
 		g.rep.add(classify(g.rule.Pattern, params, err), pos, err.Error)
 		return
 	}
+	g.params = params
 	g.emit(path, lm, pos)
 }
 
@@ -293,6 +300,7 @@ func (g *generation) emit(path, lastmod string, pos position) {
 		xdefault = base + path
 	}
 	g.render(kept, lastmod, xdefault)
+	g.kept = kept
 	g.place(len(kept) > 0 && g.rule.Localized, lastmod)
 }
 
@@ -455,6 +463,7 @@ func (g *generation) place(links bool, lastmod string) {
 			g.cur.lastmod = lastmod
 		}
 		g.total++
+		g.listed(i, lastmod)
 	}
 }
 

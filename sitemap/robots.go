@@ -127,7 +127,11 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 		text = text[i+1:]
 		key, value, ok := robotsLine(strings.TrimSuffix(line, "\n"))
 		if !ok {
-			b.WriteString(line)
+			// A blank line after another (lines dropped above) is one too
+			// many.
+			if strings.TrimSpace(line) != "" || !bytes.HasSuffix(b.Bytes(), []byte("\n\n")) && b.Len() > 0 {
+				b.WriteString(line)
+			}
 			continue
 		}
 		if key == "user-agent" {
@@ -182,6 +186,9 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 		if kept > 0 {
 			b.WriteString("Disallow:\n")
 		}
+	}
+	for bytes.HasSuffix(b.Bytes(), []byte("\n\n")) {
+		b.Truncate(b.Len() - 1)
 	}
 	if sig != "" && !signalled {
 		if b.Len() > 0 {

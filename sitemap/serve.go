@@ -42,6 +42,10 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveRobots(w, r)
 		return
 	}
+	if s.isKeyPath(path) {
+		s.serveKey(w, r)
+		return
+	}
 	res, retry, err := s.get(r.Context())
 	if err != nil {
 		return // the client has gone
@@ -50,6 +54,10 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(max(retry, time.Second).Seconds()))))
 		h.Set("Cache-Control", "no-store")
 		http.Error(w, "503 the sitemap is not available yet", http.StatusServiceUnavailable)
+		return
+	}
+	if path == "/llms.txt" && res.llms != nil {
+		s.serveLLMS(w, r, res.llms)
 		return
 	}
 	f := res.lookup(path)
