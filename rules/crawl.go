@@ -254,7 +254,7 @@ func (l *loader) robotsGroup(i int, t map[string]any, explicit map[string]string
 			}
 			low := strings.ToLower(a)
 			if prev, dup := explicit[low]; dup {
-				l.add("HG190", key, "%q is also named at %s: crawlers merge the groups that name one agent, so name it once", a, prev)
+				l.add("HG190", key, "%q names the agent of %s again: name each agent once (crawlers merge every group that names it)", a, prev)
 				continue
 			}
 			explicit[low] = key
