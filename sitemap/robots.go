@@ -77,23 +77,45 @@ func writeGroups(b *bytes.Buffer, groups []rules.RobotsGroup) {
 }
 
 // robotsLine splits a robots.txt line into its lower-case key and its
-// value without comment; ok is false for a blank line, a comment or a line
-// without ":".
-func robotsLine(line string) (key, value string, ok bool) {
+// value without comment; ok is false for a blank line, a comment, or a
+// line that is not a record. A line without ":" is read as Google's parser
+// reads it: a record when it is exactly two words ("Disallow /x"); junk
+// reports any other such line (RFC 9309 and Google ignore it; lenient
+// parsers read words of it as records, so append mode drops it).
+func robotsLine(line string) (key, value string, ok, junk bool) {
 	line = strings.TrimSuffix(line, "\r")
 	if i := strings.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
 	}
 	k, v, found := strings.Cut(line, ":")
 	if !found {
-		return "", "", false
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return "", "", false, len(f) > 0
+		}
+		k, v = f[0], f[1]
 	}
 	key = strings.ToLower(strings.TrimSpace(k))
 	switch key {
 	case "useragent", "user agent":
 		key = "user-agent"
 	}
-	return key, strings.TrimSpace(v), true
+	return key, strings.TrimSpace(v), true, false
+}
+
+// productToken is the agent a User-agent value names, as Google's parser
+// reads it: its leading letters, digits, "-" and "_" ("CCBot/2.0" and
+// "CCBot Disallow: /" both name CCBot), lower-case.
+func productToken(v string) string {
+	i := 0
+	for i < len(v) {
+		c := v[i]
+		if !(c == '-' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			break
+		}
+		i++
+	}
+	return strings.ToLower(v[:i])
 }
 
 // appendedRobots is the append mode's file, built from the upstream's.
@@ -125,7 +147,10 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 		i := strings.IndexByte(text, '\n')
 		line := text[:i+1]
 		text = text[i+1:]
-		key, value, ok := robotsLine(strings.TrimSuffix(line, "\n"))
+		key, value, ok, junk := robotsLine(strings.TrimSuffix(line, "\n"))
+		if junk {
+			continue
+		}
 		if !ok {
 			// A blank line after another (lines dropped above) is one too
 			// many.
@@ -138,12 +163,12 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 			if !inUA {
 				inUA, kept, dropped, star = true, 0, 0, false
 			}
-			if ours[strings.ToLower(value)] {
+			if ours[productToken(value)] {
 				dropped++
 				continue
 			}
 			kept++
-			star = star || value == "*"
+			star = star || strings.HasPrefix(value, "*")
 			b.WriteString(line)
 			continue
 		}

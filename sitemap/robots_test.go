@@ -282,7 +282,7 @@ func checkVerdicts(t *testing.T, cfg *rules.Config, upstream, body string) {
 func contentSignalInStarGroup(body string) bool {
 	star, inUA := false, false
 	for _, line := range strings.Split(body, "\n") {
-		k, v, ok := robotsLine(line)
+		k, v, ok, _ := robotsLine(line)
 		if !ok {
 			continue
 		}
