@@ -21,9 +21,11 @@
 // accepted is the new state fsynced and renamed over the old one. A failed
 // run (generation error, refused batch, timeout, signal) leaves the old
 // state, so the next run submits the same URLs again. The old state is
-// held as 64-bit hashes of url and lastmod (16 bytes a URL plus map
-// overhead), never as strings; a hash collision could hide one change,
-// with odds of about n²/2⁶⁵.
+// held as one map of 64-bit hashes, url → lastmod (16 bytes a URL plus map
+// overhead), never as strings, and the same map marks the URLs this run
+// has listed; a hash collision could hide one change, with odds of about
+// n²/2⁶⁵. TestRun1M: a second run over 1,000,000 URLs grows the heap by
+// about 70 MiB at its peak, garbage included.
 //
 // # Receivers
 //

@@ -181,7 +181,9 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	stw := bufio.NewWriter(stTmp)
 	qw := bufio.NewWriter(queue)
 	stw.WriteString(stateHeader + "\n")
-	seen := map[uint64]struct{}{}
+	if old == nil {
+		old = map[uint64]uint64{}
+	}
 	queued := 0
 	unchanged := 0
 	var writeErr error
@@ -194,20 +196,20 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 			return
 		}
 		h := maphash.String(seed, loc)
-		if _, dup := seen[h]; dup {
-			return
+		prev, known := old[h]
+		if known && prev == seenMark {
+			return // listed twice (two rules): once is enough
 		}
-		seen[h] = struct{}{}
+		old[h] = seenMark
 		sum.URLs++
 		stw.WriteString(lastmod)
 		stw.WriteByte('\t')
 		stw.WriteString(loc)
 		_, writeErr = stw.WriteString("\n")
-		prev, known := old[h]
 		switch {
 		case !known:
 			sum.New++
-		case prev != maphash.String(seed, lastmod):
+		case prev != lastmodHash(seed, lastmod):
 			sum.Changed++
 		case !o.All:
 			unchanged++
@@ -277,7 +279,16 @@ func onOrigin(loc, origin string) bool {
 	return ok && (rest == "" || rest[0] == '/')
 }
 
-// readState reads a state file into hash(url) → hash(lastmod).
+// seenMark replaces a URL's lastmod hash in the state map once the run has
+// listed it; lastmodHash is never 0.
+const seenMark = 0
+
+func lastmodHash(seed maphash.Seed, lastmod string) uint64 {
+	return maphash.String(seed, lastmod) | 1
+}
+
+// readState reads a state file into hash(url) → lastmodHash(lastmod),
+// sized from the file's length.
 func readState(path string, seed maphash.Seed) (map[uint64]uint64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -286,7 +297,11 @@ func readState(path string, seed maphash.Seed) (map[uint64]uint64, error) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<10)
-	st := map[uint64]uint64{}
+	hint := 0
+	if fi, err := f.Stat(); err == nil {
+		hint = int(min(fi.Size()/48, 50_000_000))
+	}
+	st := make(map[uint64]uint64, hint)
 	n := 0
 	for sc.Scan() {
 		n++
@@ -301,7 +316,7 @@ func readState(path string, seed maphash.Seed) (map[uint64]uint64, error) {
 		if !ok || loc == "" {
 			return nil, fmt.Errorf("%s:%d: not a state line (lastmod TAB url)", path, n)
 		}
-		st[maphash.String(seed, loc)] = maphash.String(seed, lastmod)
+		st[maphash.String(seed, loc)] = lastmodHash(seed, lastmod)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -8,6 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
+	rtmetrics "runtime/metrics"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -235,4 +238,71 @@ func TestSourceFails(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 	noState(t, state)
+}
+
+// TestRun1M: a sitemap of 1,000,000 URLs is recorded, then 1,000 changes
+// are found and submitted, with a bounded heap: the state is held as
+// hashes and the URLs to submit are spooled to disk.
+func TestRun1M(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: two runs over 1,000,000 URLs")
+	}
+	var posts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { posts.Add(1) }))
+	defer srv.Close()
+	state := filepath.Join(t.TempDir(), "state")
+	gen := 0
+	list := func(_ context.Context, fn func(string, string)) error {
+		buf := make([]byte, 0, 64)
+		for i := range 1000000 {
+			buf = append(buf[:0], "https://notes.example/notes/"...)
+			buf = strconv.AppendInt(buf, int64(i), 10)
+			lm := "2026-01-01"
+			if gen > 0 && i%1000 == 7 {
+				lm = "2026-02-01"
+			}
+			fn(string(buf), lm)
+		}
+		return nil
+	}
+	o := Options{Config: config(t, srv.URL), URLs: list, State: state}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if sum, err := Run(context.Background(), o); err != nil || !sum.FirstRun || sum.URLs != 1000000 {
+		t.Fatalf("first run: %+v %v", sum, err)
+	}
+	gen = 1
+	start := time.Now()
+	var peak atomic.Uint64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			rtmetrics.Read(sample)
+			if v := sample[0].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	sum, err := Run(context.Background(), o)
+	close(stop)
+	<-done
+	if err != nil || sum.Changed != 1000 || sum.Submitted != 1000 || posts.Load() != 1 {
+		t.Fatalf("second run: %+v %v, %d POSTs", sum, err, posts.Load())
+	}
+	runtime.ReadMemStats(&after)
+	st, _ := os.Stat(state)
+	growth := int64(peak.Load()) - int64(before.HeapAlloc)
+	t.Logf("second run over 1,000,000 URLs: %v; state file %d MiB; peak heap growth %.1f MiB; %.0f MiB allocated over both runs",
+		time.Since(start).Round(time.Millisecond), st.Size()>>20, float64(growth)/(1<<20), float64(after.TotalAlloc-before.TotalAlloc)/(1<<20))
+	if growth > 128<<20 {
+		t.Errorf("peak heap grew by %d MiB: the CronJob's limit is 256 MiB", growth>>20)
+	}
 }
