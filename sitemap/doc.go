@@ -1,6 +1,7 @@
 // Package sitemap owns /sitemap.xml, its parts /sitemap-N.xml and
-// /robots.txt (SPEC §5), /llms.txt and the IndexNow key file (§13): it lists the entries of every sitemap = true rule,
-// reads their sources as streams, writes the XML compressed as it goes,
+// /robots.txt (SPEC §5), /llms.txt and the IndexNow key file (§13): it
+// lists the entries of every sitemap = true rule, reads their sources as
+// streams, writes the XML compressed as it goes,
 // caches the result and serves it.
 //
 // Call order:
