@@ -390,15 +390,17 @@ func checkIndexNowKey(k string) string {
 
 // crawlChecks are the checks across tables, made once every table is read.
 func (l *loader) crawlChecks() {
-	if l.cfg.LLMSTxt == nil {
-		return
-	}
 	for _, r := range l.cfg.Rules {
 		if r.Sitemap {
 			return
 		}
 	}
-	l.add("HG191", "llms_txt", "llms.txt lists the sitemap's URLs, but no rule has sitemap = true")
+	if l.cfg.LLMSTxt != nil {
+		l.add("HG191", "llms_txt", "llms.txt lists the sitemap's URLs, but no rule has sitemap = true")
+	}
+	if l.cfg.IndexNow != nil {
+		l.add("HG192", "indexnow", "headgate indexnow submits the sitemap's URLs, but no rule has sitemap = true")
+	}
 }
 
 // crawl reads the top-level tables of §13.2 and §13.3.
