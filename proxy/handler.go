@@ -66,6 +66,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rs.outcome = outSitemap
 		if path == "/robots.txt" {
 			rs.outcome = outRobots
+		} else if path == "/llms.txt" {
+			rs.outcome = outLLMSTxt
 		}
 		st.sitemap.ServeHTTP(rs.w, r)
 		return

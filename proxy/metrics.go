@@ -16,6 +16,7 @@ const (
 	outDenied          = "denied"           // a deny rule: 404 from headgate
 	outSitemap         = "sitemap"          // answered by the sitemap handler
 	outRobots          = "robots"           // /robots.txt answered by the sitemap handler
+	outLLMSTxt         = "llms_txt"         // /llms.txt answered by the sitemap handler
 	outUpstreamError   = "upstream_error"   // refused, timed out, corrupt or cut short
 	outBadRequest      = "bad_request"      // a path rules.CheckPath refuses: 400 from headgate
 	outCanceled        = "canceled"         // the client went away before the upstream answered
@@ -89,7 +90,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	// Make the series exist from the start, so dashboards and alerts see
 	// zeros instead of gaps.
 	for _, o := range []string{string(rewrite.Rewritten), outPassthrough, string(rewrite.SkippedTooLarge),
-		outSkippedEncoding, string(rewrite.SkippedCharset), outDenied, outSitemap, outRobots, outUpstreamError, outBadRequest, outShadow} {
+		outSkippedEncoding, string(rewrite.SkippedCharset), outDenied, outSitemap, outRobots, outLLMSTxt, outUpstreamError, outBadRequest, outShadow} {
 		m.requests.WithLabelValues(o)
 	}
 	for _, r := range []string{"ok", "error", "refused"} {

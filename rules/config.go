@@ -40,6 +40,9 @@ type Config struct {
 	Robots  RobotsTxt
 	Rules   []*Rule // in file order
 
+	LLMSTxt  *LLMSTxt  // [llms_txt]; nil when the file has none
+	IndexNow *IndexNow // [indexnow]; nil when the file has none
+
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
 	data  *dataSet // the data tables of §12 (dataload.go); nil when none
@@ -81,6 +84,10 @@ type Sitemap struct {
 // RobotsTxt is the [robots] table.
 type RobotsTxt struct {
 	Mode string // "generate" (default), "append" or "upstream"
+
+	Groups           []RobotsGroup  // [[robots.group]], in file order
+	ContentSignal    *ContentSignal // nil: no Content-Signal line
+	UpstreamSitemaps string         // "replace" (default, also "") or "keep"
 }
 
 // BuiltinDemo is the upstream value that serves the embedded demo site.

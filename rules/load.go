@@ -128,12 +128,12 @@ func (l *loader) dataFile(name string, sum []byte) {
 // loader reads is here, and docs/configuration.md documents each one (a test
 // checks both).
 var schema = map[string][]string{
-	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table"},
+	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow"},
 	"server": {"listen", "admin_listen", "upstream", "preserve_host", "upstream_timeout",
 		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header"},
 	"site":    {"base_url", "mode", "title_template", "locales", "x_default", "correct_upstream", "og_url_from_canonical"},
 	"sitemap": {"cache_ttl", "retry_after", "max_urls_per_file", "max_urls"},
-	"robots":  {"mode"},
+	"robots":  {"mode", "group", "content_signal", "upstream_sitemaps"},
 	"rule": {"match", "title", "description", "canonical", "keep_query", "robots", "open_graph",
 		"twitter", "json_ld", "json_ld_file", "replace_json_ld", "headers", "localized", "sitemap",
 		"sitemap_source", "sitemap_entries", "policy", "deny", "lookup"},
@@ -147,6 +147,11 @@ var schema = map[string][]string{
 	"table":                   {"name", "file", "key"},
 	"page_table":              {"file"},
 	"hreflang_table":          {"file"},
+	"robots.group":            {"user_agents", "allow", "disallow"},
+	"robots.content_signal":   {"search", "ai_input", "ai_train"},
+	"llms_txt":                {"title", "summary", "section"},
+	"llms_txt.section":        {"name", "match", "max_links"},
+	"indexnow":                {"key", "endpoint"},
 }
 
 // known reports the keys of table t (at key path path) that the schema of
@@ -439,6 +444,7 @@ func (l *loader) root(tree map[string]any) {
 			if m, ok := t["mode"]; ok {
 				l.enum("robots.mode", m, &l.cfg.Robots.Mode, "generate", "append", "upstream")
 			}
+			l.crawlerPolicy(t)
 		}
 	}
 	l.dataTables(tree)
@@ -448,6 +454,7 @@ func (l *loader) root(tree map[string]any) {
 			l.rule(i, t)
 		}
 	}
+	l.crawl(tree)
 }
 
 func (l *loader) server(t map[string]any) {

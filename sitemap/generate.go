@@ -44,6 +44,11 @@ type generation struct {
 	ends  []int     // end of each <url> in buf
 
 	lastmods map[string]string // raw → normalised: sources repeat their dates
+
+	params map[string]string // the current entry's parameters
+	kept   []version         // the current entry's listed versions
+	llms   *llmsBuilder      // nil without [llms_txt]
+	each   func(loc, lastmod string)
 }
 
 // version is one address of an entry: one locale of a localized rule.
@@ -159,6 +164,7 @@ func (g *generation) doRule() error {
 			g.rep.add(reasonMissing, position{kind: posPattern}, err.Error)
 			return nil
 		}
+		g.params = nil
 		g.emit(path, latest, position{kind: posPattern})
 		return nil
 	}
@@ -217,6 +223,7 @@ func (g *generation) entry(params map[string]string, rawLastmod string, pos posi
 		g.rep.add(classify(err), pos, err.Error)
 		return
 	}
+	g.params = params
 	g.emit(path, lm, pos)
 }
 
@@ -290,6 +297,7 @@ func (g *generation) emit(path, lastmod string, pos position) {
 		xdefault = base + path
 	}
 	links := g.render(kept, lastmod, xdefault)
+	g.kept = kept
 	g.place(len(kept) > 0 && (g.rule.Localized || links), lastmod)
 }
 
@@ -462,6 +470,7 @@ func (g *generation) place(links bool, lastmod string) {
 			g.cur.lastmod = lastmod
 		}
 		g.total++
+		g.listed(i, lastmod)
 	}
 }
 

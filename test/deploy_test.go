@@ -366,6 +366,7 @@ var k8sLayouts = []k8sLayout{
 	{"sidecar", rules.ModeProduction, true},
 	{"ingress", rules.ModeProduction, true},
 	{"staging", rules.ModeStaging, true},
+	{"indexnow", rules.ModeProduction, true},
 	{"monitoring", "", false},
 }
 
@@ -701,7 +702,11 @@ func checkK8sServing(t *testing.T, o *k8sObjects, mode rules.Mode, df *deployDoc
 			checkK8sServer(t, w, c)
 		}
 		if c != nil && slices.ContainsFunc(jobs, func(s k8sWorkload) bool { return s.c == w.c }) {
-			checkK8sSitemapJob(t, w, c, o)
+			if len(w.c.Args) > 0 && w.c.Args[0] == "indexnow" {
+				checkK8sIndexNowJob(t, w, c, o)
+			} else {
+				checkK8sSitemapJob(t, w, c, o)
+			}
 		}
 	}
 	if cfg == nil {

@@ -33,6 +33,8 @@ Usage:
   headgate sitemap -config FILE [-o DIR]   write the sitemap (to stdout, or DIR for an index + parts)
   headgate audit -config FILE [flags] [URL...]
                                            crawl and report head problems
+  headgate indexnow -config FILE -state FILE [-dry-run] [-all]
+                                           submit new and changed sitemap URLs to IndexNow
   headgate version                         print the version
 
 -config defaults to $HEADGATE_CONFIG, then headgate.toml. HEADGATE_LISTEN,
@@ -65,6 +67,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdSitemap(ctx, args, stdout, stderr)
 	case "audit":
 		return cmdAudit(ctx, args, stdout, stderr)
+	case "indexnow":
+		return cmdIndexnow(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "headgate", version())
 		return exitOK
