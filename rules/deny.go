@@ -1,0 +1,158 @@
+package rules
+
+import "strings"
+
+// What deny rules see (docs/security.md, "Deny rules"). An upstream may
+// resolve a path differently from its spelling: servlet containers (Tomcat,
+// Jetty, Spring, and anything on them) cut ";parameters" off each segment,
+// Windows servers (IIS, ASP.NET) read "\" as "/", many decode %2F, and most
+// collapse empty segments; frameworks such as Express and Rails route
+// "/admin/" like "/admin". A deny rule therefore also matches every
+// spelling of the path those resolutions could produce, and denies when any
+// matches. Dot segments, with or without parameters, never get this far:
+// CheckPath refuses them.
+
+// slash modes: which spellings of a separator a form reads as "/".
+const (
+	slashRaw     = iota // only "/"
+	slashEncoded        // and %2F
+	slashBack           // and "\", %5C
+	slashAll            // all of them
+)
+
+// semicolon modes: when ";parameters" are cut off each segment.
+const (
+	semiKeep   = iota
+	semiBefore // cut at the path's own "/" (a servlet container's order)
+	semiAfter  // cut after the other separators became "/" (decode first)
+)
+
+// denyForms returns the other spellings of path that deny rules see. Most
+// paths have none: only a separator other than "/", a ";" (raw or %3B), an
+// empty segment or a trailing "/" makes any.
+func denyForms(path string) []string {
+	if !needsDenyForms(path) {
+		return nil
+	}
+	var forms []string
+	add := func(s string) {
+		if s == path {
+			return
+		}
+		for _, f := range forms {
+			if f == s {
+				return
+			}
+		}
+		forms = append(forms, s)
+	}
+	for slash := slashRaw; slash <= slashAll; slash++ {
+		for semi := semiKeep; semi <= semiAfter; semi++ {
+			s := path
+			if semi == semiBefore {
+				s = cutParams(s)
+			}
+			s = toSlash(s, slash)
+			if semi == semiAfter {
+				s = cutParams(s)
+			}
+			add(s)
+			add(collapseSlashes(s))
+		}
+	}
+	return forms
+}
+
+// needsDenyForms reports whether path has anything denyForms rewrites.
+func needsDenyForms(path string) bool {
+	if len(path) > 1 && path[len(path)-1] == '/' {
+		return true
+	}
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '\\', ';':
+			return true
+		case '/':
+			if i > 0 && path[i-1] == '/' {
+				return true
+			}
+		case '%':
+			if i+2 < len(path) {
+				if k, _ := pathToken(path, i); k == pathSep || k == pathSemi {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// toSlash writes the separators mode names as "/".
+func toSlash(path string, mode int) string {
+	if mode == slashRaw {
+		return path
+	}
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		switch {
+		case c == '\\' && mode >= slashBack:
+			b.WriteByte('/')
+			continue
+		case c == '%' && i+2 < len(path):
+			if k, _ := pathToken(path, i); k == pathSep {
+				encodedSlash := path[i+1] == '2'
+				if encodedSlash && mode != slashBack || !encodedSlash && mode >= slashBack {
+					b.WriteByte('/')
+					i += 2
+					continue
+				}
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// cutParams removes, from each "/"-separated segment, everything from its
+// first ";" (raw or %3B) on.
+func cutParams(path string) string {
+	var b strings.Builder
+	params := false
+	for i := 0; i < len(path); i++ {
+		c := path[i]
+		switch {
+		case c == '/':
+			params = false
+		case params:
+			continue
+		case c == ';':
+			params = true
+			continue
+		case c == '%' && i+2 < len(path):
+			if k, _ := pathToken(path, i); k == pathSemi {
+				params = true
+				continue
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// collapseSlashes removes empty segments, a trailing one included; the
+// root stays "/".
+func collapseSlashes(path string) string {
+	var b strings.Builder
+	for i := 0; i < len(path); i++ {
+		if path[i] == '/' && i > 0 && path[i-1] == '/' {
+			continue
+		}
+		b.WriteByte(path[i])
+	}
+	s := strings.TrimSuffix(b.String(), "/")
+	if s == "" {
+		return "/"
+	}
+	return s
+}
