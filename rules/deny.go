@@ -20,11 +20,14 @@ const (
 	slashAll            // all of them
 )
 
-// semicolon modes: when ";parameters" are cut off each segment.
+// semicolon modes: when ";parameters" are cut off each segment, and
+// whether %3B starts them too.
 const (
-	semiKeep   = iota
-	semiBefore // cut at the path's own "/" (a servlet container's order)
-	semiAfter  // cut after the other separators became "/" (decode first)
+	semiKeep          = iota
+	semiBeforeRaw     // at a raw ";", before decoding (a servlet container)
+	semiBeforeEncoded // at ";" or %3B, before the other separators
+	semiAfterRaw      // at a raw ";", after the other separators became "/"
+	semiAfterEncoded  // at ";" or %3B, after them (decoded first)
 )
 
 // denyForms returns the other spellings of path that deny rules see. Most
@@ -47,14 +50,15 @@ func denyForms(path string) []string {
 		forms = append(forms, s)
 	}
 	for slash := slashRaw; slash <= slashAll; slash++ {
-		for semi := semiKeep; semi <= semiAfter; semi++ {
+		for semi := semiKeep; semi <= semiAfterEncoded; semi++ {
 			s := path
-			if semi == semiBefore {
-				s = cutParams(s)
+			encoded := semi == semiBeforeEncoded || semi == semiAfterEncoded
+			if semi == semiBeforeRaw || semi == semiBeforeEncoded {
+				s = cutParams(s, encoded)
 			}
 			s = toSlash(s, slash)
-			if semi == semiAfter {
-				s = cutParams(s)
+			if semi == semiAfterRaw || semi == semiAfterEncoded {
+				s = cutParams(s, encoded)
 			}
 			add(s)
 			add(collapseSlashes(s))
@@ -115,8 +119,8 @@ func toSlash(path string, mode int) string {
 }
 
 // cutParams removes, from each "/"-separated segment, everything from its
-// first ";" (raw or %3B) on.
-func cutParams(path string) string {
+// first ";" on (or %3B, with encoded).
+func cutParams(path string, encoded bool) string {
 	var b strings.Builder
 	params := false
 	for i := 0; i < len(path); i++ {
@@ -129,7 +133,7 @@ func cutParams(path string) string {
 		case c == ';':
 			params = true
 			continue
-		case c == '%' && i+2 < len(path):
+		case c == '%' && encoded && i+2 < len(path):
 			if k, _ := pathToken(path, i); k == pathSemi {
 				params = true
 				continue
