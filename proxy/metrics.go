@@ -30,6 +30,7 @@ type metrics struct {
 	urlsDropped    *prometheus.CounterVec
 	reloads        *prometheus.CounterVec
 	upstreamErrors *prometheus.CounterVec
+	recordLimits   prometheus.Counter // compressed heads past the recording limit
 
 	// Per-label counters, looked up once: a rewritten page records a few
 	// dozen changes, and CounterVec hashes its labels on every lookup.
@@ -78,9 +79,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "headgate_upstream_errors_total",
 			Help: "Upstream failures, by kind: connect, timeout, corrupt (a body that does not decode), aborted (cut short mid-body).",
 		}, []string{"kind"}),
+		recordLimits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "headgate_head_search_limit_total",
+			Help: "Compressed pages sent unchanged because their head search read more compressed bytes than the recording limit (4 x max_head_bytes).",
+		}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.rewriteSeconds, m.tagsWritten, m.tagsRemoved,
-		m.urlsDropped, m.reloads, m.upstreamErrors} {
+		m.urlsDropped, m.reloads, m.upstreamErrors, m.recordLimits} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
