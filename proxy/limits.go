@@ -1,8 +1,11 @@
 package proxy
 
 import (
+	"container/list"
 	"errors"
+	"net"
 	"net/http"
+	"sync"
 
 	"github.com/headgate/headgate/rewrite"
 )
@@ -49,4 +52,45 @@ func (p *Proxy) passRecorded(res *http.Response, rs *reqState, dec decoder) erro
 	}
 	p.finishHeaders(res.Header, rs)
 	return nil
+}
+
+// idleConns tracks the public port's idle keep-alive connections, oldest
+// first. Each holds a goroutine and its buffers (about 20 KiB) until
+// IdleTimeout; with more than server.max_idle_connections idle, the oldest
+// is closed. A connection closed just as its client reuses it is what a
+// client must expect of any keep-alive connection: browsers and HTTP
+// libraries retry the request on a new one.
+type idleConns struct {
+	mu    sync.Mutex
+	order list.List // of net.Conn
+	at    map[net.Conn]*list.Element
+}
+
+// connState is the public http.Server's ConnState hook.
+func (p *Proxy) connState(c net.Conn, s http.ConnState) {
+	ic := &p.idle
+	var victim net.Conn
+	ic.mu.Lock()
+	if e, ok := ic.at[c]; ok {
+		ic.order.Remove(e)
+		delete(ic.at, c)
+	}
+	if s == http.StateIdle {
+		if ic.at == nil {
+			ic.at = map[net.Conn]*list.Element{}
+		}
+		ic.at[c] = ic.order.PushBack(c)
+		if limit := p.Config().Server.MaxIdleConnections; limit > 0 && ic.order.Len() > limit {
+			e := ic.order.Front()
+			victim = e.Value.(net.Conn)
+			ic.order.Remove(e)
+			delete(ic.at, victim)
+		}
+	}
+	p.m.idleConns.Set(float64(ic.order.Len()))
+	ic.mu.Unlock()
+	if victim != nil {
+		victim.Close()
+		p.m.idleClosed.Inc()
+	}
 }

@@ -32,6 +32,7 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 		pr.Out.Host = pr.In.Host
 	}
 	pr.SetXForwarded()
+	guardRequest(pr.Out)
 	h := pr.Out.Header
 	if mayRewrite(pr.In.Method) {
 		// Offer upstream only what headgate can decode, so that it can

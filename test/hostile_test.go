@@ -5,13 +5,17 @@ package test
 // upstream, or an attacker's client through headgate, would.
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // emptyMembers is a body of n bytes (rounded up to whole members) of empty
@@ -141,4 +145,166 @@ func TestEmptyMembersBounded(t *testing.T) {
 		t.Fatalf("status %d", res.StatusCode)
 	}
 	rewrittenHead(t, decode(t, res.Header.Get("Content-Encoding"), body), "/p")
+}
+
+// recorder is an upstream that logs the request target and headers of
+// everything that reaches it.
+type recorder struct {
+	*upstream
+	mu      sync.Mutex
+	targets []string
+	headers []http.Header
+}
+
+func newRecorder(t testing.TB, h http.HandlerFunc) *recorder {
+	rec := &recorder{}
+	rec.upstream = newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		rec.mu.Lock()
+		rec.targets = append(rec.targets, r.RequestURI)
+		rec.headers = append(rec.headers, r.Header.Clone())
+		rec.mu.Unlock()
+		h(w, r)
+	})
+	return rec
+}
+
+func (rec *recorder) seen() ([]string, []http.Header) {
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	return append([]string(nil), rec.targets...), append([]http.Header(nil), rec.headers...)
+}
+
+// The deny bypasses of issue 19 reach no upstream: ";" parameters, "..;"
+// segments, backslashes and trailing slashes under deny rules are refused
+// (400) or denied (404); a legitimate ";" under no deny still passes.
+func TestDenyBypassesNeverForwarded(t *testing.T) {
+	up := newRecorder(t, htmlHandler(page))
+	hg := start(t, config{Upstream: up.URL, Rules: pageRules + `
+[[rule]]
+match = "/internal/*"
+deny = true
+[[rule]]
+match = "/admin"
+deny = true
+`})
+	for _, target := range []string{
+		"/x/..;/internal/admin", "/x/..%3B/internal/admin", "/x/..%3b/internal/admin", "/x/.;/internal/admin",
+		"/internal;x=1/admin", "/;/internal/admin", "/;x/internal/admin", "/internal%3Bx/admin",
+		"/internal\\admin", "/internal%5Cadmin", "/%5Cinternal%5Cadmin", "/x\\..\\internal\\admin",
+		"/admin;jsessionid=1", "/admin/", "/admin//", "/admin\\",
+		"/internal%2Fadmin", "//internal/admin", "/x/%2e%2e/internal/admin",
+	} {
+		if status := rawGet(t, hg.URL, target); status != 400 && status != 404 {
+			t.Errorf("%s: status %d, want 400 or 404", target, status)
+		}
+	}
+	if targets, _ := up.seen(); len(targets) > 0 {
+		t.Errorf("the upstream received %q", targets)
+	}
+	for _, target := range []string{"/public;v=1/x", "/a;b", "/matrix;color=red/item", "/adminx/"} {
+		if status := rawGet(t, hg.URL, target); status != 200 {
+			t.Errorf("%s: status %d, want 200", target, status)
+		}
+	}
+	if targets, _ := up.seen(); len(targets) != 4 || targets[0] != "/public;v=1/x" {
+		t.Errorf("the upstream received %q, want the four paths as sent", targets)
+	}
+}
+
+// Routing-override headers never reach the upstream; other headers do.
+func TestRoutingOverridesStripped(t *testing.T) {
+	up := newRecorder(t, htmlHandler(page))
+	hg := start(t, config{Upstream: up.URL, Rules: pageRules + `
+[[rule]]
+match = "/internal/*"
+deny = true
+`})
+	res, _ := hg.get(t, "GET", "/public", "X-Original-URL: /internal/admin", "X-Rewrite-URL: /internal/admin",
+		"X-Original-URI: /internal/admin", "X-Custom: kept")
+	if res.StatusCode != 200 {
+		t.Fatalf("status %d", res.StatusCode)
+	}
+	targets, headers := up.seen()
+	if len(targets) != 1 || targets[0] != "/public" {
+		t.Fatalf("upstream saw %q", targets)
+	}
+	for _, k := range []string{"X-Original-Url", "X-Rewrite-Url", "X-Original-Uri"} {
+		if v := headers[0].Values(k); len(v) > 0 {
+			t.Errorf("upstream received %s: %q", k, v)
+		}
+	}
+	if headers[0].Get("X-Custom") != "kept" {
+		t.Errorf("X-Custom did not reach the upstream: %v", headers[0])
+	}
+}
+
+// An h2c upgrade is never tunnelled: the upstream receives a plain request
+// (no Upgrade, no HTTP2-Settings), and an upstream that switches anyway is
+// answered 502. A WebSocket upgrade still passes.
+func TestH2CNotTunnelled(t *testing.T) {
+	up := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		upgrade := r.Header.Get("Upgrade")
+		if upgrade == "" && r.URL.Path != "/always-h2c" {
+			htmlHandler(page)(w, r)
+			return
+		}
+		if upgrade == "" {
+			upgrade = "h2c"
+		}
+		conn, brw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: %s\r\n\r\n", upgrade)
+		line, _ := brw.ReadString('\n')
+		io.WriteString(conn, "echo: "+line)
+	})
+	hg := start(t, config{Upstream: up.URL, Rules: pageRules})
+	send := func(target, upgrade string) (*http.Response, *bufio.Reader, net.Conn) {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(hg.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		settings := ""
+		if upgrade == "h2c" {
+			settings = "HTTP2-Settings: AAMAAABkAARAAAAAAAIAAAAA\r\n"
+		}
+		fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: notes.example\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: %s\r\n%s\r\n", target, upgrade, settings)
+		br := bufio.NewReader(conn)
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("%s with Upgrade: %s: %v", target, upgrade, err)
+		}
+		return res, br, conn
+	}
+
+	res, _, conn := send("/page", "h2c")
+	body, _ := io.ReadAll(res.Body)
+	conn.Close()
+	if res.StatusCode != 200 || !bytes.Contains(body, []byte("Rewritten title")) {
+		t.Errorf("h2c upgrade: status %d, want 200 with the rewritten page over HTTP/1.1", res.StatusCode)
+	}
+	_, headers := up.seen()
+	if len(headers) != 1 || headers[0].Get("Upgrade") != "" || headers[0].Get("Http2-Settings") != "" {
+		t.Errorf("upstream received %v, want no Upgrade and no HTTP2-Settings", headers)
+	}
+
+	res, _, conn = send("/always-h2c", "h2c")
+	res.Body.Close()
+	conn.Close()
+	if res.StatusCode != 502 {
+		t.Errorf("an upstream that switches to h2c unasked: status %d, want 502", res.StatusCode)
+	}
+
+	res, br, conn := send("/ws", "websocket")
+	defer conn.Close()
+	if res.StatusCode != 101 {
+		t.Fatalf("websocket: status %d, want 101", res.StatusCode)
+	}
+	io.WriteString(conn, "hello\n")
+	if line, err := br.ReadString('\n'); err != nil || line != "echo: hello\n" {
+		t.Errorf("websocket: got %q, %v", line, err)
+	}
 }
