@@ -46,3 +46,13 @@ func upgradesToH2C(h http.Header) bool {
 	}
 	return false
 }
+
+// lastContentType keeps only the last of several Content-Type headers:
+// browsers take the last (Fetch's "extract a MIME type"), so headgate
+// decides whether a response is HTML on the value the browser will use,
+// and sends that one value on.
+func lastContentType(h http.Header) {
+	if vs := h.Values("Content-Type"); len(vs) > 1 {
+		h.Set("Content-Type", vs[len(vs)-1])
+	}
+}

@@ -91,6 +91,7 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 		return nil
 	}
 	st, cfg := rs.st, rs.st.cfg
+	lastContentType(res.Header)
 	body := &upstreamBody{rc: res.Body}
 	res.Body, rs.body = body, body
 	h := res.Header

@@ -8,10 +8,13 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -306,5 +309,256 @@ func TestH2CNotTunnelled(t *testing.T) {
 	io.WriteString(conn, "hello\n")
 	if line, err := br.ReadString('\n'); err != nil || line != "echo: hello\n" {
 		t.Errorf("websocket: got %q, %v", line, err)
+	}
+}
+
+// With -log-format json every line is JSON, also those the standard
+// library writes through the log package: an upstream that sends bytes on
+// an idle keep-alive connection makes net/http's transport log
+// "Unsolicited response received on idle HTTP channel".
+func TestLogsAllJSON(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				br := bufio.NewReader(conn)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					// A whole response, then an unasked one on the idle connection.
+					io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok"+
+						"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+				}
+			}()
+		}
+	}()
+	hg := start(t, config{Upstream: "http://" + l.Addr().String(), Rules: pageRules})
+	for i := 0; i < 3; i++ {
+		if res, _ := hg.get(t, "GET", "/x.txt"); res.StatusCode != 200 {
+			t.Fatalf("status %d", res.StatusCode)
+		}
+	}
+	hg.waitLog(t, "Unsolicited response")
+	for _, line := range strings.Split(strings.TrimSpace(hg.logs.String()), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Errorf("a log line that is not JSON: %q", line)
+		}
+	}
+}
+
+// Request smuggling: whatever framing a client sends, nothing reaches the
+// upstream that headgate did not see and check as a request of its own. A
+// denied path hidden in a body never reaches the upstream.
+func TestSmuggling(t *testing.T) {
+	up := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		htmlHandler(page)(w, r)
+	})
+	hg := start(t, config{Upstream: up.URL, Rules: pageRules + `
+[[rule]]
+match = "/internal/*"
+deny = true
+`})
+	hidden := "GET /internal/admin HTTP/1.1\r\nHost: notes.example\r\n\r\n"
+	for _, tc := range []struct{ name, req string }{
+		{"CL.TE", "POST /a HTTP/1.1\r\nHost: notes.example\r\nContent-Length: 6\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" + hidden},
+		{"TE.CL", fmt.Sprintf("POST /a HTTP/1.1\r\nHost: notes.example\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(hidden), hidden)},
+		{"duplicate CL", "POST /a HTTP/1.1\r\nHost: notes.example\r\nContent-Length: 0\r\nContent-Length: " + fmt.Sprint(len(hidden)) + "\r\n\r\n" + hidden},
+		{"CL list", "POST /a HTTP/1.1\r\nHost: notes.example\r\nContent-Length: 0, " + fmt.Sprint(len(hidden)) + "\r\n\r\n" + hidden},
+		{"obs-fold TE", "POST /a HTTP/1.1\r\nHost: notes.example\r\nContent-Length: 0\r\nX-Pad: a\r\n Transfer-Encoding: chunked\r\n\r\n" + hidden},
+		{"TE obs-fold", "POST /a HTTP/1.1\r\nHost: notes.example\r\nTransfer-Encoding:\r\n chunked\r\nContent-Length: 0\r\n\r\n" + hidden},
+		{"TE xchunked", "POST /a HTTP/1.1\r\nHost: notes.example\r\nTransfer-Encoding: xchunked\r\nContent-Length: 0\r\n\r\n" + hidden},
+		{"TE chunked, identity", "POST /a HTTP/1.1\r\nHost: notes.example\r\nTransfer-Encoding: chunked, identity\r\nContent-Length: 0\r\n\r\n" + hidden},
+		{"TE space", "POST /a HTTP/1.1\r\nHost: notes.example\r\nTransfer-Encoding : chunked\r\nContent-Length: 0\r\n\r\n" + hidden},
+		{"bare LF", "POST /a HTTP/1.1\nHost: notes.example\nContent-Length: 0\n\n" + hidden},
+	} {
+		conn, err := net.Dial("tcp", strings.TrimPrefix(hg.URL, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		// A last request that closes the connection: whatever headgate
+		// made of the ones before, it answers this one and hangs up.
+		io.WriteString(conn, tc.req+"GET /end HTTP/1.1\r\nHost: notes.example\r\nConnection: close\r\n\r\n")
+		var statuses []int
+		br := bufio.NewReader(conn)
+		for {
+			res, err := http.ReadResponse(br, nil)
+			if err != nil {
+				break
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+			statuses = append(statuses, res.StatusCode)
+		}
+		conn.Close()
+		t.Logf("%s: headgate answered %v", tc.name, statuses)
+	}
+	targets, _ := up.seen()
+	for _, target := range targets {
+		if target != "/a" && target != "/end" {
+			t.Errorf("upstream received %q", target)
+		}
+	}
+}
+
+// rss is headgate's resident set size now, in bytes.
+func (h *headgate) rss(t testing.TB) int64 {
+	t.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", h.cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kb int64
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ = strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+		}
+	}
+	return kb << 10
+}
+
+// idleClients opens n keep-alive connections to hg, each after one
+// complete request, and leaves them open.
+func idleClients(t testing.TB, hg *headgate, n int) []net.Conn {
+	t.Helper()
+	conns := make([]net.Conn, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	sem := make(chan struct{}, 32)
+	for i := range conns {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			conn, err := net.Dial("tcp", strings.TrimPrefix(hg.URL, "http://"))
+			if err != nil {
+				errs <- err
+				return
+			}
+			conns[i] = conn
+			conn.SetDeadline(time.Now().Add(60 * time.Second))
+			io.WriteString(conn, "GET /style.css HTTP/1.1\r\nHost: notes.example\r\n\r\n")
+			res, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			io.Copy(io.Discard, res.Body)
+			res.Body.Close()
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	return conns
+}
+
+// Idle keep-alive connections are bounded by server.max_idle_connections:
+// with 5,000 idle clients headgate keeps 1,024 (the default) and its RSS
+// stays flat, while new requests are served. The same run with the bound
+// off (0) shows what it saves; both are logged.
+func TestIdleConnectionsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 12,000 connections")
+	}
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css")
+		io.WriteString(w, "body{}")
+	})
+	measure := func(server string) (at1k, at5k int64, hg *headgate) {
+		hg = start(t, config{Upstream: up.URL, Rules: pageRules, Server: server})
+		first := idleClients(t, hg, 1000)
+		at1k = hg.rss(t)
+		rest := idleClients(t, hg, 4000)
+		at5k = hg.rss(t)
+		start := time.Now()
+		if res, _ := hg.get(t, "GET", "/style.css"); res.StatusCode != 200 {
+			t.Errorf("%s: a new request with 5,000 idle connections: status %d", server, res.StatusCode)
+		}
+		t.Logf("%s: a new request with 5,000 idle connections took %v", server, time.Since(start))
+		t.Cleanup(func() {
+			for _, c := range append(first, rest...) {
+				c.Close()
+			}
+		})
+		return at1k, at5k, hg
+	}
+	off1k, off5k, hgOff := measure("max_idle_connections = 0")
+	idleOff := hgOff.metric(t, "headgate_idle_connections")
+	hgOff.stop()
+	on1k, on5k, hg := measure("")
+	idleOn := hg.metric(t, "headgate_idle_connections")
+	closed := hg.metric(t, "headgate_idle_connections_closed_total")
+	t.Logf("RSS without a bound: %d MiB at 1,000 idle, %d MiB at 5,000 (%v idle)", off1k>>20, off5k>>20, idleOff)
+	t.Logf("RSS with the default bound (1,024): %d MiB at 1,000 idle, %d MiB at 5,000 (%v idle, %v closed)", on1k>>20, on5k>>20, idleOn, closed)
+	if idleOn > 1024 || closed < 5000-1024 {
+		t.Errorf("with the default bound: %v idle, %v closed; want at most 1024 idle", idleOn, closed)
+	}
+	if on5k > 96<<20 {
+		t.Errorf("RSS %d MiB at 5,000 idle connections with the bound, want under 96 MiB", on5k>>20)
+	}
+}
+
+// The minor decisions of issue 19, as docs/security.md states them: of two
+// Content-Type headers the last decides (as in browsers) and is the one
+// sent; /robots%2Etxt is headgate's /robots.txt; /Robots.txt is another
+// URL and goes to the upstream.
+func TestContentTypeAndOwnPaths(t *testing.T) {
+	up := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/two-types":
+			w.Header().Add("Content-Type", "text/plain")
+			w.Header().Add("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, page)
+		case "/html-then-png":
+			w.Header().Add("Content-Type", "text/html")
+			w.Header().Add("Content-Type", "image/png")
+			io.WriteString(w, "\x89PNG\r\n\x1a\nnot html")
+		default:
+			w.Header().Set("Content-Type", "text/plain")
+			io.WriteString(w, "the upstream's "+r.URL.Path)
+		}
+	})
+	hg := start(t, config{Upstream: up.URL, Rules: pageRules + `
+[[rule]]
+match = "/about"
+sitemap = true
+`})
+	res, body := hg.get(t, "GET", "/two-types")
+	if got := res.Header.Values("Content-Type"); len(got) != 1 || got[0] != "text/html; charset=utf-8" {
+		t.Errorf("Content-Type %q, want the last one only", got)
+	}
+	rewrittenHead(t, body, "/two-types")
+	res, body = hg.get(t, "GET", "/html-then-png")
+	if got := res.Header.Values("Content-Type"); len(got) != 1 || got[0] != "image/png" || string(body) != "\x89PNG\r\n\x1a\nnot html" {
+		t.Errorf("Content-Type %q, body %q; want image/png and the bytes unchanged", got, body)
+	}
+	before, _ := up.seen()
+	for _, target := range []string{"/robots%2Etxt", "/sitemap%2Exml", "/%73itemap.xml"} {
+		if status := rawGet(t, hg.URL, target); status != 200 {
+			t.Errorf("%s: status %d", target, status)
+		}
+	}
+	if after, _ := up.seen(); len(after) != len(before) {
+		t.Errorf("headgate's own paths reached the upstream: %q", after[len(before):])
+	}
+	rawGet(t, hg.URL, "/Robots.txt")
+	if after, _ := up.seen(); len(after) != len(before)+1 || after[len(after)-1] != "/Robots.txt" {
+		t.Errorf("/Robots.txt: the upstream saw %q, want it forwarded", after[len(before):])
 	}
 }
