@@ -1,6 +1,9 @@
 package rules
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // What deny rules see (docs/security.md, "Deny rules"). An upstream may
 // resolve a path differently from its spelling: servlet containers (Tomcat,
@@ -37,31 +40,39 @@ func denyForms(path string) []string {
 	if !needsDenyForms(path) {
 		return nil
 	}
-	var forms []string
+	// The spellings before empty segments are removed, each once: most
+	// modes change nothing in a given path.
+	var pre [(slashAll + 1) * (semiAfterEncoded + 1)]string
+	np := 0
 	add := func(s string) {
-		if s == path {
-			return
-		}
-		for _, f := range forms {
+		for _, f := range pre[:np] {
 			if f == s {
 				return
 			}
 		}
-		forms = append(forms, s)
+		pre[np] = s
+		np++
 	}
+	cutRaw, cutEnc := cutParams(path, false), cutParams(path, true)
 	for slash := slashRaw; slash <= slashAll; slash++ {
-		for semi := semiKeep; semi <= semiAfterEncoded; semi++ {
-			s := path
-			encoded := semi == semiBeforeEncoded || semi == semiAfterEncoded
-			if semi == semiBeforeRaw || semi == semiBeforeEncoded {
-				s = cutParams(s, encoded)
+		if slash != slashRaw && toSlashes(path, slash) == 0 {
+			continue // the same spellings as slashRaw's
+		}
+		slashed := toSlash(path, slash)
+		add(slashed)                // semiKeep
+		add(toSlash(cutRaw, slash)) // semiBeforeRaw
+		add(toSlash(cutEnc, slash)) // semiBeforeEncoded
+		if slash != slashRaw {
+			add(cutParams(slashed, false)) // semiAfterRaw
+			add(cutParams(slashed, true))  // semiAfterEncoded
+		}
+	}
+	var forms []string
+	for _, s := range pre[:np] {
+		for _, f := range [2]string{s, collapseSlashes(s)} {
+			if f != path && !slices.Contains(forms, f) {
+				forms = append(forms, f)
 			}
-			s = toSlash(s, slash)
-			if semi == semiAfterRaw || semi == semiAfterEncoded {
-				s = cutParams(s, encoded)
-			}
-			add(s)
-			add(collapseSlashes(s))
 		}
 	}
 	return forms
@@ -93,10 +104,11 @@ func needsDenyForms(path string) bool {
 
 // toSlash writes the separators mode names as "/".
 func toSlash(path string, mode int) string {
-	if mode == slashRaw {
+	if mode == slashRaw || toSlashes(path, mode) == 0 {
 		return path
 	}
 	var b strings.Builder
+	b.Grow(len(path))
 	for i := 0; i < len(path); i++ {
 		c := path[i]
 		switch {
@@ -118,10 +130,34 @@ func toSlash(path string, mode int) string {
 	return b.String()
 }
 
+// toSlashes counts the separators toSlash would write as "/".
+func toSlashes(path string, mode int) int {
+	n := 0
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case '\\':
+			if mode >= slashBack {
+				n++
+			}
+		case '%':
+			if k, _ := pathToken(path, i); k == pathSep {
+				if path[i+1] == '2' && mode != slashBack || path[i+1] != '2' && mode >= slashBack {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 // cutParams removes, from each "/"-separated segment, everything from its
 // first ";" on (or %3B, with encoded).
 func cutParams(path string, encoded bool) string {
+	if !hasParams(path, encoded) {
+		return path
+	}
 	var b strings.Builder
+	b.Grow(len(path))
 	params := false
 	for i := 0; i < len(path); i++ {
 		c := path[i]
@@ -144,10 +180,28 @@ func cutParams(path string, encoded bool) string {
 	return b.String()
 }
 
+func hasParams(path string, encoded bool) bool {
+	for i := 0; i < len(path); i++ {
+		switch path[i] {
+		case ';':
+			return true
+		case '%':
+			if k, _ := pathToken(path, i); encoded && k == pathSemi {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // collapseSlashes removes empty segments, a trailing one included; the
 // root stays "/".
 func collapseSlashes(path string) string {
+	if !strings.Contains(path, "//") && (len(path) <= 1 || path[len(path)-1] != '/') {
+		return path
+	}
 	var b strings.Builder
+	b.Grow(len(path))
 	for i := 0; i < len(path); i++ {
 		if path[i] == '/' && i > 0 && path[i-1] == '/' {
 			continue
