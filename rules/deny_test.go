@@ -319,3 +319,17 @@ func modelMatch(pat, segs []string) bool {
 	}
 	return len(segs) == len(pat)
 }
+
+// The deny forms cost little where they apply to common paths: a trailing
+// slash, a ";" parameter.
+func TestDenyFormsAllocs(t *testing.T) {
+	cfg := benchConfig(t)
+	for _, p := range []string{"/s7/page-707/", "/s7/12345;x=1", "/s7/page-707;jsessionid=1/"} {
+		if allocs := testing.AllocsPerRun(100, func() { cfg.Resolve(p) }); allocs > maxResolveAllocs {
+			t.Errorf("Resolve(%q) makes %.0f allocations, want at most %d", p, allocs, maxResolveAllocs)
+		}
+	}
+	if m := cfg.Resolve("/internal;x/y/"); !m.Deny {
+		t.Error("/internal;x/y/ is not denied")
+	}
+}

@@ -339,10 +339,15 @@ func (c *Config) Resolve(target string) *Match {
 		m.rest = path[1+len(rawFirstSegment(path)):]
 	}
 	if t.hasDeny && !m.Deny && w.budget >= 0 {
+		var probe *Match // one for all forms: most paths have one or two
 		for _, alt := range denyForms(path) {
-			probe := Match{cfg: c}
+			if probe == nil {
+				probe = &Match{cfg: c}
+			} else {
+				*probe = Match{cfg: c}
+			}
 			pw, joined := t.walker(alt, segBuf[:0], offBuf[:0], stack[:0], w.budget)
-			t.match(&pw, &probe, joined)
+			t.match(&pw, probe, joined)
 			for _, mr := range probe.Matched {
 				if mr.Rule.Deny {
 					m.Deny = true
