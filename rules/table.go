@@ -317,8 +317,9 @@ const spanBudget = 256 << 10
 // apply. It never fails: a path CheckPath refuses still resolves, matching
 // what its raw segments match; callers refuse it first.
 //
-// Deny rules are also matched against the path with every %2F decoded to
-// "/" and with empty segments ("//") removed, and deny when any form
+// Deny rules are also matched against the spellings upstreams resolve the
+// path to (denyForms: %2F, "\" and %5C as "/", ";parameters" cut off,
+// empty segments and a trailing "/" removed), and deny when any form
 // matches. A path so long that matching its spanning parameters would pass
 // the regex budget is denied when the configuration has any deny rule
 // (fail closed), and otherwise matches what was found within the budget.
