@@ -62,9 +62,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		errorPage(rs.w, http.StatusNotFound, "There is nothing at this address.")
 		return
 	}
-	if st.sitemap != nil && st.sitemap.Handles(path) {
+	if st.sitemap != nil && st.sitemap.Handles(r.URL.Path) { // decoded: /sitemap%2Exml is /sitemap.xml
 		rs.outcome = outSitemap
-		if path == "/robots.txt" {
+		if r.URL.Path == "/robots.txt" {
 			rs.outcome = outRobots
 		} else if path == "/llms.txt" {
 			rs.outcome = outLLMSTxt

@@ -32,6 +32,9 @@ type metrics struct {
 	urlsDropped    *prometheus.CounterVec
 	reloads        *prometheus.CounterVec
 	upstreamErrors *prometheus.CounterVec
+	recordLimits   prometheus.Counter // compressed heads past the recording limit
+	idleConns      prometheus.Gauge   // idle keep-alive connections on the public port
+	idleClosed     prometheus.Counter // of them, closed by server.max_idle_connections
 
 	// Per-label counters, looked up once: a rewritten page records a few
 	// dozen changes, and CounterVec hashes its labels on every lookup.
@@ -80,9 +83,22 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "headgate_upstream_errors_total",
 			Help: "Upstream failures, by kind: connect, timeout, corrupt (a body that does not decode), aborted (cut short mid-body).",
 		}, []string{"kind"}),
+		recordLimits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "headgate_head_search_limit_total",
+			Help: "Compressed pages sent unchanged because their head search read more compressed bytes than the recording limit (4 x max_head_bytes).",
+		}),
+		idleConns: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "headgate_idle_connections",
+			Help: "Idle keep-alive connections on the public port.",
+		}),
+		idleClosed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "headgate_idle_connections_closed_total",
+			Help: "Idle keep-alive connections closed because more than server.max_idle_connections were idle (the oldest goes).",
+		}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.rewriteSeconds, m.tagsWritten, m.tagsRemoved,
-		m.urlsDropped, m.reloads, m.upstreamErrors} {
+		m.urlsDropped, m.reloads, m.upstreamErrors, m.recordLimits,
+		m.idleConns, m.idleClosed} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

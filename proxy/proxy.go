@@ -63,6 +63,7 @@ type Proxy struct {
 	swapMu  sync.Mutex // serialises Swap
 	ready   readiness
 	bufPool bufferPool
+	idle    idleConns // the public port's idle keep-alive connections (limits.go)
 }
 
 // state is everything that changes with the config; requests load it once.

@@ -94,6 +94,7 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 	errLog := slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	pub := &http.Server{
 		Handler:           p,
+		ConnState:         p.connState,
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,

@@ -32,6 +32,7 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 		pr.Out.Host = pr.In.Host
 	}
 	pr.SetXForwarded()
+	guardRequest(pr.Out)
 	h := pr.Out.Header
 	if mayRewrite(pr.In.Method) {
 		// Offer upstream only what headgate can decode, so that it can
@@ -90,6 +91,7 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 		return nil
 	}
 	st, cfg := rs.st, rs.st.cfg
+	lastContentType(res.Header)
 	body := &upstreamBody{rc: res.Body}
 	res.Body, rs.body = body, body
 	h := res.Header
@@ -135,7 +137,7 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		// A page that comes back unchanged is replayed as the upstream's
 		// own compressed bytes; an identity page needs no copy: the
 		// rewriter passes its bytes through itself.
-		body.startRecording()
+		body.startRecording(recordLimit(cfg.Server.MaxHeadBytes))
 	}
 	var src io.Reader = body
 	var dec decoder
@@ -159,6 +161,9 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	err, panicked := prepare(rr)
 	timer.Stop()
 	body.stopRecording()
+	if body.overLimit {
+		return p.passRecorded(res, rs, dec)
+	}
 	if err != nil {
 		if dec != nil {
 			dec.release()
@@ -501,6 +506,8 @@ type upstreamBody struct {
 	err       error
 	rec       *[]byte // recorded bytes; nil when not recording nor replaying
 	recording bool
+	limit     int  // most bytes recorded (recordLimit)
+	overLimit bool // the head search read past limit: recording stopped
 	replaying bool
 	off       int // replay position in *rec
 	closed    bool
@@ -508,10 +515,10 @@ type upstreamBody struct {
 
 var recPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-func (b *upstreamBody) startRecording() {
+func (b *upstreamBody) startRecording(limit int) {
 	b.rec = recPool.Get().(*[]byte)
 	*b.rec = (*b.rec)[:0]
-	b.recording = true
+	b.recording, b.limit = true, limit
 }
 
 func (b *upstreamBody) stopRecording() { b.recording = false }
@@ -532,11 +539,19 @@ func (b *upstreamBody) Read(p []byte) (int, error) {
 		b.release()
 	}
 	n, err := b.rc.Read(p)
-	if b.recording {
-		*b.rec = append(*b.rec, p[:n]...)
-	}
 	if err != nil && err != io.EOF && b.err == nil {
 		b.err = err
+	}
+	if b.recording {
+		*b.rec = append(*b.rec, p[:n]...)
+		if len(*b.rec) > b.limit {
+			// Bytes that decode to (almost) nothing: stop the head
+			// search here; the page goes out as it came (passRecorded).
+			b.recording, b.overLimit = false, true
+			if err == nil {
+				err = errRecordLimit
+			}
+		}
 	}
 	return n, err
 }

@@ -60,6 +60,8 @@ type Server struct {
 	Compress        []string      // default ["zstd", "br", "gzip"]
 	AccessLog       bool          // default true
 	ChangeHeader    bool          // default false
+
+	MaxIdleConnections int // default DefaultMaxIdleConnections; 0: no limit
 }
 
 // Site is the [site] table.
@@ -107,6 +109,8 @@ func defaults() Config {
 			ShutdownTimeout: 15 * time.Second,
 			Compress:        []string{"zstd", "br", "gzip"},
 			AccessLog:       true,
+
+			MaxIdleConnections: DefaultMaxIdleConnections,
 		},
 		Site: Site{
 			Mode:               ModeProduction,

@@ -130,7 +130,8 @@ func (l *loader) dataFile(name string, sum []byte) {
 var schema = map[string][]string{
 	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow"},
 	"server": {"listen", "admin_listen", "upstream", "preserve_host", "upstream_timeout",
-		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header"},
+		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header",
+		"max_idle_connections"},
 	"site":    {"base_url", "mode", "title_template", "locales", "x_default", "correct_upstream", "og_url_from_canonical"},
 	"sitemap": {"cache_ttl", "retry_after", "max_urls_per_file", "max_urls"},
 	"robots":  {"mode", "group", "content_signal", "upstream_sitemaps"},
@@ -420,6 +421,7 @@ func (l *loader) root(tree map[string]any) {
 	if v, ok := tree["server"]; ok {
 		if t, ok := l.table("server", v); ok {
 			l.server(t)
+			l.serverLimits(t)
 		}
 	}
 	if _, ok := tree["server"].(map[string]any); !ok || tree["server"].(map[string]any)["upstream"] == nil {
