@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -365,4 +366,17 @@ func inspectError(w http.ResponseWriter, asJSON bool, status int, msg string) {
 		Text   string
 		Msg    string
 	}{status, http.StatusText(status), msg})
+}
+
+// inspectURL is the inspector's address on the admin listener, for the
+// start-up line: a wildcard listener is named as localhost.
+func inspectURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String() + "/inspect"
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/inspect"
 }
