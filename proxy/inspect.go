@@ -185,11 +185,17 @@ func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := p.inspectPath(r, target)
+	code := http.StatusOK
+	if rep.Served.Status == 0 || rep.Served.Status == http.StatusGatewayTimeout {
+		// Nothing, or the proxy's own timeout answer: the report says what
+		// was seen, under the status that says it was not enough.
+		code = http.StatusGatewayTimeout
+	}
 	if asJSON {
-		writeJSON(w, http.StatusOK, rep)
+		writeJSON(w, code, rep)
 		return
 	}
-	writeInspectPage(w, rep)
+	writeInspectPage(w, code, rep)
 }
 
 // inspectPath asks the proxy for target and builds the report.

@@ -197,8 +197,9 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{end}}
 `))
 
-func writeInspectPage(w http.ResponseWriter, rep *inspectReport) {
+func writeInspectPage(w http.ResponseWriter, code int, rep *inspectReport) {
 	setPageHeaders(w.Header())
+	w.WriteHeader(code)
 	inspectTemplates.ExecuteTemplate(w, "report", rep)
 }
 
