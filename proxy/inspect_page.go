@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 )
 
 // The inspector's pages: one self-contained HTML document each, no
@@ -116,7 +117,9 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 		}
 		return "?"
 	},
-	"join": strings.Join,
+	"join":  strings.Join,
+	"inc":   func(i int) int { return i + 1 },
+	"runes": func(s string) int { return utf8.RuneCountInString(s) },
 }).Parse(`
 {{define "top"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -146,7 +149,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{define "report"}}{{template "top" (printf "%s · headgate inspector" .Path)}}{{template "form" .Path}}
 <main>
 <h1 class="mono">{{.URL}}</h1>
-<p class="sub">Served <b>{{.Served.Status}}</b>{{with .Outcome}} · outcome <span class="badge">{{.}}</span>{{end}}{{with .Reason}} · {{.}}{{end}} · asked in {{.Elapsed}}</p>
+<p class="sub">Served <b>{{.Served.Status}}</b>{{with .Outcome}} · outcome <span class="badge">{{.}}</span>{{end}}{{if .Cached}} (plan cached){{end}}{{with .Reason}} · {{.}}{{end}} · asked in {{.Elapsed}}</p>
 {{if .Error}}<p class="err">{{.Error}}</p>{{end}}
 {{with .Notes}}<ul class="notes">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 
@@ -154,7 +157,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 <div class="decision {{.Decision.Kind}}"><b>{{.Decision.Summary}}</b>
 {{if .Decision.Location}}<div class="mono">Location: {{.Decision.Location}}</div>{{end}}
 {{with .Decision.Rules}}<table class="rules"><tr><th>#</th><th>rule</th><th>where</th><th>parameters</th></tr>
-{{range $i, $r := .}}<tr><td>{{$i}}</td><td class="mono">{{$r.Pattern}}</td><td class="mono">{{$r.Where}}</td><td class="mono">{{range $r.Params}}{{.Name}}={{printf "%q" .Value}} {{end}}</td></tr>{{end}}
+{{range $i, $r := .}}<tr><td>{{inc $i}}</td><td class="mono">{{$r.Pattern}}</td><td class="mono">{{$r.Where}}</td><td class="mono">{{range $r.Params}}{{.Name}}={{printf "%q" .Value}} {{end}}</td></tr>{{end}}
 </table>{{end}}
 {{if or .Decision.Policy .Decision.Locale}}<div class="meta">{{with .Decision.Policy}}policy: {{.}}{{end}}{{with .Decision.Locale}} · locale: {{.}}{{end}}</div>{{end}}
 </div>
@@ -166,10 +169,10 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 <div class="site"><div class="fav">{{initial .SiteName}}</div><div><div class="sname">{{.SiteName}}</div><div class="crumb">{{join .Breadcrumb " › "}}</div></div></div>
 {{if .Title}}<span class="title" id="search-title">{{.Title}}</span>{{else}}<span class="title none" id="search-title">(no title)</span>{{end}}
 {{if .Description}}<div class="desc" id="search-desc">{{.Description}}</div>{{else}}<div class="desc none" id="search-desc">(no description: a search engine picks a snippet from the page)</div>{{end}}
-</div><div class="meta">Title cut at {{if .TitleCut}}a word before 60 characters{{else}}— (it fits in 60){{end}}; description cut {{if .DescriptionCut}}at a word before 160{{else}}— (it fits in 160){{end}}. Link: <span class="mono">{{.URL}}</span></div></section>{{end}}
+</div><div class="meta">Title {{if .TitleCut}}cut at a word to {{runes .Title}} characters (at most 60){{else}}shown whole: {{runes .Title}} characters, within 60{{end}}; description {{if .DescriptionCut}}cut at a word to {{runes .Description}} characters (at most 160){{else}}shown whole: {{runes .Description}} characters, within 160{{end}}. Links to <span class="mono">{{.URL}}</span></div></section>{{end}}
 {{with .Card}}<section><p class="sub">Link card ({{if .Card}}twitter:card = {{.Card}}{{else}}no twitter:card: Open Graph shape{{end}})</p>
 <div class="card {{if eq .Shape "summary_large_image"}}large{{else}}small{{end}}" id="link-card">
-<div class="img">{{if .Image}}<span>{{.Image}}</span>{{if .ImageOK}}<img src="{{.Image}}" alt="{{.ImageAlt}}" referrerpolicy="no-referrer">{{end}}{{else}}<span>no og:image</span>{{end}}</div>
+<div class="img">{{if .Image}}<span>{{.Image}}{{with .ImageAlt}}<br>alt: {{.}}{{end}}{{if not .ImageOK}}<br>(not an http(s) URL: not loaded){{end}}</span>{{if .ImageOK}}<img src="{{.Image}}" alt="" referrerpolicy="no-referrer">{{end}}{{else}}<span>no og:image</span>{{end}}</div>
 <div class="body"><div class="dom">{{.Domain}}</div><div class="ctitle" id="card-title">{{.Title}}</div>{{with .Description}}<div class="cdesc" id="card-desc">{{.}}</div>{{end}}{{with .SiteName}}<div class="meta">site: {{.}}</div>{{end}}</div>
 </div></section>{{end}}
 </div>

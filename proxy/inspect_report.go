@@ -23,6 +23,7 @@ type inspectReport struct {
 	URL      string          `json:"url"`
 	Decision inspectDecision `json:"decision"`
 	Outcome  string          `json:"outcome"`
+	Cached   bool            `json:"cached"` // the rewrite was replayed from the plan cache (same head seen before)
 	Reason   string          `json:"reason,omitempty"`
 	Upstream *inspectStatus  `json:"upstream,omitempty"` // nil: the upstream was not asked, or did not answer
 	Served   inspectStatus   `json:"served"`
@@ -52,9 +53,14 @@ type inspectDecision struct {
 }
 
 type inspectRule struct {
-	Pattern string        `json:"pattern"`
-	Where   string        `json:"where"` // file:line of its [[rule]]
-	Params  []rules.Param `json:"params,omitempty"`
+	Pattern string         `json:"pattern"`
+	Where   string         `json:"where"` // file:line of its [[rule]]
+	Params  []inspectParam `json:"params,omitempty"`
+}
+
+type inspectParam struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 type inspectStatus struct {
@@ -150,7 +156,7 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHo
 		d.Rules = append(d.Rules, inspectRule{
 			Pattern: m.Patterns()[i],
 			Where:   fmt.Sprintf("%s:%d", cfg.File, mr.Rule.Line),
-			Params:  mr.Params,
+			Params:  params(mr.Params),
 		})
 	}
 	d.Locale = m.Locale
@@ -194,9 +200,7 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHo
 	switch {
 	case hk.observed:
 		rep.Outcome, rep.Reason = string(hk.outcome), hk.reason
-		if hk.cached {
-			rep.Notes = append(rep.Notes, "The rewrite was replayed from the cache of heads already seen under this config.")
-		}
+		rep.Cached = hk.cached
 	case hk.status != 0:
 		rep.Outcome = "passthrough"
 		rep.Reason = notRewritten(hk, m, cfg)
@@ -207,7 +211,7 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHo
 	for _, c := range hk.changes {
 		rep.Changes = append(rep.Changes, inspectChange{
 			Action: string(c.Action), Identity: c.Identity, Key: c.Key,
-			Value: c.Value, Reason: changeReason(c),
+			Value: showText(clip(c.Value, maxLine)), Reason: changeReason(c),
 		})
 	}
 
@@ -249,6 +253,14 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHo
 		rep.Search, rep.Card = previews(cfg, target, servedTags)
 	}
 	return rep
+}
+
+func params(ps []rules.Param) []inspectParam {
+	out := make([]inspectParam, len(ps))
+	for i, p := range ps {
+		out[i] = inspectParam{p.Name, p.Value}
+	}
+	return out
 }
 
 func quoteOrNone(s string) string {
