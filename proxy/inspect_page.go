@@ -51,6 +51,7 @@ th{background:var(--bg);font-weight:600;font-size:12px;color:var(--muted)}
 .card .img{background:linear-gradient(135deg,#e6ecf0,#cfd9de);display:flex;align-items:center;justify-content:center;color:#536471;font-size:12px;overflow:hidden;position:relative}
 .card .img img{display:block;width:100%;height:100%;object-fit:cover;position:absolute;inset:0}
 .card .img span{padding:8px;word-break:break-all;text-align:center}
+.card .img img::after{content:attr(data-label);position:absolute;inset:0;display:flex;align-items:center;justify-content:center;text-align:center;padding:8px;white-space:pre-wrap;word-break:break-all;background:linear-gradient(135deg,#e6ecf0,#cfd9de);color:#536471;font-size:12px}
 .card.large .img{aspect-ratio:1.91/1;width:100%}
 .card.large .body{padding:10px 14px 12px}
 .card.small{display:flex}
@@ -172,7 +173,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 </div><div class="meta">Title {{if .TitleCut}}cut at a word to {{runes .Title}} characters (at most 60){{else}}shown whole: {{runes .Title}} characters, within 60{{end}}; description {{if .DescriptionCut}}cut at a word to {{runes .Description}} characters (at most 160){{else}}shown whole: {{runes .Description}} characters, within 160{{end}}. Links to <span class="mono">{{.URL}}</span></div></section>{{end}}
 {{with .Card}}<section><p class="sub">Link card ({{if .Card}}twitter:card = {{.Card}}{{else}}no twitter:card: Open Graph shape{{end}})</p>
 <div class="card {{if eq .Shape "summary_large_image"}}large{{else}}small{{end}}" id="link-card">
-<div class="img">{{if .Image}}<span>{{.Image}}{{with .ImageAlt}}<br>alt: {{.}}{{end}}{{if not .ImageOK}}<br>(not an http(s) URL: not loaded){{end}}</span>{{if .ImageOK}}<img src="{{.Image}}" alt="" referrerpolicy="no-referrer">{{end}}{{else}}<span>no og:image</span>{{end}}</div>
+<div class="img">{{if .Image}}<span>{{.Image}}{{with .ImageAlt}}<br>alt: {{.}}{{end}}{{if not .ImageOK}}<br>(not an http(s) URL: not loaded){{end}}</span>{{if .ImageOK}}<img src="{{.Image}}" alt="" referrerpolicy="no-referrer" data-label="{{.Image}}&#10;did not load from here{{with .ImageAlt}}&#10;alt: {{.}}{{end}}">{{end}}{{else}}<span>no og:image</span>{{end}}</div>
 <div class="body"><div class="dom">{{.Domain}}</div><div class="ctitle" id="card-title">{{.Title}}</div>{{with .Description}}<div class="cdesc" id="card-desc">{{.}}</div>{{end}}{{with .SiteName}}<div class="meta">site: {{.}}</div>{{end}}</div>
 </div></section>{{end}}
 </div>
