@@ -245,6 +245,7 @@ func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
 	defer hk.mu.Unlock()
 	m := cfg.Resolve(target)
 	rep := buildReport(cfg, m, target, hk, rec)
+	rep.UpstreamURL = strings.TrimRight(st.upstream.String(), "/") + target
 	rep.Elapsed = elapsed.Round(time.Millisecond).String()
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errInspectEnough) {
 		rep.Notes = append(rep.Notes, "stopped waiting after "+elapsed.Round(time.Millisecond).String()+": "+cause.Error()+"; shown: what came until then")
@@ -268,7 +269,7 @@ func (p *Proxy) serveInspected(w *recorder, r *http.Request) {
 // URLs.
 func (p *Proxy) inspectIndex(w http.ResponseWriter, r *http.Request, asJSON bool) {
 	st := p.state.Load()
-	idx := &inspectIndexPage{BaseURL: st.cfg.Site.BaseURL}
+	idx := &inspectIndexPage{BaseURL: st.cfg.Site.BaseURL, Upstream: strings.TrimRight(st.upstream.String(), "/")}
 	idx.Links, idx.Note = p.sitemapSample(r.Context(), st, 50)
 	if asJSON {
 		writeJSON(w, http.StatusOK, idx)
@@ -357,6 +358,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // application/json with nosniff: readable tags, nothing for a browser to run
 	enc.Encode(v)
 }
 

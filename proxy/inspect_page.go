@@ -142,6 +142,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{define "index"}}{{template "top" "headgate inspector"}}{{template "form" ""}}
 <main><h1>Inspect a page</h1>
 <p class="sub">Type a path above, or pick one of the first URLs of headgate's sitemap for {{.BaseURL}}. The inspector asks the upstream as the proxy does and shows the head before and after headgate, the changes, and how a search result and a link card would look.</p>
+<p class="sub">The upstream's own address: <a class="mono" href="{{.Upstream}}/">{{.Upstream}}</a> (the site as it answers without headgate).</p>
 {{if .Note}}<p class="sub">{{.Note}}</p>{{end}}
 {{with .Links}}<h2>From the sitemap</h2><ul class="links mono">{{range .}}<li><a href="{{inspect .Path}}">{{.Path}}</a></li>{{end}}</ul>{{end}}
 </main></body></html>
@@ -150,7 +151,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{define "report"}}{{template "top" (printf "%s · headgate inspector" .Path)}}{{template "form" .Path}}
 <main>
 <h1 class="mono">{{.URL}}</h1>
-<p class="sub">Served <b>{{.Served.Status}}</b>{{with .Outcome}} · outcome <span class="badge">{{.}}</span>{{end}}{{if .Cached}} (plan cached){{end}}{{with .Reason}} · {{.}}{{end}} · asked in {{.Elapsed}}</p>
+<p class="sub">Served <b>{{.Served.Status}}</b>{{with .Outcome}} · outcome <span class="badge">{{.}}</span>{{end}}{{if .Cached}} (plan cached){{end}}{{with .Reason}} · {{.}}{{end}} · asked in {{.Elapsed}} · <a href="{{.UpstreamURL}}">the same page on the upstream</a></p>
 {{if .Error}}<p class="err">{{.Error}}</p>{{end}}
 {{with .Notes}}<ul class="notes">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 

@@ -19,14 +19,15 @@ import (
 // inspectReport is what /inspect shows for one request target; format=json
 // is this, encoded.
 type inspectReport struct {
-	Path     string          `json:"path"`
-	URL      string          `json:"url"`
-	Decision inspectDecision `json:"decision"`
-	Outcome  string          `json:"outcome"`
-	Cached   bool            `json:"cached"` // the rewrite was replayed from the plan cache (same head seen before)
-	Reason   string          `json:"reason,omitempty"`
-	Upstream *inspectStatus  `json:"upstream,omitempty"` // nil: the upstream was not asked, or did not answer
-	Served   inspectStatus   `json:"served"`
+	Path        string          `json:"path"`
+	URL         string          `json:"url"`
+	UpstreamURL string          `json:"upstream_url"` // the same target on the upstream itself
+	Decision    inspectDecision `json:"decision"`
+	Outcome     string          `json:"outcome"`
+	Cached      bool            `json:"cached"` // the rewrite was replayed from the plan cache (same head seen before)
+	Reason      string          `json:"reason,omitempty"`
+	Upstream    *inspectStatus  `json:"upstream,omitempty"` // nil: the upstream was not asked, or did not answer
+	Served      inspectStatus   `json:"served"`
 	// UpstreamHead says where the left column comes from.
 	UpstreamHead string          `json:"upstream_head"`
 	Heads        []headRow       `json:"heads"`
@@ -132,9 +133,10 @@ type inspectLink struct {
 }
 
 type inspectIndexPage struct {
-	BaseURL string        `json:"base_url"`
-	Links   []inspectLink `json:"sitemap_urls"`
-	Note    string        `json:"note,omitempty"`
+	BaseURL  string        `json:"base_url"`
+	Upstream string        `json:"upstream"` // the upstream's own address (for builtin:demo, its loopback port)
+	Links    []inspectLink `json:"sitemap_urls"`
+	Note     string        `json:"note,omitempty"`
 }
 
 // Preview cuts (SPEC §14: near 60 and 160 characters; docs/operations.md).
