@@ -444,7 +444,7 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 			case "body":
 				return tags, "<body>", cut
 			default:
-				return tags, "<" + name + ">", cut
+				return tags, "<" + clip(showText(name), 40) + ">", cut
 			}
 		case html.EndTagToken:
 			tok := z.Token()
@@ -467,7 +467,7 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 			case tok.Data == "head":
 				return tags, "</head>", cut
 			case tok.Data == "body" || tok.Data == "html":
-				return tags, "</" + tok.Data + ">", cut
+				return tags, "</" + showText(tok.Data) + ">", cut
 			}
 		}
 	}
@@ -523,7 +523,8 @@ func newTag(tok html.Token) itag {
 	}
 	// The tag as source, on one line: names lower-cased, values quoted.
 	var b strings.Builder
-	b.WriteString("<" + tok.Data)
+	t.key = clip(showText(t.key), maxLine)
+	b.WriteString("<" + showText(tok.Data))
 	for _, a := range tok.Attr {
 		b.WriteString(" " + showText(a.Key))
 		b.WriteString(`="` + showText(strings.ReplaceAll(a.Val, `"`, "&quot;")) + `"`)
