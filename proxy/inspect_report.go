@@ -194,8 +194,14 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHo
 		rep.Upstream = &inspectStatus{Status: hk.status, Headers: headerRows(hk.header, nil)}
 	}
 	rep.Served.Headers = headerRows(rec.h, hk.header)
-	if status == 0 {
+	switch {
+	case status == 0:
 		rep.Notes = append(rep.Notes, "No response came: the inspector stopped waiting.")
+	case hk.header == nil && status >= 500:
+		rep.Notes = append(rep.Notes, fmt.Sprintf("The upstream did not answer: headgate served its own %d page.", status))
+	}
+	if cfg.Site.Mode == rules.ModeShadow {
+		rep.Notes = append(rep.Notes, "Shadow mode: headgate serves the upstream's head unchanged; the change list is what it would do.")
 	}
 
 	// What the rewriter did.
