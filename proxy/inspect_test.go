@@ -172,6 +172,12 @@ func TestInspectReport(t *testing.T) {
 		if c.Reason == "" {
 			t.Errorf("change without a reason: %+v", c)
 		}
+		if c.Action == "wrote" && c.Identity == "canonical" && c.Reason != "rule /notes/:id{[0-9]+} (test.toml:16) sets it" {
+			t.Errorf("written canonical: reason %q", c.Reason)
+		}
+		if c.Action == "wrote" && c.Key == "og:site_name" && c.Reason != "rule /* (test.toml:8) sets it" {
+			t.Errorf("written og:site_name: reason %q", c.Reason)
+		}
 	}
 	if !replaced {
 		t.Errorf("no replaced canonical in %+v", rep.Changes)
