@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -857,7 +858,7 @@ func setBy(cfg *rules.Config, m *rules.Match, c rewrite.Change) string {
 		var from []string
 		for i, mr := range m.Matched {
 			if len(mr.Rule.JSONLD) > 0 {
-				from = append(from, fmt.Sprintf("%s (%s:%d)", m.Patterns()[i], cfg.File, mr.Rule.Line))
+				from = append(from, fmt.Sprintf("%s (%s:%d)", m.Patterns()[i], filepath.Base(cfg.File), mr.Rule.Line))
 			}
 		}
 		if len(from) > 0 {
@@ -866,7 +867,7 @@ func setBy(cfg *rules.Config, m *rules.Match, c rewrite.Change) string {
 	}
 	for i := len(m.Matched) - 1; i >= 0; i-- {
 		if r := m.Matched[i].Rule; sets(r) {
-			return fmt.Sprintf("rule %s (%s:%d) sets it", m.Patterns()[i], cfg.File, r.Line)
+			return fmt.Sprintf("rule %s (%s:%d) sets it", m.Patterns()[i], filepath.Base(cfg.File), r.Line)
 		}
 	}
 	switch key {
