@@ -10,7 +10,9 @@ package test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -316,4 +318,44 @@ card = "summary"
 	shot := filepath.Join(t.ArtifactDir(), "inspect-hostile.png")
 	chromium(t, bin, "--screenshot="+shot, url)
 	t.Logf("screenshot: %s", shot)
+}
+
+// The start-up line names the inspector's address and the upstream's own,
+// and both answer: the inspector, and the demo app with its own head.
+func TestStartLineNamesInspectorAndUpstream(t *testing.T) {
+	h := startExample(t, "")
+	h.waitLog(t, `"msg":"headgate serving"`)
+	line := ""
+	for _, l := range strings.Split(h.logs.String(), "\n") {
+		if strings.Contains(l, `"msg":"headgate serving"`) {
+			line = l
+		}
+	}
+	var start struct {
+		Inspect      string `json:"inspect"`
+		UpstreamAddr string `json:"upstream_addr"`
+	}
+	if err := json.Unmarshal([]byte(line), &start); err != nil {
+		t.Fatalf("%v: %s", err, line)
+	}
+	if start.Inspect != h.Admin+"/inspect" || !strings.HasPrefix(start.UpstreamAddr, "http://127.0.0.1:") {
+		t.Fatalf("start-up line %s", line)
+	}
+	res, err := client.Get(start.Inspect + "?path=/notes/3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Errorf("%s: %d", start.Inspect, res.StatusCode)
+	}
+	res, err = client.Get(start.UpstreamAddr + "/notes/3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !bytes.Contains(body, []byte(`<link rel="canonical" href="/notes/3">`)) {
+		t.Errorf("%s/notes/3 is not the demo app's own page:\n%s", start.UpstreamAddr, body)
+	}
 }
