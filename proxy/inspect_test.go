@@ -480,9 +480,11 @@ canonical = "self"
 		check   func(t *testing.T, rep *inspectReport)
 	}{
 		{"/huge", 200, "rewritten", func(t *testing.T, rep *inspectReport) {
-			if n := sent.Load(); n > 64<<20 {
+			n := sent.Load()
+			if n > 64<<20 {
 				t.Errorf("the upstream sent %d MB of its 500 MB: the inspector reads the body", n>>20)
 			}
+			t.Logf("the upstream wrote %d KiB of its 500 MB before the inspector hung up", n>>10)
 		}},
 		{"/longhead", 200, "skipped_too_large", func(t *testing.T, rep *inspectReport) {
 			if len(rep.Heads) == 0 || len(rep.Heads) > maxHeadRows {
@@ -501,9 +503,11 @@ canonical = "self"
 		t.Run(strings.TrimPrefix(c.path, "/"), func(t *testing.T) {
 			t0 := time.Now()
 			code, rep := f.report(t, c.path)
-			if d := time.Since(t0); d > budget {
+			d := time.Since(t0)
+			if d > budget {
 				t.Errorf("answered after %v, want within %v", d, budget)
 			}
+			t.Logf("%s: %d after %v", c.path, code, d.Round(time.Millisecond))
 			if code != c.code || c.outcome != "" && rep.Outcome != c.outcome {
 				t.Errorf("status %d outcome %q (%s), want %d %q; notes %q", code, rep.Outcome, rep.Reason, c.code, c.outcome, rep.Notes)
 			}
