@@ -128,6 +128,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	inc(&p.m.outcomes, p.m.requests, rs.outcome)
 	if rs.st.cfg.Server.AccessLog {
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("client", clientAddr(r)),
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.EscapedPath()),
 			slog.Int("status", rs.w.status),
@@ -135,6 +136,8 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 			slog.Duration("duration", time.Since(start)),
 			slog.String("outcome", rs.outcome),
 			slog.Int("upstream_status", rs.upstream),
+			slog.String("user_agent", r.UserAgent()),
+			slog.Any("rules", rulePatterns(rs.m)),
 		)
 	}
 	if v != nil {

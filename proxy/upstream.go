@@ -85,6 +85,9 @@ func htmlType(ct string) bool {
 func (p *Proxy) modifyResponse(res *http.Response) error {
 	rs := reqStateOf(res.Request.Context())
 	rs.upstream = res.StatusCode
+	if hk := hookOf(res.Request.Context()); hk != nil {
+		hk.response(res) // the inspector: the upstream's status and headers, as they came
+	}
 	if res.StatusCode == http.StatusSwitchingProtocols {
 		// The body is the connection: ReverseProxy needs it as it is.
 		rs.w.status = res.StatusCode
@@ -156,6 +159,7 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		CorrectUpstream: cfg.Site.CorrectUpstream,
 		Shadow:          st.shadow,
 		Cache:           st.plans,
+		Observe:         hookOf(res.Request.Context()).observer(),
 	})
 	timer := time.AfterFunc(cfg.Server.UpstreamTimeout, func() { rs.cancel(errHeadTimeout) })
 	err, panicked := prepare(rr)

@@ -28,6 +28,13 @@ type Options struct {
 	// Cache, when set, replays the rewrite of a head already seen for the
 	// same request (see Cache); nil scans every document.
 	Cache *Cache
+	// Observe, when set, is called once at the end of Prepare with the
+	// decoded upstream bytes the rewriter read (the edited region and what
+	// came with it: at most MaxHeadBytes plus 64 KiB and one read) and the
+	// result. The slice is only valid during the call. The admin
+	// inspector uses it to show the upstream's head beside the served one;
+	// the proxy leaves it nil.
+	Observe func(upstream []byte, res *Result)
 }
 
 // Outcome says what became of a document.

@@ -175,6 +175,9 @@ func (r *Reader) Prepare() (err error) {
 		r.res.Outcome, r.res.Delta, r.res.Changes = Unchanged, 0, nil
 		r.res.Reason = "upstream read error: " + r.srcErr.Error()
 	}
+	if r.opts.Observe != nil {
+		r.opts.Observe(r.st.buf, &r.res)
+	}
 	return r.srcErr
 }
 

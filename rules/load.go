@@ -24,6 +24,7 @@ import (
 // Env names the environment overrides of §1.
 var envKeys = []struct{ env, key string }{
 	{"HEADGATE_LISTEN", "server.listen"},
+	{"HEADGATE_ADMIN_LISTEN", "server.admin_listen"},
 	{"HEADGATE_UPSTREAM", "server.upstream"},
 	{"HEADGATE_BASE_URL", "site.base_url"},
 }

@@ -14,14 +14,46 @@ import (
 // buildVersion is set with -ldflags "-X main.buildVersion=v1.2.3".
 var buildVersion = ""
 
+// version is the module version (buildVersion, else what the build info
+// says: a tag for go install …@v1.2.3, "devel" for a build in a clone),
+// followed by the VCS revision the binary was built from, when the build
+// recorded one: "devel (rev 47b2138c1f0e, modified)".
 func version() string {
-	if buildVersion != "" {
-		return buildVersion
+	bi, ok := debug.ReadBuildInfo()
+	return versionOf(buildVersion, bi, ok)
+}
+
+func versionOf(set string, bi *debug.BuildInfo, ok bool) string {
+	v := set
+	if v == "" && ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if v == "" {
+		v = "devel"
 	}
-	return "devel"
+	if !ok {
+		return v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	v += " (rev " + rev
+	if modified == "true" {
+		v += ", modified"
+	}
+	return v + ")"
 }
 
 // newFlags makes a subcommand's flag set with -config and a usage text.

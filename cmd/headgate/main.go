@@ -38,8 +38,8 @@ Usage:
   headgate version                         print the version
 
 -config defaults to $HEADGATE_CONFIG, then headgate.toml. HEADGATE_LISTEN,
-HEADGATE_UPSTREAM and HEADGATE_BASE_URL override server.listen,
-server.upstream and site.base_url.
+HEADGATE_ADMIN_LISTEN, HEADGATE_UPSTREAM and HEADGATE_BASE_URL override
+server.listen, server.admin_listen, server.upstream and site.base_url.
 
 Exit codes: 0 ok, 1 a problem to fix (bad config, audit findings), 2 usage.
 Run "headgate COMMAND -h" for a command's flags. Docs: docs/index.md.
