@@ -78,6 +78,10 @@ type Options struct {
 	Progress io.Writer
 	// Logger receives one debug line per fetch. nil: discard.
 	Logger *slog.Logger
+	// Compare, when set, is the URL of a second site (production): once
+	// the crawl is done, every crawled path is fetched there too, and the
+	// differences are diff-* findings (SPEC §15).
+	Compare string
 }
 
 // Finding is one problem on one page.
@@ -86,6 +90,28 @@ type Finding struct {
 	Severity string `json:"severity"` // Error or Warning
 	URL      string `json:"url"`      // the page that holds the problem
 	Detail   string `json:"detail"`   // what is wrong; names the other page of a two-page finding
+	// Status is, once a baseline is applied (ApplyBaseline), StatusNew or
+	// StatusKnown; "" without a baseline.
+	Status string `json:"status,omitempty"`
+}
+
+// Statuses of a Finding against a baseline (SPEC §15).
+const (
+	StatusNew   = "new"
+	StatusKnown = "known"
+)
+
+// RobotsInfo is what the crawl read of robots.txt.
+type RobotsInfo struct {
+	URL         string `json:"url"`
+	Status      int    `json:"status"`                 // 0: no answer
+	Error       string `json:"error,omitempty"`        // why there was no answer
+	ContentType string `json:"content_type,omitempty"` // as served
+	Bytes       int64  `json:"bytes"`                  // bytes read, at most 500 KiB
+	Lines       int    `json:"lines"`                  // lines read
+	Rules       int    `json:"rules"`                  // Allow and Disallow rules for *
+	GoogleRules int    `json:"googlebot_rules"`        // Allow and Disallow rules for Googlebot
+	Sitemaps    int    `json:"sitemaps"`               // Sitemap lines
 }
 
 // Page is one fetched URL.
@@ -101,6 +127,18 @@ type Page struct {
 	// 200 HTML page; "" in live mode.
 	Outcome string
 	Changes []rewrite.Change // in-process mode: what headgate wrote, replaced, corrected, dropped
+	// Redirects is, for a redirect, every hop from this URL on: the URLs it
+	// leads through, ending at the first that does not redirect (or where
+	// the crawl stopped following).
+	Redirects []string
+	// BodyHash is the FNV-1a hash (16 hex digits) of the body's text,
+	// whitespace-normalized; "" for a page with no body text or no HTML.
+	BodyHash string
+	// UpstreamHead and ServedHead are, in the in-process mode, the head
+	// the upstream sent and the head headgate serves (each up to
+	// maxHeadShown bytes), for the first maxHeadsKept pages headgate
+	// changes.
+	UpstreamHead, ServedHead string
 }
 
 // Skip is something the crawl did not look at, or looked at only in part.
@@ -115,20 +153,28 @@ type Report struct {
 	Findings []Finding
 	Pages    []Page
 	Skipped  []Skip
+	Robots   *RobotsInfo // what robots.txt answered; nil when it was not asked
+	// Fixed lists the findings of the baseline that this run no longer
+	// finds; Baseline is set once ApplyBaseline ran.
+	Fixed    []Finding
+	Baseline bool
 }
 
 // Fails reports whether the report has a finding at or above level:
 // "error" fails on errors, "warning" on errors and warnings, "never" never.
 // Any other level acts as "error".
+//
+// Once a baseline is applied, only new findings count: a gate that fails
+// on regressions, not on old debt.
 func (r *Report) Fails(level string) bool {
-	switch level {
-	case "never":
+	if level == "never" {
 		return false
-	case Warning:
-		return len(r.Findings) > 0
 	}
 	for _, f := range r.Findings {
-		if f.Severity == Error {
+		if r.Baseline && f.Status != StatusNew {
+			continue
+		}
+		if level == Warning || f.Severity == Error {
 			return true
 		}
 	}

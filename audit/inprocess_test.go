@@ -113,7 +113,8 @@ func TestInProcessDenyAndHost(t *testing.T) {
 			t.Errorf("Host %q, want the public host (preserve_host)", h)
 		}
 	}
-	if len(r.Findings) != 0 {
+	// The links to the denied and the refused path are broken links.
+	if got := pathsOf(r, base, LinkBroken); len(r.Findings) != 2 || !slices.Equal(got, []string{"/"}) {
 		t.Errorf("findings %+v", r.Findings)
 	}
 }
@@ -271,8 +272,8 @@ func TestInProcessSitemapHandler(t *testing.T) {
 	}
 
 	r, _ = auditInProcess(t, site, "", Options{Sitemap: fakeSitemap{panicOn: "/robots.txt"}})
-	if len(skipped(r, "panicked")) != 1 || pageOf(r, base+"/") == nil {
-		t.Errorf("a panicking handler: skipped %+v, pages %+v", r.Skipped, r.Pages)
+	if f := findingsOf(r, RobotsTxtInvalid); len(f) != 1 || !strings.Contains(f[0].Detail, "panicked") || pageOf(r, base+"/") == nil {
+		t.Errorf("a panicking handler: findings %+v, pages %+v", r.Findings, r.Pages)
 	}
 }
 
@@ -304,7 +305,7 @@ func TestInProcessRedirects(t *testing.T) {
 	if pg := pageOf(r, base+"/new"); pg == nil || pg.Status != 200 {
 		t.Errorf("/new = %+v", pg)
 	}
-	if len(r.Findings) != 0 || len(r.Skipped) != 1 || len(skipped(r, "sitemap answers 404")) != 1 {
+	if got := pathsOf(r, base, LinkToRedirect); len(r.Findings) != 2 || !slices.Equal(got, []string{"/"}) || len(r.Skipped) != 1 || len(skipped(r, "sitemap answers 404")) != 1 {
 		t.Errorf("findings %+v, skipped %+v", r.Findings, r.Skipped)
 	}
 }

@@ -16,11 +16,11 @@ import (
 func sampleReport() *Report {
 	return &Report{
 		Findings: []Finding{
-			{TitleDuplicate, Warning, "https://s.example/b", `title "Same" is also the title of https://s.example/a`},
-			{CanonicalMissing, Warning, "https://s.example/z", "no canonical"},
-			{JSONLDInvalid, Error, "https://s.example/x", `ld+json block 1 is not JSON: </script><script>alert("x")</script>`},
-			{TitleDuplicate, Warning, "https://s.example/a", `title "Same" is also the title of https://s.example/b`},
-			{CanonicalMissing, Warning, "https://s.example/a", "no canonical"},
+			{TitleDuplicate, Warning, "https://s.example/b", `title "Same" is also the title of https://s.example/a`, ""},
+			{CanonicalMissing, Warning, "https://s.example/z", "no canonical", ""},
+			{JSONLDInvalid, Error, "https://s.example/x", `ld+json block 1 is not JSON: </script><script>alert("x")</script>`, ""},
+			{TitleDuplicate, Warning, "https://s.example/a", `title "Same" is also the title of https://s.example/b`, ""},
+			{CanonicalMissing, Warning, "https://s.example/a", "no canonical", ""},
 		},
 		Pages: []Page{
 			{URL: "https://s.example/z", Status: 200, Outcome: "passthrough"},
@@ -211,7 +211,7 @@ func TestWriteText(t *testing.T) {
 }
 
 func TestFails(t *testing.T) {
-	warnOnly := &Report{Findings: []Finding{{CanonicalMissing, Warning, "u", "d"}}}
+	warnOnly := &Report{Findings: []Finding{{CanonicalMissing, Warning, "u", "d", ""}}}
 	withError := sampleReport()
 	for _, tc := range []struct {
 		r     *Report
