@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"flag"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -633,5 +634,42 @@ func TestImports(t *testing.T) {
 				t.Errorf("%s imports %s", name, p)
 			}
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite docs/audit.md's checks from audit/checkdocs.go")
+
+// docs/audit.md's checks are the table the HTML report shows: one source.
+func TestDocsMatchTable(t *testing.T) {
+	const path = "../docs/audit.md"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i, j := strings.Index(doc, DocsBegin), strings.Index(doc, DocsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("docs/audit.md lacks the markers %q and %q", DocsBegin, DocsEnd)
+	}
+	want := ChecksMarkdown() + "\n"
+	got := doc[i+len(DocsBegin)+1 : j]
+	if *update {
+		doc = doc[:i+len(DocsBegin)+1] + want + doc[j:]
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got != want {
+		t.Errorf("docs/audit.md's checks differ from audit/checkdocs.go: run go test ./audit -run TestDocsMatchTable -update and read the diff")
+	}
+	for _, c := range Checks() {
+		d, ok := Doc(c.ID)
+		if !ok || d.Finds == "" || d.Why == "" || d.Fix == "" && d.Example == "" || len(d.Sources) == 0 {
+			t.Errorf("%s: documentation incomplete: %+v", c.ID, d)
+		}
+	}
+	if len(checkDocs) != len(Checks()) {
+		t.Errorf("%d docs for %d checks", len(checkDocs), len(Checks()))
 	}
 }
