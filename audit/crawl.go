@@ -693,9 +693,9 @@ func (c *crawler) report() *Report {
 	return r
 }
 
-func (r *Report) sort() {
-	sort.SliceStable(r.Findings, func(i, j int) bool {
-		a, b := r.Findings[i], r.Findings[j]
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
 		if a.Check != b.Check {
 			return a.Check < b.Check
 		}
@@ -704,6 +704,10 @@ func (r *Report) sort() {
 		}
 		return a.Detail < b.Detail
 	})
+}
+
+func (r *Report) sort() {
+	sortFindings(r.Findings)
 	sort.SliceStable(r.Pages, func(i, j int) bool { return r.Pages[i].URL < r.Pages[j].URL })
 	sort.SliceStable(r.Skipped, func(i, j int) bool {
 		a, b := r.Skipped[i], r.Skipped[j]
