@@ -150,6 +150,11 @@ func newCrawler(o Options) (*crawler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Compare != "" {
+		if _, err := siteFor(&Options{Live: o.Compare}); err != nil {
+			return nil, fmt.Errorf("audit: -compare: %w", err)
+		}
+	}
 	o.defaults()
 	c := &crawler{
 		o:        o,
@@ -256,6 +261,9 @@ func (c *crawler) run(ctx context.Context, start []string) (*Report, error) {
 
 	err := c.crawl(ctx)
 	c.finish()
+	if c.o.Compare != "" && err == nil {
+		err = c.compare(ctx)
+	}
 	return c.report(), err
 }
 
