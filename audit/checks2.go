@@ -71,9 +71,11 @@ func (c *crawler) mixedScheme(p *page, f *facts, linkCanon []string, add func(st
 	if !c.site.https() {
 		return
 	}
+	// The site's own hosts over http: a relative URL resolved against an
+	// http crawl origin (a staging copy on loopback) is not one.
 	isHTTP := func(raw string) bool {
 		u, kind := resolveRef(f.base, raw)
-		return kind == refOK && u.Scheme == "http"
+		return kind == refOK && c.site.httpsTwin(u)
 	}
 	canons := append(append([]string(nil), f.headCanon...), linkCanon...)
 	for _, raw := range canons {
