@@ -268,8 +268,10 @@ func audFixtureSite() map[string]audResp {
 }
 
 // audFixture serves the fixture; anything else is a 404 page.
-func audFixture() http.Handler {
-	site := audFixtureSite()
+func audFixture() http.Handler { return audHandler(audFixtureSite()) }
+
+// audHandler serves a site of canned answers; anything else is a 404 page.
+func audHandler(site map[string]audResp) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		res, ok := site[r.URL.RequestURI()]
 		if !ok {
