@@ -70,3 +70,10 @@ func TestAuditCompare(t *testing.T) {
 		}
 	}
 }
+
+// httptestServer serves the audit fixture on loopback for the test's life.
+func httptestServer(t *testing.T) string {
+	srv := httptest.NewServer(audFixture())
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
