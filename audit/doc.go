@@ -40,9 +40,10 @@
 // once, Timeout each request with its body, MaxBytes each body.
 //
 // robots.txt is read but not obeyed: an auditor audits staging, which
-// disallows everything. It serves robots-blocks-duplicate only (RFC 9309
-// groups for "User-agent: *", longest match, Allow wins a tie, "*" and a
-// final "$"). Lines that do not parse are noted; the crawl goes on.
+// disallows everything. It serves robots-blocked, robots-blocks-duplicate
+// and canonical-to-blocked (RFC 9309 groups for "User-agent: *" and for
+// Googlebot, longest match, Allow wins a tie, "*" and a final "$", 500
+// KiB); what is wrong with the file is robots-txt-invalid.
 //
 // Staging: when the config's site.mode is staging, pages are judged as
 // production will serve them: the X-Robots-Tag headgate puts on every
@@ -94,6 +95,8 @@
 //
 // Pages are untrusted. Nothing runs them; every buffer is bounded; no
 // request leaves the site's origins (other hosts and non-http links are
-// only noted); the HTML report is html/template output with no scripts
-// and no external resources, so a hostile title or URL stays text.
+// only noted); the HTML report is html/template output with no external
+// resources and one inline script of its own, the only one its
+// Content-Security-Policy allows (by hash), so a hostile title or URL
+// stays text.
 package audit
