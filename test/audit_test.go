@@ -266,3 +266,31 @@ func TestAuditFixtureInProcess(t *testing.T) {
 		}
 	}
 }
+
+// The differential of the one-request pipeline: the fixture crawled live
+// and in process, with no rules, gives the same findings on the same
+// paths, but for what site.correct_upstream (on by default) corrects in
+// process: relative canonicals and og:images made absolute, the second
+// canonical dropped.
+func TestAuditFixtureLiveEqualsInProcess(t *testing.T) {
+	up := httptest.NewServer(audFixture())
+	defer up.Close()
+	live := audRun(t, audit.Options{Config: audConfig(t, up.URL, ""), Live: up.URL}, audStart)
+	// In process, start URLs replace "/" and the sitemap as seeds: give the
+	// seeds the live crawl has.
+	start := append([]string{"/", "/files/guide.pdf", "/p/sitemap-duplicate", "/p/sitemap-noindex", "/p/sitemap-gone"}, audIndexable...)
+	inproc := audRun(t, audit.Options{Config: audConfig(t, up.URL, ""), Upstream: up.URL}, append(start, audStart...))
+	corrected := map[string]bool{"canonical-relative": true, "og-image-relative": true, "canonical-multiple": true}
+	l, p := audPaths(live, up.URL), audPaths(inproc, audOrigin)
+	for _, c := range audit.Checks() {
+		if corrected[c.ID] {
+			if len(p[c.ID]) != 0 {
+				t.Errorf("%s in process on %v: correct_upstream corrects it", c.ID, p[c.ID])
+			}
+			continue
+		}
+		if !slices.Equal(l[c.ID], p[c.ID]) {
+			t.Errorf("%s: live on %v, in process on %v", c.ID, l[c.ID], p[c.ID])
+		}
+	}
+}
