@@ -77,6 +77,9 @@ func (c *crawler) diff(pc *crawler, p, q *page) {
 		c.skip(pc.site.url(q.key), "-compare: production does not answer ("+q.err+")")
 		return
 	}
+	if p.status == 0 {
+		return // no answer here: Skipped says so
+	}
 	if p.status != q.status {
 		add(DiffStatus, fmt.Sprintf("here %s; production %s", c.statusText(p), pc.statusText(q)))
 		return

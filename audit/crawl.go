@@ -152,7 +152,7 @@ func newCrawler(o Options) (*crawler, error) {
 	}
 	if o.Compare != "" {
 		if _, err := siteFor(&Options{Live: o.Compare}); err != nil {
-			return nil, fmt.Errorf("audit: -compare: %w", err)
+			return nil, fmt.Errorf("audit: the compared site %q is not an http(s) URL", o.Compare)
 		}
 	}
 	o.defaults()

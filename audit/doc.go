@@ -90,6 +90,29 @@
 //     counts for sitemap-noindex.
 //   - A canonical that is no http(s) URL (javascript:) is canonical-not-200:
 //     no crawler can fetch it.
+//   - A target that answers badly is reported once, by what is wrong with
+//     it: an alternate that errors is hreflang-to-non-200, not also
+//     hreflang-not-reciprocal; an x-default that redirects (a language
+//     chooser) is fine. A link to a chain is link-to-redirect and
+//     redirect-chain. Loops and chains past 10 hops are redirect-chain.
+//   - A 4xx robots.txt is no robots.txt (RFC 9309 §2.3.1.3), not
+//     robots-txt-invalid; a 5xx, a redirect, no answer or another type
+//     than text/plain is.
+//   - title-length and description-length judge indexable pages only, as
+//     description-missing does; sitemap-missing needs a sitemap that
+//     parsed; sitemap-orphan needs a crawl that reached every URL it found,
+//     and leaves sitemap URLs the other sitemap checks report alone.
+//   - mixed-scheme names URLs on the site's own host over http, when the
+//     base URL or the live URL is https.
+//
+// # Baselines and comparisons
+//
+// ReadBaseline reads an earlier JSON report (its "version" must be
+// ReportVersion); Report.ApplyBaseline marks each finding new or known by
+// (check, URL), lists the fixed ones, and makes Fails count new findings
+// only. Options.Compare crawls a second site along the crawled paths and
+// reports the diff-* findings; of each of its pages only the same few
+// facts are kept.
 //
 // # Security
 //

@@ -250,3 +250,57 @@ func isSource(u string) bool {
 	}
 	return false
 }
+
+func TestBaseline(t *testing.T) {
+	old := sampleReport()
+	var b bytes.Buffer
+	if err := old.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	base, err := ReadBaseline(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := sampleReport()
+	now.Findings = append(now.Findings[1:], Finding{LinkBroken, Error, "https://s.example/n", "links to /gone, which answers 404", ""})
+	if !now.Fails(Error) {
+		t.Fatal("no baseline: the report fails")
+	}
+	now.ApplyBaseline(base)
+	for _, f := range now.Findings {
+		want := StatusKnown
+		if f.Check == LinkBroken {
+			want = StatusNew
+		}
+		if f.Status != want {
+			t.Errorf("%s %s: status %q, want %q", f.Check, f.URL, f.Status, want)
+		}
+	}
+	if len(now.Fixed) != 1 || now.Fixed[0].Check != TitleDuplicate || now.Fixed[0].URL != "https://s.example/b" {
+		t.Errorf("fixed = %+v", now.Fixed)
+	}
+	if !now.Fails(Error) || now.Fails("never") {
+		t.Error("the new error must fail -fail-on error")
+	}
+	now.Findings = now.Findings[:len(now.Findings)-1]
+	now.ApplyBaseline(base)
+	if now.Fails(Error) || now.Fails(Warning) {
+		t.Error("known findings only: nothing fails")
+	}
+	var out bytes.Buffer
+	now.WriteJSON(&out)
+	if !strings.Contains(out.String(), `"fixed": [`) || !strings.Contains(out.String(), `"status": "known"`) || !strings.Contains(out.String(), `"version": 2`) {
+		t.Errorf("JSON with a baseline:\n%s", out.String())
+	}
+	out.Reset()
+	now.WriteText(&out)
+	if !strings.Contains(out.String(), "fixed since the baseline (1)") {
+		t.Errorf("text with a baseline:\n%s", out.String())
+	}
+	for name, in := range map[string]string{"not JSON": "nope", "no version": `{"findings":[]}`, "version 1": `{"version":1,"findings":[]}`,
+		"an array": `[]`, "findings not a list": `{"version":2,"findings":{}}`, "empty": ``} {
+		if _, err := ReadBaseline(strings.NewReader(in)); err == nil || !strings.HasPrefix(err.Error(), "baseline: ") {
+			t.Errorf("%s: err %v", name, err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 
 	"github.com/headgate/headgate/audit"
@@ -78,6 +79,12 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *maxPages < 1 || *conc < 1 || *timeout <= 0 {
 		fmt.Fprintln(stderr, "headgate audit: -max-pages, -concurrency and -timeout must be positive")
 		return exitUsage
+	}
+	if *compare != "" {
+		if u, err := url.Parse(*compare); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fmt.Fprintf(stderr, "headgate audit: -compare %q: give the http(s) URL of the site to compare with\n", *compare)
+			return exitUsage
+		}
 	}
 	var base *audit.Baseline
 	if *baseline != "" {
