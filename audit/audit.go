@@ -78,6 +78,13 @@ type Options struct {
 	Progress io.Writer
 	// Logger receives one debug line per fetch. nil: discard.
 	Logger *slog.Logger
+	// Redirect, in the in-process mode, answers the redirects headgate
+	// answers itself (SPEC §11: normalization, redirect rules and tables),
+	// before anything is asked of the upstream: for a request target (path
+	// and query) it returns the status (301, 302, 307, 308, or 410 for
+	// gone) and the absolute Location ("" for 410), ok false when headgate
+	// serves the target. nil: none. cmd wires the config's redirects here.
+	Redirect func(target string) (status int, location string, ok bool)
 	// Compare, when set, is the URL of a second site (production): once
 	// the crawl is done, every crawled path is fetched there too, and the
 	// differences are diff-* findings (SPEC §15).
@@ -122,6 +129,7 @@ type Page struct {
 	Canonical string // the canonical crawlers read (head tag, else Link header), absolute
 	// Outcome is, in the in-process mode, what the rewrite did
 	// ("rewritten", "passthrough", "skipped_too_large", "skipped_charset"),
+	// "redirected" for a redirect headgate answers itself (Options.Redirect),
 	// or "denied" for a path a deny rule answers 404, "bad_path" for one
 	// headgate answers 400, "not_rewritten" for a response that is not a
 	// 200 HTML page; "" in live mode.

@@ -166,6 +166,19 @@ func (f *fetcher) fetchInProcess(ctx context.Context, key string) (*response, er
 	if rules.CheckPath(path) != nil {
 		return &response{status: http.StatusBadRequest, header: http.Header{}, body: http.NoBody, outcome: "bad_path"}, nil
 	}
+	if f.o.Redirect != nil {
+		if status, loc, ok := f.o.Redirect(key); ok {
+			r := &response{status: status, header: http.Header{}, body: http.NoBody, outcome: "redirected"}
+			if loc != "" {
+				r.header.Set("Location", loc)
+				r.location = f.location(f.site.parse(key), loc)
+			} else {
+				r.header.Set("X-Robots-Tag", "noindex")
+			}
+			r.xRobots = r.header.Values("X-Robots-Tag")
+			return r, nil
+		}
+	}
 	m := f.cfg.Resolve(key)
 	if m.Deny {
 		return &response{status: http.StatusNotFound, header: http.Header{}, body: http.NoBody, outcome: "denied"}, nil

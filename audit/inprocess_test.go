@@ -335,3 +335,35 @@ func TestInProcessStallInHead(t *testing.T) {
 		t.Errorf("skipped %+v, findings %+v", r.Skipped, r.Findings)
 	}
 }
+
+// The redirects headgate answers itself are crawled as hops, without
+// asking the upstream: a chain through them is redirect-chain, a 410 a
+// broken link.
+func TestInProcessOwnRedirects(t *testing.T) {
+	site := map[string]resp{
+		"/":    doc(clean("/"), `<a href="/old">old</a> <a href="/older">older</a> <a href="/removed">removed</a>`),
+		"/new": withHead("/new", ""),
+	}
+	own := map[string]string{"/old": base + "/new", "/older": base + "/old"}
+	r, up := auditInProcess(t, site, "", Options{Redirect: func(target string) (int, string, bool) {
+		if target == "/removed" {
+			return 410, "", true
+		}
+		loc, ok := own[target]
+		return 301, loc, ok
+	}})
+	for _, s := range up.requests() {
+		if s == "/old" || s == "/older" || s == "/removed" {
+			t.Errorf("the upstream was asked for %s", s)
+		}
+	}
+	if p := pageOf(r, base+"/older"); p == nil || p.Status != 301 || p.Outcome != "redirected" || !slices.Equal(p.Redirects, []string{base + "/old", base + "/new"}) {
+		t.Errorf("/older = %+v", p)
+	}
+	if got := pathsOf(r, base, RedirectChain); !slices.Equal(got, []string{"/"}) {
+		t.Errorf("redirect-chain on %v", got)
+	}
+	if got := findingsOf(r, LinkBroken); len(got) != 1 || !strings.Contains(got[0].Detail, "410") {
+		t.Errorf("link-broken %+v", got)
+	}
+}
