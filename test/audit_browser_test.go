@@ -49,6 +49,9 @@ func TestAuditReportInBrowser(t *testing.T) {
 	up := httptestServer(t)
 	cfg := audConfig(t, up, audFixes)
 	r := audRun(t, audit.Options{Config: cfg, Upstream: up}, append([]string{"/"}, audStart...))
+	// Against a baseline that had every finding but the first: one new.
+	r.ApplyBaseline(&audit.Baseline{Findings: r.Findings[1:]})
+	first := r.Findings[0]
 	dir := os.Getenv("HEADGATE_ARTIFACTS")
 	if dir == "" {
 		dir = t.TempDir()
@@ -95,6 +98,11 @@ func TestAuditReportInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(dom, "1 shown") {
 		t.Error("the filter does not say how many it shows")
+	}
+	// The status filter: only the new finding is left.
+	dom = string(chromium(t, "--dump-dom", url+"#status=new"))
+	if n := visible(t, dom, first.Check); n != 1 || visible(t, dom, "") != 1 {
+		t.Errorf("status=new: %d rows of %s and %d in all visible, want 1 and 1", n, first.Check, visible(t, dom, ""))
 	}
 	// A warning-only check under severity=error: nothing is left.
 	dom = string(chromium(t, "--dump-dom", url+"#severity=error&check=link-to-redirect"))
