@@ -1,9 +1,13 @@
 package audit
 
 import (
+	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/headgate/headgate/rules"
 )
 
 // Bad input of SPEC §15, bounded and reported.
@@ -85,4 +89,34 @@ func FuzzLDWalk(f *testing.F) {
 		parseLD(s)
 		hreflangProblem(s)
 	})
+}
+
+// mixed-scheme: on an https site, URLs that name its own host over http.
+func TestMixedScheme(t *testing.T) {
+	const pub = "https://mixed.example"
+	site := map[string]resp{
+		"/a": doc(`<title>A</title><link rel="canonical" href="http://mixed.example/a">`, ""),
+		"/b": doc(`<title>B</title><link rel="canonical" href="{origin}/b"><meta property="og:url" content="http://mixed.example/b">`, ""),
+		"/c": doc(`<title>C</title><link rel="canonical" href="{origin}/c">`+`<link rel="alternate" hreflang="en" href="http://mixed.example/c">`, ""),
+		"/d": doc(`<title>D</title><link rel="canonical" href="{origin}/d">`, `<a href="http://mixed.example/a">a</a>`),
+		"/e": doc(`<title>E</title><link rel="canonical" href="/e"><meta property="og:url" content="https://mixed.example/e">`,
+			`<a href="https://mixed.example/a">a</a> <a href="http://elsewhere.example/">other</a>`),
+	}
+	srv := serveSite(t, site)
+	cfg, err := rules.Parse("t.toml", []byte("[server]\nupstream = \""+srv.URL+"\"\n[site]\nbase_url = \""+pub+"\"\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), Options{Config: cfg, Live: srv.URL}, []string{"/a", "/b", "/c", "/d", "/e"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pathsOf(r, srv.URL, MixedScheme); !slices.Equal(got, []string{"/a", "/b", "/c", "/d"}) {
+		t.Errorf("mixed-scheme on %v, want /a /b /c /d", got)
+	}
+	// An http site: nothing to mix.
+	r, _ = auditLive(t, site, Options{}, "/a", "/b", "/c", "/d", "/e")
+	if got := findingsOf(r, MixedScheme); len(got) != 0 {
+		t.Errorf("http site: mixed-scheme %+v", got)
+	}
 }

@@ -288,7 +288,7 @@ func (ex *extractor) walk(n *html.Node, inHead bool) {
 func rawTextElement(a atom.Atom) bool {
 	switch a {
 	case atom.Script, atom.Style, atom.Title, atom.Noscript, atom.Template, atom.Textarea,
-		atom.Xmp, atom.Iframe, atom.Noembed, atom.Noframes, atom.Plaintext, atom.Head:
+		atom.Xmp, atom.Iframe, atom.Noembed, atom.Noframes, atom.Plaintext:
 		return true
 	}
 	return false
