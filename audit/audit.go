@@ -119,6 +119,7 @@ type RobotsInfo struct {
 	Rules       int    `json:"rules"`                  // Allow and Disallow rules for *
 	GoogleRules int    `json:"googlebot_rules"`        // Allow and Disallow rules for Googlebot
 	Sitemaps    int    `json:"sitemaps"`               // Sitemap lines
+	SHA256      string `json:"sha256,omitempty"`       // of the bytes read, hex
 }
 
 // Page is one fetched URL.

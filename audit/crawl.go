@@ -507,6 +507,7 @@ func (c *crawler) readRobots(ctx context.Context) []string {
 	rt := parseRobots(resp.body)
 	c.robotsInfo.Bytes, c.robotsInfo.Lines = rt.bytes, rt.lines
 	c.robotsInfo.Rules, c.robotsInfo.GoogleRules, c.robotsInfo.Sitemaps = len(rt.rules), len(rt.google), len(rt.sitemaps)
+	c.robotsInfo.SHA256 = rt.sha256
 	if rt.tooLong {
 		invalid(fmt.Sprintf("robots.txt is longer than %d KiB: crawlers read only the first %d KiB (RFC 9309 §2.5); the rules after it are ignored", maxRobotsBytes>>10, maxRobotsBytes>>10))
 	}

@@ -2,6 +2,8 @@ package audit
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strings"
@@ -24,9 +26,10 @@ type robotsTxt struct {
 	sitemaps []string
 	bad      []robotsBad // lines that do not parse
 	badCount int
-	lines    int   // lines read
-	bytes    int64 // bytes read (at most maxRobotsBytes)
-	tooLong  bool  // the file goes on past maxRobotsBytes
+	lines    int    // lines read
+	bytes    int64  // bytes read (at most maxRobotsBytes)
+	tooLong  bool   // the file goes on past maxRobotsBytes
+	sha256   string // of the bytes read, hex
 }
 
 type robotsBad struct {
@@ -61,7 +64,8 @@ func (r robotsRule) String() string {
 func parseRobots(r io.Reader) *robotsTxt {
 	rt := &robotsTxt{}
 	lr := &io.LimitedReader{R: r, N: maxRobotsBytes}
-	sc := bufio.NewScanner(lr)
+	sum := sha256.New()
+	sc := bufio.NewScanner(io.TeeReader(lr, sum))
 	sc.Buffer(make([]byte, 0, 4096), maxRobotsBytes+1)
 	sc.Split(scanRobotsLines)
 	inUA := false              // the previous directive line was a User-agent line
@@ -143,8 +147,10 @@ func parseRobots(r io.Reader) *robotsTxt {
 			inUA = false
 		}
 	}
+	io.Copy(sum, lr) // what the scanner left of the limit, after a line too long
 	rt.lines = n
 	rt.bytes = maxRobotsBytes - lr.N
+	rt.sha256 = hex.EncodeToString(sum.Sum(nil))
 	if lr.N == 0 {
 		var one [1]byte
 		if k, _ := io.ReadFull(r, one[:]); k > 0 {
