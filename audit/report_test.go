@@ -159,6 +159,12 @@ func TestWriteHTML(t *testing.T) {
 	if len(scripts) > 0 {
 		t.Errorf("elements %q in the report (a detail was not escaped?)", scripts)
 	}
+	// With scripts off the report reads whole: the filters are hidden
+	// until the script shows them, and no finding is hidden.
+	out := b.String()
+	if !strings.Contains(out, `<form id="filters" hidden>`) || strings.Count(out, `<tr class="finding"`) != 5 || strings.Contains(out, `<tr class="finding" hidden`) {
+		t.Errorf("the report as written hides findings or shows the filters")
+	}
 	// A summary, then one section per check, in SPEC order.
 	want := []string{"summary", CanonicalMissing, JSONLDInvalid, TitleDuplicate, "changes", "skipped"}
 	if !slices.Equal(h2s, want) {
