@@ -9,7 +9,6 @@ package test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,7 +18,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -35,27 +33,11 @@ func chromiumPath(t *testing.T) string {
 	return ""
 }
 
-// chromium runs headless Chromium once: mode is "--dump-dom" or
-// "--screenshot=FILE". Every host but 127.0.0.1 resolves to nothing, so a
-// card's image can not reach the network.
-func chromium(t *testing.T, bin, mode, url string) []byte {
+// chromium runs headless Chromium once (runChromium): mode is
+// "--dump-dom" or "--screenshot=FILE".
+func chromiumInspect(t *testing.T, bin, mode, url string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin,
-		"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run",
-		"--user-data-dir="+t.TempDir(),
-		"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-		"--hide-scrollbars", "--window-size=1400,2200",
-		mode, url)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("chromium %s %s: %v\n%s", mode, url, err, tail(stderr.String(), 3000))
-	}
-	return out
+	return runChromium(t, "--hide-scrollbars", "--window-size=1400,2200", mode, url)
 }
 
 // startExample runs headgate on config.example.toml (on free ports), with
@@ -198,7 +180,7 @@ title = "Sharing a read-only link to one note with people who do not use Notes"
 		t.Run(strings.ReplaceAll(strings.Trim(c.path, "/"), "/", "-"), func(t *testing.T) {
 			served, meta := servedHead(t, h, c.path)
 			url := h.Admin + "/inspect?path=" + c.path
-			dom := chromium(t, bin, "--dump-dom", url)
+			dom := chromiumInspect(t, bin, "--dump-dom", url)
 			doc, err := html.Parse(bytes.NewReader(dom))
 			if err != nil {
 				t.Fatal(err)
@@ -241,7 +223,7 @@ title = "Sharing a read-only link to one note with people who do not use Notes"
 				t.Errorf("search description %q, served description %q", got, meta["description"])
 			}
 			shot := filepath.Join(art, c.shot)
-			chromium(t, bin, "--screenshot="+shot, url)
+			chromiumInspect(t, bin, "--screenshot="+shot, url)
 			if fi, err := os.Stat(shot); err != nil || fi.Size() == 0 {
 				t.Fatalf("no screenshot: %v", err)
 			}
@@ -272,7 +254,7 @@ match = "/*"
 card = "summary"
 `})
 	url := h.Admin + "/inspect?path=/hostile"
-	dom := chromium(t, bin, "--dump-dom", url)
+	dom := chromiumInspect(t, bin, "--dump-dom", url)
 	doc, err := html.Parse(bytes.NewReader(dom))
 	if err != nil {
 		t.Fatal(err)
@@ -316,7 +298,7 @@ card = "summary"
 		}
 	}
 	shot := filepath.Join(t.ArtifactDir(), "inspect-hostile.png")
-	chromium(t, bin, "--screenshot="+shot, url)
+	chromiumInspect(t, bin, "--screenshot="+shot, url)
 	t.Logf("screenshot: %s", shot)
 }
 
