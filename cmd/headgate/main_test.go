@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/headgate/headgate/internal/wire"
+	"github.com/headgate/headgate/rules"
 )
 
 // runCmd runs the whole program in process, as main does.
@@ -254,5 +259,32 @@ image = { url = "/a.png", width = 1200, height = 630, alt = "A" }
 		if !strings.Contains(errs, want) {
 			t.Errorf("-changes lacks %q:\n%s", want, errs)
 		}
+	}
+}
+
+// headgate sitemap writes the sitemap the proxy serves, byte for byte: one
+// upstream client (the proxy's Fetch), one generation.
+func TestSitemapCommandEqualsServed(t *testing.T) {
+	code, out, errs := runCmd(t, "", "sitemap", "-config", example)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	cfg, err := rules.Load(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, stop, err := wire.Proxy(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/sitemap.xml", nil)
+	p.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("/sitemap.xml: %d", rec.Code)
+	}
+	if served := rec.Body.String(); served != out {
+		t.Errorf("headgate sitemap and the served /sitemap.xml differ:\n--- command\n%.2000s\n--- served\n%.2000s", out, served)
 	}
 }
