@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"net/netip"
 	"net/url"
 	"time"
 )
@@ -40,8 +41,14 @@ type Config struct {
 	Robots  RobotsTxt
 	Rules   []*Rule // in file order
 
+	Normalize      Normalize        // [normalize] (§11.1)
+	Redirects      []*RedirectRule  // [[redirect]], in file order
+	RedirectTables []*RedirectTable // [[redirect_table]], in file order
+
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
+
+	redir *redirector // nil when nothing redirects
 }
 
 // Server is the [server] table.
@@ -56,6 +63,9 @@ type Server struct {
 	Compress        []string      // default ["zstd", "br", "gzip"]
 	AccessLog       bool          // default true
 	ChangeHeader    bool          // default false
+	// TrustedProxies are the peers whose X-Forwarded-For/-Proto and
+	// Forwarded headers are believed (§11.1); default none.
+	TrustedProxies []netip.Prefix
 }
 
 // Site is the [site] table.
