@@ -27,6 +27,7 @@ type reqState struct {
 	etagMapped bool // If-None-Match held a current headgate tag
 	cancel     context.CancelCauseFunc
 	body       *upstreamBody // the upstream body, once there is one
+	redirect   string        // the source of a redirect headgate answered (§11)
 }
 
 type reqKey struct{}
@@ -68,6 +69,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rs.outcome = outRobots
 		}
 		st.sitemap.ServeHTTP(rs.w, r)
+		return
+	}
+	if p.redirect(rs, rs.w, r, target) {
 		return
 	}
 	if st.staging {
@@ -133,6 +137,8 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 			slog.Duration("duration", time.Since(start)),
 			slog.String("outcome", rs.outcome),
 			slog.Int("upstream_status", rs.upstream),
+			clientAttr(rs.st, r),
+			redirectAttr(rs),
 		)
 	}
 	if v != nil {

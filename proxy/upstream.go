@@ -31,7 +31,7 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 	if st.cfg.Server.PreserveHost {
 		pr.Out.Host = pr.In.Host
 	}
-	pr.SetXForwarded()
+	setForwarded(pr, st)
 	h := pr.Out.Header
 	if mayRewrite(pr.In.Method) {
 		// Offer upstream only what headgate can decode, so that it can

@@ -541,3 +541,7 @@ func (c *Config) WouldRedirect(target string) bool {
 	rd, _ := c.Redirect(RedirectRequest{Method: "GET", Host: baseHost(c.Site.BaseURL), HTTPS: strings.HasPrefix(c.Site.BaseURL, "https:"), Target: target})
 	return rd != nil
 }
+
+// HasRedirects reports whether the config redirects anything: some
+// normalization is on, or there are redirect rules or tables.
+func (c *Config) HasRedirects() bool { return c.redir != nil }
