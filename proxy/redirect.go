@@ -105,7 +105,6 @@ func writeRedirect(w http.ResponseWriter, r *http.Request, rd *rules.Redirect) {
 	}
 }
 
-
 // ---- trusted proxies (§11.1, §17) ----
 
 // trusted reports whether the peer at remoteAddr is in
