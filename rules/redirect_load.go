@@ -92,7 +92,6 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 	if bad > 0 {
 		return
 	}
-	t.finish()
 	rt.t, rt.Rows = t, len(t.rows)
 }
 
@@ -256,6 +255,11 @@ func (l *loader) compileRedirects() {
 	}
 	c.redir = rd
 	l.collapse(rd)
+	for _, rt := range rd.tables {
+		if rt.t != nil {
+			rt.t.finish() // after collapse, which may append targets
+		}
+	}
 	l.checkRedirectSources()
 }
 
@@ -303,6 +307,9 @@ func (ch *chains) setFinal(n rnode, t target, gone bool) {
 	if n.r != nil {
 		n.r.gone = gone
 		if !gone {
+			// Copies: a target read from a table aliases its arena, which
+			// finish replaces.
+			t.origin, t.path, t.query, t.frag = strings.Clone(t.origin), strings.Clone(t.path), strings.Clone(t.query), strings.Clone(t.frag)
 			n.r.final = &t
 		}
 		return
@@ -336,7 +343,7 @@ func (ch *chains) from(n rnode) string {
 		return n.r.From
 	}
 	r := &n.t.t.rows[n.row-1]
-	s := n.t.t.str(r.key, r.keyLen)
+	s := n.t.t.path(r)
 	if r.npairs > 0 {
 		parts := strings.Split(strings.TrimSuffix(n.t.t.str(r.pairs, r.pairsLen), "\x00"), "\x00")
 		for i := 0; i+1 < len(parts); i += 2 {

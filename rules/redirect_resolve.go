@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 )
 
 // RedirectRequest is what Config.Redirect needs of a request.
@@ -101,6 +102,9 @@ func parseTarget(origin, s string) (target, string) {
 	var t target
 	if s == "" {
 		return t, "the target is empty"
+	}
+	if simplePath(s) {
+		return target{path: s}, "" // the common case: nothing to check further
 	}
 	_, _, isAbs := cutScheme(s)
 	if s[0] != '/' && !isAbs {
@@ -310,12 +314,16 @@ func (rd *redirector) lookup(path string, q *query) hit {
 // match returns the most specific rule whose pattern matches path (file
 // order between equals) and its parameters.
 func (rd *redirector) match(path string) (*RedirectRule, []Param) {
-	var m Match
+	m := matchPool.Get().(*Match)
+	defer func() {
+		*m = Match{}
+		matchPool.Put(m)
+	}()
 	var segBuf [16]string
 	var offBuf [17]int
 	var stack [8]Param
 	w, joined := rd.pt.walker(path, segBuf[:0], offBuf[:0], stack[:0], spanBudget)
-	w.walk(&m, joined, rd.pt.root, 0, w.stack)
+	w.walk(m, joined, rd.pt.root, 0, w.stack)
 	var best *Matched
 	for i := range m.Matched {
 		c := &m.Matched[i]
@@ -333,6 +341,11 @@ func (rd *redirector) match(path string) (*RedirectRule, []Param) {
 	}
 	return rd.rules[best.Rule.Index], append([]Param(nil), best.Params...)
 }
+
+// matchPool holds the Match a rule lookup records into: it is large, and
+// holds slices of its own arrays, so it would be a heap allocation per
+// request.
+var matchPool = sync.Pool{New: func() any { return new(Match) }}
 
 // step is one hop's outcome: where it goes, with what status.
 type step struct {

@@ -5,31 +5,39 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"unsafe"
 )
 
 // redirTable is one [[redirect_table]], compiled. It is built to hold a
 // million rows in little memory and to answer a lookup in constant time:
 // every string of every row lives in one byte arena; a row is a fixed-size
-// record of offsets into it; an open-addressing hash of row numbers, keyed
-// by the from path, finds the first row of a path, and the rows of one
-// path are chained in the order they are tried (most query pairs first,
-// then file order). No per-row allocation, no pointer the GC must scan.
+// record of offsets into it; an open-addressing hash of row numbers finds
+// the first row of a key. No per-row allocation, no pointer the GC must
+// scan.
+//
+// A row without a query is keyed by its path. A row with query pairs is
+// keyed by its path and its first pair (in sorted order), "path \0 k \0 v":
+// a request probes the key of each pair it carries, so a legacy table of
+// 100,000 /index.php?id=N rows is 100,000 keys, not one long chain. Rows of
+// one key are chained in the order they are tried: most pairs first, then
+// file order.
 type redirTable struct {
-	file  string // the table's path, for file:line
-	arena []byte
-	rows  []trow
-	slots []uint32 // row index + 1 of the first row of a path; 0 = empty
-	seed  maphash.Seed
-	heads int // paths in slots
-	drop  bool
+	file   string // the table's path, for file:line
+	arena  []byte
+	rows   []trow
+	slots  []uint64 // fp << 32 | row index + 1 of the key's first row; 0 = empty
+	seed   maphash.Seed
+	heads  int  // keys in slots
+	paired bool // some row has query pairs
+	drop   bool
 }
 
 // trow is one row: 36 bytes.
 type trow struct {
-	key, keyLen     uint32 // the from path, normalized (§11.1) with upper-case hex
+	key, keyLen     uint32 // path (normalized, upper-case hex), or path \0 k \0 v
 	pairs, pairsLen uint32 // the from query's pairs, decoded and sorted: k \0 v \0 …
 	to, toLen       uint32 // the target: absolute URL, or path?query#fragment on the origin
-	next            uint32 // index + 1 of the next row of the same path; 0 = none
+	next            uint32 // index + 1 of the next row of the same key; 0 = none
 	line            uint32
 	status          uint16
 	npairs          uint8
@@ -42,78 +50,137 @@ const (
 	rowDrop             // the request's query is not appended
 )
 
+// str is a string of the arena, without a copy. Arena bytes are only ever
+// appended, never changed, so the string stays valid (and keeps its
+// backing array alive) even after the arena grows into a new one.
 func (t *redirTable) str(off, n uint32) string {
-	return string(t.arena[off : off+n])
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&t.arena[off], int(n))
 }
 
 func (t *redirTable) keyOf(r *trow) []byte { return t.arena[r.key : r.key+r.keyLen] }
 
-// head returns the index + 1 of the first row of path, or 0.
+// path is a row's from path.
+func (t *redirTable) path(r *trow) string {
+	k := t.keyOf(r)
+	if i := indexZero(k); i < len(k) {
+		k = k[:i]
+	}
+	return string(k)
+}
+
+// slot packs a key's hash and its first row. The high 32 bits of the hash
+// are its fingerprint and, masked, its home slot, so that a probe reads a
+// row only when the fingerprints agree and growing rehashes nothing.
+func slot(h uint64, n uint32) uint64 { return h&^0xffffffff | uint64(n) }
+
+// head returns the index + 1 of the first row of key path, or 0.
 func (t *redirTable) head(path string) uint32 {
 	if len(t.slots) == 0 {
 		return 0
 	}
+	h := maphash.String(t.seed, path)
 	mask := uint64(len(t.slots) - 1)
-	i := maphash.String(t.seed, path) & mask
-	for {
-		s := t.slots[i]
-		if s == 0 {
+	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
+		sl := t.slots[i]
+		if sl == 0 {
 			return 0
 		}
-		if string(t.keyOf(&t.rows[s-1])) == path {
-			return s
+		if sl>>32 == h>>32 && string(t.keyOf(&t.rows[uint32(sl)-1])) == path {
+			return uint32(sl)
 		}
-		i = (i + 1) & mask
 	}
 }
 
-// insertHead makes row n (index + 1) the first of its path.
+// head3 is head of the key path \0 k \0 v, without building it.
+func (t *redirTable) head3(path, k, v string) uint32 {
+	if len(t.slots) == 0 {
+		return 0
+	}
+	var hh maphash.Hash
+	hh.SetSeed(t.seed)
+	hh.WriteString(path)
+	hh.WriteByte(0)
+	hh.WriteString(k)
+	hh.WriteByte(0)
+	hh.WriteString(v)
+	h := hh.Sum64()
+	mask := uint64(len(t.slots) - 1)
+	n := len(path) + len(k) + len(v) + 2
+	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
+		sl := t.slots[i]
+		if sl == 0 {
+			return 0
+		}
+		if sl>>32 != h>>32 {
+			continue
+		}
+		key := t.keyOf(&t.rows[uint32(sl)-1])
+		if len(key) == n && string(key[:len(path)]) == path && key[len(path)] == 0 &&
+			string(key[len(path)+1:len(path)+1+len(k)]) == k && key[len(path)+1+len(k)] == 0 &&
+			string(key[len(path)+2+len(k):]) == v {
+			return uint32(sl)
+		}
+	}
+}
+
+// insertHead makes row n (index + 1) the first of its key, a new one.
 func (t *redirTable) insertHead(n uint32) {
 	if (t.heads+1)*2 > len(t.slots) {
 		t.grow()
 	}
+	h := maphash.Bytes(t.seed, t.keyOf(&t.rows[n-1]))
 	mask := uint64(len(t.slots) - 1)
-	i := maphash.Bytes(t.seed, t.keyOf(&t.rows[n-1])) & mask
+	i := (h >> 32) & mask
 	for t.slots[i] != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = n
+	t.slots[i] = slot(h, n)
 	t.heads++
 }
 
-// replaceHead points path's slot at row n instead of old.
+// replaceHead points the key's slot at row n instead of old.
 func (t *redirTable) replaceHead(old, n uint32) {
 	mask := uint64(len(t.slots) - 1)
-	i := maphash.Bytes(t.seed, t.keyOf(&t.rows[n-1])) & mask
-	for t.slots[i] != old {
-		i = (i + 1) & mask
+	for i := (maphash.Bytes(t.seed, t.keyOf(&t.rows[n-1])) >> 32) & mask; ; i = (i + 1) & mask {
+		if uint32(t.slots[i]) == old {
+			t.slots[i] = t.slots[i]&^0xffffffff | uint64(n)
+			return
+		}
 	}
-	t.slots[i] = n
 }
 
+// grow doubles the slots; the stored hashes place every key again.
 func (t *redirTable) grow() {
 	size := max(1024, 2*len(t.slots))
 	old := t.slots
-	t.slots = make([]uint32, size)
+	t.slots = make([]uint64, size)
 	mask := uint64(size - 1)
-	for _, s := range old {
-		if s == 0 {
+	for _, sl := range old {
+		if sl == 0 {
 			continue
 		}
-		i := maphash.Bytes(t.seed, t.keyOf(&t.rows[s-1])) & mask
+		i := (sl >> 32) & mask
 		for t.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		t.slots[i] = s
+		t.slots[i] = sl
 	}
 }
 
-// add appends a row whose from is already checked. It returns the line of
-// an earlier row with the same from (path and pairs) and 0 when there is
-// none; the row is then not added.
-func (t *redirTable) add(key string, pairs []string, to string, status int, flags uint8, line int) int {
+// add appends a row whose from is already checked; pairs are sorted. It
+// returns the line of an earlier row with the same from (path and pairs)
+// and 0 when there is none; the row is then not added.
+func (t *redirTable) add(path string, pairs []string, to string, status int, flags uint8, line int) int {
 	if t.seed == (maphash.Seed{}) {
 		t.seed = maphash.MakeSeed()
+	}
+	key := path
+	if len(pairs) > 0 {
+		key = path + "\x00" + pairs[0] + "\x00" + pairs[1]
+		t.paired = true
 	}
 	enc := encodePairs(pairs)
 	h := t.head(key)
@@ -125,7 +192,7 @@ func (t *redirTable) add(key string, pairs []string, to string, status int, flag
 	}
 	r := trow{line: uint32(line), status: uint16(status), npairs: uint8(len(pairs) / 2), flags: flags}
 	if h != 0 {
-		r.key, r.keyLen = t.rows[h-1].key, t.rows[h-1].keyLen // the path is stored once
+		r.key, r.keyLen = t.rows[h-1].key, t.rows[h-1].keyLen // the key is stored once
 	} else {
 		r.key, r.keyLen = t.push(key)
 	}
@@ -183,6 +250,9 @@ func encodePairs(pairs []string) string {
 // splitPairs reads a from's query into sorted decoded key, value pairs
 // (flattened). ok is false for a query that does not decode.
 func splitPairs(q string) ([]string, bool) {
+	if q == "" {
+		return nil, true
+	}
 	type kv struct{ k, v string }
 	var kvs []kv
 	for _, part := range strings.Split(q, "&") {
@@ -213,33 +283,56 @@ func splitPairs(q string) ([]string, bool) {
 	return out, true
 }
 
-// query is a request's query, decoded on first need.
+// query is a request's query, decoded on first need. It holds no slice of
+// its own array, so that it can live on the caller's stack.
 type query struct {
 	raw    string
 	parsed bool
-	kvs    []string // k, v, k, v …
-	buf    [16]string
+	n      int        // strings in buf and more: k, v, k, v …
+	buf    [32]string // the first 16 pairs
+	more   []string
+}
+
+func (q *query) kv(i int) string {
+	if i < len(q.buf) {
+		return q.buf[i]
+	}
+	return q.more[i-len(q.buf)]
+}
+
+func (q *query) push(s string) {
+	if q.n < len(q.buf) {
+		q.buf[q.n] = s
+	} else {
+		q.more = append(q.more, s)
+	}
+	q.n++
+}
+
+func (q *query) parse() {
+	if q.parsed {
+		return
+	}
+	q.parsed = true
+	for part := range strings.SplitSeq(q.raw, "&") {
+		if part == "" {
+			continue
+		}
+		pk, pv, _ := strings.Cut(part, "=")
+		dk, err1 := url.QueryUnescape(pk)
+		dv, err2 := url.QueryUnescape(pv)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		q.push(dk)
+		q.push(dv)
+	}
 }
 
 func (q *query) has(k, v string) bool {
-	if !q.parsed {
-		q.parsed = true
-		q.kvs = q.buf[:0]
-		for part := range strings.SplitSeq(q.raw, "&") {
-			if part == "" {
-				continue
-			}
-			pk, pv, _ := strings.Cut(part, "=")
-			dk, err1 := url.QueryUnescape(pk)
-			dv, err2 := url.QueryUnescape(pv)
-			if err1 != nil || err2 != nil {
-				continue
-			}
-			q.kvs = append(q.kvs, dk, dv)
-		}
-	}
-	for i := 0; i+1 < len(q.kvs); i += 2 {
-		if q.kvs[i] == k && q.kvs[i+1] == v {
+	q.parse()
+	for i := 0; i+1 < q.n; i += 2 {
+		if q.kv(i) == k && q.kv(i+1) == v {
 			return true
 		}
 	}
@@ -275,13 +368,33 @@ func indexZero(b []byte) int {
 	return len(b)
 }
 
+// maxProbes bounds the query pairs of one request that are looked up: a
+// request with thousands of pairs costs no more than this many probes.
+const maxProbes = 64
+
 // lookup finds the row a request path (normalized, upper-case hex) with
-// its query selects: index + 1, or 0.
+// its query selects: the row with the most pairs that the query carries
+// all of (then the first in the file), else the path's row without a
+// query. It returns index + 1, or 0.
 func (t *redirTable) lookup(path string, q *query) uint32 {
-	for s := t.head(path); s != 0; s = t.rows[s-1].next {
-		if t.matches(&t.rows[s-1], q) {
-			return s
+	best := uint32(0)
+	if t.paired && q.raw != "" {
+		q.parse()
+		for i := 0; i+1 < q.n && i < 2*maxProbes; i += 2 {
+			for s := t.head3(path, q.kv(i), q.kv(i+1)); s != 0; s = t.rows[s-1].next {
+				r := &t.rows[s-1]
+				if !t.matches(r, q) {
+					continue
+				}
+				if b := &t.rows[max(best, 1)-1]; best == 0 || r.npairs > b.npairs || r.npairs == b.npairs && r.line < b.line {
+					best = s
+				}
+				break // the chain is in try order: the first match is its best
+			}
+		}
+		if best != 0 {
+			return best
 		}
 	}
-	return 0
+	return t.head(path)
 }
