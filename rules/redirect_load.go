@@ -242,6 +242,7 @@ func (l *loader) compileRedirects() {
 		}
 		r.rule = &Rule{Index: r.Index, Line: r.Line, Match: r.From, Pattern: r.Pattern}
 		pseudo = append(pseudo, r.rule)
+		rd.templated = rd.templated || r.To != nil && !r.To.Static()
 		if r.To != nil && r.To.Static() {
 			tg, why := parseTarget(origin, r.To.render(&vars{baseURL: origin}, true))
 			if why == "" {

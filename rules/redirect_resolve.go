@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -57,6 +58,8 @@ type redirector struct {
 	rules  []*RedirectRule // by Index
 	pt     *table          // the rules' patterns; nil when there are none
 	hosts  map[string]bool
+
+	templated bool // some rule's target is a template: chains go on at request time
 }
 
 // target is where a redirect points: on the site's origin (origin "") or
@@ -426,9 +429,9 @@ func (rd *redirector) normTarget(t target) target {
 
 func (rd *redirector) where(h hit) string {
 	if h.table != nil {
-		return fmt.Sprintf("%s:%d", h.table.Path, h.table.t.rows[h.row-1].line)
+		return h.table.Path + ":" + strconv.Itoa(int(h.table.t.rows[h.row-1].line))
 	}
-	return fmt.Sprintf("%s:%d", rd.file, h.rule.Line)
+	return rd.file + ":" + strconv.Itoa(h.rule.Line)
 }
 
 // Redirect says whether headgate answers a request with a redirect
@@ -486,7 +489,9 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 				break
 			}
 			final = st.next
-			if final.origin != "" {
+			if final.origin != "" || !rd.templated && h.rule == nil || h.rule != nil && h.rule.final != nil && !rd.templated {
+				// Off the site, or a target collapsed at load that no
+				// templated rule can take further: final.
 				break
 			}
 			loc := final.local()
