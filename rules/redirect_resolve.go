@@ -446,7 +446,11 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 		return nil, nil
 	}
 	rawPath, rawQuery, hasQ := strings.Cut(req.Target, "?")
-	path := canonHex(rawPath)
+	// The request's own spelling, with what a URL may not hold raw (a
+	// quote, a non-ASCII byte a client sent unencoded) percent-encoded:
+	// the no-op for what browsers send.
+	reqPath, reqQuery := canonHex(EscapePath(rawPath)), escapeQuery(rawQuery)
+	path := reqPath
 	norm := false
 	if req.Method == "GET" || req.Method == "HEAD" || req.Method == "" {
 		if len(rd.hosts) > 0 && rd.hosts[hostOnly(req.Host)] {
@@ -459,7 +463,7 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 			norm, path = true, np
 		}
 	}
-	cur := target{path: path, query: rawQuery, hasQuery: hasQ}
+	cur := target{path: path, query: reqQuery, hasQuery: hasQ}
 	var out *Redirect
 	if norm {
 		out = &Redirect{Status: 301, Source: SourceNormalize, Where: SourceNormalize}
@@ -510,7 +514,7 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 		}
 		if err != nil {
 			// Fail open: as if no rule matched.
-			final, gone, steps = target{path: path, query: rawQuery, hasQuery: hasQ}, false, 0
+			final, gone, steps = target{path: path, query: reqQuery, hasQuery: hasQ}, false, 0
 			out = nil
 			if norm {
 				out = &Redirect{Status: 301, Source: SourceNormalize, Where: SourceNormalize}
@@ -525,7 +529,7 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 		out.Status = 410
 		return out, err
 	}
-	if !norm && final.origin == "" && final.path == canonHex(rawPath) && final.hasQuery == hasQ && final.query == rawQuery {
+	if !norm && final.origin == "" && final.path == reqPath && final.hasQuery == hasQ && final.query == reqQuery {
 		return nil, err // the rules lead back to the request itself
 	}
 	out.Location = final.url(rd.origin)
