@@ -431,7 +431,6 @@ func TestRedirectProblems(t *testing.T) {
 			[]string{"HG182", "rule[0].canonical"}},
 		{"sitemap names a redirect source", "[[rule]]\nmatch = \"/Old\"\nsitemap = true\n[normalize]\nlowercase = true\n", nil,
 			[]string{"HG182", "rule[0].sitemap: /Old is redirected"}},
-		{"https with an http base", "", nil, nil},
 		{"missing file", "[[redirect_table]]\nfile = \"nope.csv\"\n", nil, []string{"HG180", "redirect_table[0].file", "nope.csv: cannot be read"}},
 		{"unknown format", "[[redirect_table]]\nfile = \"r.txt\"\n", map[string]string{"r.txt": "x"}, []string{"HG180", "unknown format"}},
 		{"no header", "[[redirect_table]]\nfile = \"r.csv\"\n", map[string]string{"r.csv": "/a,/b\n"}, []string{"HG180", "r.csv:1: redirect_table[0]: the header row has no from column"}},
@@ -466,9 +465,6 @@ func TestRedirectProblems(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if c.want == nil {
-				return
-			}
 			_, err := redirConfig(t, c.toml, c.files)
 			var ps Problems
 			if !errors.As(err, &ps) {
