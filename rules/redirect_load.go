@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -54,6 +55,9 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 		return
 	}
 	t := &redirTable{file: rt.Path, drop: rt.Drop}
+	if fi, err := os.Stat(rt.Path); err == nil {
+		t.reserve(fi.Size())
+	}
 	bad := 0
 	for {
 		rec, err := r.Next()
@@ -310,8 +314,8 @@ func (ch *chains) setFinal(n rnode, t target, gone bool) {
 		if !gone {
 			// Copies: a target read from a table aliases its arena, which
 			// finish replaces.
-			t.origin, t.path, t.query, t.frag = strings.Clone(t.origin), strings.Clone(t.path), strings.Clone(t.query), strings.Clone(t.frag)
-			n.r.final = &t
+			f := target{strings.Clone(t.origin), strings.Clone(t.path), strings.Clone(t.query), t.hasQuery, strings.Clone(t.frag)}
+			n.r.final = &f
 		}
 		return
 	}

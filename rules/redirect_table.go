@@ -228,10 +228,27 @@ func (t *redirTable) push(s string) (uint32, uint32) {
 	return off, uint32(len(s))
 }
 
-// finish trims the arena and the rows to their size.
+// reserve sizes the arena and the rows for a file of size bytes, so that
+// loading a large table does not copy them over and over as they grow:
+// the arena holds little more than the file's from and to cells, and a
+// row takes at least about 24 bytes of file.
+func (t *redirTable) reserve(size int64) {
+	if size <= 0 || size > maxRedirectTableBytes {
+		return
+	}
+	t.arena = make([]byte, 0, size)
+	t.rows = make([]trow, 0, size/24+16)
+}
+
+// finish trims the arena and the rows to their size when they hold much
+// unused room.
 func (t *redirTable) finish() {
-	t.arena = append([]byte(nil), t.arena...)
-	t.rows = append([]trow(nil), t.rows...)
+	if cap(t.arena)-len(t.arena) > len(t.arena)/8 {
+		t.arena = append([]byte(nil), t.arena...)
+	}
+	if cap(t.rows)-len(t.rows) > len(t.rows)/8 {
+		t.rows = append([]trow(nil), t.rows...)
+	}
 }
 
 // encodePairs writes sorted decoded pairs as k \0 v \0 ….
