@@ -72,8 +72,16 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 	if rd == nil {
 		return false
 	}
-	rs.outcome, rs.redirect = outRedirected, rd.Source
 	p.rm.inc(rd.Source, rd.Status)
+	if st.shadow {
+		// Shadow mode (§6): what headgate would have answered goes to the
+		// log and the metrics; the request is served as it would be
+		// without redirects.
+		p.log.Info("shadow: would redirect", "path", r.URL.EscapedPath(), "status", rd.Status,
+			"location", rd.Location, "source", rd.Source, "where", rd.Where)
+		return false
+	}
+	rs.outcome, rs.redirect = outRedirected, rd.Source
 	writeRedirect(rs.w, r, rd)
 	return true
 }

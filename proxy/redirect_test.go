@@ -327,3 +327,19 @@ func counterValue(c prometheus.Counter) float64 {
 	}
 	return m.GetCounter().GetValue()
 }
+
+// Shadow mode computes the redirect, logs and counts it, and serves the
+// request as if there were none.
+func TestShadowRedirect(t *testing.T) {
+	p, up, log := redirectProxy(t, "mode = \"shadow\"\n[[redirect]]\nfrom = \"/old\"\nto = \"/new\"\n")
+	rec := do(p, "GET", "notes.example", "/old", "192.0.2.1:1")
+	if rec.Code != 200 || up.count() != 1 {
+		t.Fatalf("shadow: %d, upstream hits %d", rec.Code, up.count())
+	}
+	if !strings.Contains(log.String(), `"msg":"shadow: would redirect"`) || !strings.Contains(log.String(), `"location":"https://notes.example/new"`) {
+		t.Errorf("no shadow log line:\n%s", log.String())
+	}
+	if got := counterValue(p.rm.total.WithLabelValues("rule", "301")); got != 1 {
+		t.Errorf("redirects_total{rule,301} = %v", got)
+	}
+}
