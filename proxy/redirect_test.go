@@ -343,3 +343,18 @@ func TestShadowRedirect(t *testing.T) {
 		t.Errorf("redirects_total{rule,301} = %v", got)
 	}
 }
+
+// No Location is built from Host, X-Forwarded-Host or Forwarded.
+func TestRedirectIgnoresForgedHosts(t *testing.T) {
+	p, _, _ := redirectProxy(t, redirectTOML)
+	for _, remote := range []string{"192.0.2.1:1", "10.0.0.9:1"} { // untrusted, trusted
+		rec := do(p, "GET", "evil.example", "/Old/7", remote,
+			"X-Forwarded-Host: evil.example", "Forwarded: host=evil.example;proto=http", "X-Forwarded-Proto: http")
+		if rec.Code != 301 || rec.Header().Get("Location") != "https://notes.example/notes/7" {
+			t.Errorf("from %s: %d %q", remote, rec.Code, rec.Header().Get("Location"))
+		}
+		if strings.Contains(rec.Body.String(), "evil") {
+			t.Errorf("from %s: the body names the forged host:\n%s", remote, rec.Body.String())
+		}
+	}
+}
