@@ -78,6 +78,17 @@ type Options struct {
 	Progress io.Writer
 	// Logger receives one debug line per fetch. nil: discard.
 	Logger *slog.Logger
+	// Redirect, in the in-process mode, answers the redirects headgate
+	// answers itself (SPEC §11: normalization, redirect rules and tables),
+	// before anything is asked of the upstream: for a request target (path
+	// and query) it returns the status (301, 302, 307, 308, or 410 for
+	// gone) and the absolute Location ("" for 410), ok false when headgate
+	// serves the target. nil: none. cmd wires the config's redirects here.
+	Redirect func(target string) (status int, location string, ok bool)
+	// Compare, when set, is the URL of a second site (production): once
+	// the crawl is done, every crawled path is fetched there too, and the
+	// differences are diff-* findings (SPEC §15).
+	Compare string
 }
 
 // Finding is one problem on one page.
@@ -86,6 +97,29 @@ type Finding struct {
 	Severity string `json:"severity"` // Error or Warning
 	URL      string `json:"url"`      // the page that holds the problem
 	Detail   string `json:"detail"`   // what is wrong; names the other page of a two-page finding
+	// Status is, once a baseline is applied (ApplyBaseline), StatusNew or
+	// StatusKnown; "" without a baseline.
+	Status string `json:"status,omitempty"`
+}
+
+// Statuses of a Finding against a baseline (SPEC §15).
+const (
+	StatusNew   = "new"
+	StatusKnown = "known"
+)
+
+// RobotsInfo is what the crawl read of robots.txt.
+type RobotsInfo struct {
+	URL         string `json:"url"`
+	Status      int    `json:"status"`                 // 0: no answer
+	Error       string `json:"error,omitempty"`        // why there was no answer
+	ContentType string `json:"content_type,omitempty"` // as served
+	Bytes       int64  `json:"bytes"`                  // bytes read, at most 500 KiB
+	Lines       int    `json:"lines"`                  // lines read
+	Rules       int    `json:"rules"`                  // Allow and Disallow rules for *
+	GoogleRules int    `json:"googlebot_rules"`        // Allow and Disallow rules for Googlebot
+	Sitemaps    int    `json:"sitemaps"`               // Sitemap lines
+	SHA256      string `json:"sha256,omitempty"`       // of the bytes read, hex
 }
 
 // Page is one fetched URL.
@@ -96,11 +130,24 @@ type Page struct {
 	Canonical string // the canonical crawlers read (head tag, else Link header), absolute
 	// Outcome is, in the in-process mode, what the rewrite did
 	// ("rewritten", "passthrough", "skipped_too_large", "skipped_charset"),
+	// "redirected" for a redirect headgate answers itself (Options.Redirect),
 	// or "denied" for a path a deny rule answers 404, "bad_path" for one
 	// headgate answers 400, "not_rewritten" for a response that is not a
 	// 200 HTML page; "" in live mode.
 	Outcome string
 	Changes []rewrite.Change // in-process mode: what headgate wrote, replaced, corrected, dropped
+	// Redirects is, for a redirect, every hop from this URL on: the URLs it
+	// leads through, ending at the first that does not redirect (or where
+	// the crawl stopped following).
+	Redirects []string
+	// BodyHash is the FNV-1a hash (16 hex digits) of the body's text,
+	// whitespace-normalized; "" for a page with no body text or no HTML.
+	BodyHash string
+	// UpstreamHead and ServedHead are, in the in-process mode, the head
+	// the upstream sent and the head headgate serves (each up to
+	// maxHeadShown bytes), for the first maxHeadsKept pages headgate
+	// changes.
+	UpstreamHead, ServedHead string
 }
 
 // Skip is something the crawl did not look at, or looked at only in part.
@@ -115,20 +162,28 @@ type Report struct {
 	Findings []Finding
 	Pages    []Page
 	Skipped  []Skip
+	Robots   *RobotsInfo // what robots.txt answered; nil when it was not asked
+	// Fixed lists the findings of the baseline that this run no longer
+	// finds; Baseline is set once ApplyBaseline ran.
+	Fixed    []Finding
+	Baseline bool
 }
 
 // Fails reports whether the report has a finding at or above level:
 // "error" fails on errors, "warning" on errors and warnings, "never" never.
 // Any other level acts as "error".
+//
+// Once a baseline is applied, only new findings count: a gate that fails
+// on regressions, not on old debt.
 func (r *Report) Fails(level string) bool {
-	switch level {
-	case "never":
+	if level == "never" {
 		return false
-	case Warning:
-		return len(r.Findings) > 0
 	}
 	for _, f := range r.Findings {
-		if f.Severity == Error {
+		if r.Baseline && f.Status != StatusNew {
+			continue
+		}
+		if level == Warning || f.Severity == Error {
 			return true
 		}
 	}

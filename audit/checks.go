@@ -35,6 +35,44 @@ const (
 	DescriptionMissing         = "description-missing"
 	DescriptionDuplicate       = "description-duplicate"
 	OGImageRelative            = "og-image-relative"
+
+	// SPEC §15.
+	RobotsBlocked             = "robots-blocked"
+	RobotsTxtInvalid          = "robots-txt-invalid"
+	RobotsConflict            = "robots-conflict"
+	CanonicalToNoindex        = "canonical-to-noindex"
+	CanonicalToBlocked        = "canonical-to-blocked"
+	HreflangInvalidCode       = "hreflang-invalid-code"
+	HreflangDuplicateCode     = "hreflang-duplicate-code"
+	HreflangToNon200          = "hreflang-to-non-200"
+	HreflangToNonCanonical    = "hreflang-to-non-canonical"
+	HreflangToNoindex         = "hreflang-to-noindex"
+	LinkBroken                = "link-broken"
+	LinkToRedirect            = "link-to-redirect"
+	RedirectChain             = "redirect-chain"
+	DuplicateWithoutCanonical = "duplicate-without-canonical"
+	SitemapMissing            = "sitemap-missing"
+	SitemapOrphan             = "sitemap-orphan"
+	TitleLength               = "title-length"
+	DescriptionLength         = "description-length"
+	JSONLDRequired            = "jsonld-required"
+	MixedScheme               = "mixed-scheme"
+
+	// -compare (SPEC §15): what a release changes, per page.
+	DiffStatus      = "diff-status"
+	DiffCanonical   = "diff-canonical"
+	DiffRobots      = "diff-robots"
+	DiffTitle       = "diff-title"
+	DiffDescription = "diff-description"
+	DiffAlternates  = "diff-alternates"
+	DiffJSONLDTypes = "diff-jsonld-types"
+)
+
+// The ranges title-length and description-length hold pages to, in
+// characters (docs/audit.md gives the sources).
+const (
+	TitleMin, TitleMax             = 30, 60
+	DescriptionMin, DescriptionMax = 70, 160
 )
 
 // Check describes one check.
@@ -69,9 +107,38 @@ var checks = []Check{
 	{DescriptionMissing, Warning, "no meta description"},
 	{DescriptionDuplicate, Warning, "the same meta description as another page"},
 	{OGImageRelative, Error, "an og:image that is not absolute"},
+
+	{RobotsBlocked, Warning, "a linked or sitemap URL that robots.txt disallows for * or Googlebot"},
+	{RobotsTxtInvalid, Error, "robots.txt not 200 text/plain, over 500 KiB, or a line that does not parse"},
+	{RobotsConflict, Warning, "robots meta and X-Robots-Tag disagree, or several robots metas"},
+	{CanonicalToNoindex, Error, "the canonical target is noindex"},
+	{CanonicalToBlocked, Error, "robots.txt disallows the canonical target"},
+	{HreflangInvalidCode, Error, "an hreflang that is not ISO 639-1 [+ ISO 3166-1 region] nor x-default"},
+	{HreflangDuplicateCode, Error, "two alternates of a page with the same code"},
+	{HreflangToNon200, Error, "an alternate target that redirects or errors"},
+	{HreflangToNonCanonical, Error, "an alternate target that names another canonical"},
+	{HreflangToNoindex, Error, "an alternate target that is noindex"},
+	{LinkBroken, Error, "an internal link to a 4xx or 5xx"},
+	{LinkToRedirect, Warning, "an internal link to a redirecting URL"},
+	{RedirectChain, Warning, "a linked, canonical, alternate or sitemap URL that takes more than one hop to a 200"},
+	{DuplicateWithoutCanonical, Warning, "pages with the same body text, neither naming the other as canonical"},
+	{SitemapMissing, Warning, "an indexable page that is not in the sitemap"},
+	{SitemapOrphan, Warning, "a sitemap URL that no crawled page links to"},
+	{TitleLength, Warning, "a title shorter than 30 or longer than 60 characters"},
+	{DescriptionLength, Warning, "a meta description shorter than 70 or longer than 160 characters"},
+	{JSONLDRequired, Warning, "a JSON-LD node that lacks a property its rich result requires"},
+	{MixedScheme, Warning, "an http:// canonical, og:url, alternate or internal link on an https site"},
+
+	{DiffStatus, Warning, "-compare: the page answers another status than production"},
+	{DiffCanonical, Warning, "-compare: another canonical than production"},
+	{DiffRobots, Warning, "-compare: other robots directives than production"},
+	{DiffTitle, Warning, "-compare: another title than production"},
+	{DiffDescription, Warning, "-compare: another meta description than production"},
+	{DiffAlternates, Warning, "-compare: other hreflang alternates than production"},
+	{DiffJSONLDTypes, Warning, "-compare: other JSON-LD types than production"},
 }
 
-// Checks lists every check in the order of SPEC §7.
+// Checks lists every check in the order of SPEC §7, then §15.
 func Checks() []Check { return append([]Check(nil), checks...) }
 
 func severity(id string) string {
@@ -163,6 +230,7 @@ func (c *crawler) pageChecks(p *page, f *facts, linkCanon []string, res *result)
 			add(JSONLDInvalid, fmt.Sprintf("ld+json block %d %s", i+1, b.err))
 			continue
 		}
+		c.jsonldFacts(p, i, b, add, res)
 		if p.canon == nil {
 			continue
 		}
@@ -180,8 +248,18 @@ func (c *crawler) pageChecks(p *page, f *facts, linkCanon []string, res *result)
 	if len(f.alts) > 0 {
 		self, xdefault := false, false
 		var langs []string
+		codes := map[string]string{}
 		for _, a := range f.alts {
 			langs = append(langs, a.lang)
+			if why := hreflangProblem(a.lang); why != "" {
+				add(HreflangInvalidCode, fmt.Sprintf("hreflang %q (to %s) %s", clip(a.lang, 60), clip(a.href, 200), why))
+			}
+			lc := strings.ToLower(a.lang)
+			if prev, dup := codes[lc]; dup {
+				add(HreflangDuplicateCode, fmt.Sprintf("hreflang %q names %s and %s", clip(a.lang, 60), clip(prev, 200), clip(a.href, 200)))
+			} else {
+				codes[lc] = a.href
+			}
 			if strings.EqualFold(a.lang, "x-default") {
 				xdefault = true
 			}
@@ -233,6 +311,12 @@ func (c *crawler) pageChecks(p *page, f *facts, linkCanon []string, res *result)
 		case p.desc == "":
 			add(DescriptionMissing, "the meta description is empty")
 		}
+	}
+
+	c.lengthChecks(p, f, add)
+	c.mixedScheme(p, f, linkCanon, add)
+	if f.text.n > 0 {
+		p.textHash, p.hasText = f.text.h, true
 	}
 
 	// Pagination.
@@ -418,9 +502,8 @@ func (c *crawler) crossChecks() {
 			if t == nil {
 				continue
 			}
-			if t.status != 200 {
-				add(HreflangNotReciprocal, p.key, fmt.Sprintf("names %s (hreflang=%s) as an alternate; it %s", a.abs, a.lang, t.answer()))
-				continue
+			if t.status != 200 || t.elsewhere() || t.noindex {
+				continue // hreflang-to-non-200, -to-non-canonical, -to-noindex
 			}
 			back := false
 			for _, b := range t.alts {

@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"flag"
+	"fmt"
 	"go/parser"
 	"go/token"
 	"os"
@@ -145,9 +147,9 @@ var checkCases = []checkCase{
 		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/lang")),
 		"/de": withHead("/de", alts("de", "/de", "x-default", "/lang")),
 	}, []string{"/en"}, []string{"/en"}},
-	{"alternate answers 404", HreflangNotReciprocal, map[string]resp{
+	{"alternate answers 404: hreflang-to-non-200, not this", HreflangNotReciprocal, map[string]resp{
 		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/en")),
-	}, []string{"/en"}, []string{"/en"}},
+	}, []string{"/en"}, nil},
 	{"alternates name each other; x-default redirects", HreflangNotReciprocal, map[string]resp{
 		"/en":   withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/lang")),
 		"/de":   withHead("/de", alts("en", "/en", "de", "/de", "x-default", "/lang")),
@@ -323,6 +325,197 @@ var checkCases = []checkCase{
 	{"absolute og:image", OGImageRelative, map[string]resp{
 		"/a": withHead("/a", `<meta property="og:image" content="https://cdn.example/a.png"><meta property="og:image:width" content="1200">`),
 	}, []string{"/a"}, nil},
+
+	// SPEC §15.
+	{"a link robots.txt disallows", RobotsBlocked, map[string]resp{
+		"/robots.txt": text("text/plain", "User-agent: *\nDisallow: /private/\n"),
+		"/a":          withHead("/a", ""+`<p><a href="/private/x">x</a></p>`), "/private/x": withHead("/private/x", ""),
+	}, []string{"/a"}, []string{"/a"}},
+	{"a link only Googlebot may not fetch", RobotsBlocked, map[string]resp{
+		"/robots.txt": text("text/plain", "User-agent: Googlebot\nDisallow: /g/\n\nUser-agent: *\nDisallow:\n"),
+		"/a":          doc(clean("/a"), `<a href="/g/x">x</a>`), "/g/x": withHead("/g/x", ""),
+	}, []string{"/a"}, []string{"/a"}},
+	{"a sitemap URL robots.txt disallows", RobotsBlocked, map[string]resp{
+		"/robots.txt":  text("text/plain", "User-agent: *\nDisallow: /private/\n"),
+		"/sitemap.xml": sitemapOf("/private/x"), "/private/x": withHead("/private/x", ""),
+	}, nil, []string{"/private/x"}},
+	{"allowed links", RobotsBlocked, map[string]resp{
+		"/robots.txt": text("text/plain", "User-agent: *\nDisallow: /private/\nAllow: /private/ok\n"),
+		"/a":          doc(clean("/a"), `<a href="/private/ok">x</a>`), "/private/ok": withHead("/private/ok", ""),
+	}, []string{"/a"}, nil},
+
+	{"robots.txt with a line that does not parse", RobotsTxtInvalid, map[string]resp{
+		"/robots.txt": text("text/plain", "User-agent: *\nDisallow /x /y\n"), "/": withHead("/", ""),
+	}, nil, []string{"/robots.txt"}},
+	{"robots.txt as text/html", RobotsTxtInvalid, map[string]resp{
+		"/robots.txt": text("text/html", "<html>User-agent: *</html>"), "/": withHead("/", ""),
+	}, nil, []string{"/robots.txt"}},
+	{"robots.txt answers 500", RobotsTxtInvalid, map[string]resp{
+		"/robots.txt": {status: 500, ctype: "text/plain", body: "oops"}, "/": withHead("/", ""),
+	}, nil, []string{"/robots.txt"}},
+	{"a valid robots.txt, or none", RobotsTxtInvalid, map[string]resp{
+		"/robots.txt": text("text/plain; charset=utf-8", "# rules\r\nUser-agent: *\r\nDisallow: /x # a comment\r\n\r\nSitemap: {origin}/sitemap.xml\r\n"), "/": withHead("/", ""),
+	}, nil, nil},
+
+	{"meta noindex, header index", RobotsConflict, map[string]resp{
+		"/a": {header: map[string]string{"X-Robots-Tag": "index, follow"}, body: doc(clean("/a")+`<meta name="robots" content="noindex">`, "").body},
+	}, []string{"/a"}, []string{"/a"}},
+	{"two robots metas", RobotsConflict, map[string]resp{
+		"/a": withHead("/a", `<meta name="robots" content="index"><meta name="robots" content="nofollow">`),
+	}, []string{"/a"}, []string{"/a"}},
+	{"meta and header agree, or say different things", RobotsConflict, map[string]resp{
+		"/a": {header: map[string]string{"X-Robots-Tag": "noarchive"}, body: doc(clean("/a")+`<meta name="robots" content="noindex">`, "").body},
+		"/b": {header: map[string]string{"X-Robots-Tag": "noindex", "x": ""}, body: doc(clean("/b")+`<meta name="robots" content="noindex, follow">`, "").body},
+	}, []string{"/a", "/b"}, nil},
+
+	{"canonical to a noindex page", CanonicalToNoindex, map[string]resp{
+		"/a": doc(clean("/a")[:0]+`<title>A</title>`+canon("/b"), ""), "/b": withHead("/b", `<meta name="robots" content="noindex">`),
+	}, []string{"/a"}, []string{"/a"}},
+	{"canonical to an X-Robots-Tag noindex page", CanonicalToNoindex, map[string]resp{
+		"/a": doc(`<title>A</title>`+canon("/b"), ""), "/b": {header: map[string]string{"X-Robots-Tag": "noindex"}, body: withHead("/b", "").body},
+	}, []string{"/a"}, []string{"/a"}},
+	{"canonical to an indexable page", CanonicalToNoindex, map[string]resp{
+		"/a": doc(`<title>A</title>`+canon("/b"), ""), "/b": withHead("/b", ""),
+	}, []string{"/a"}, nil},
+
+	{"canonical robots.txt disallows", CanonicalToBlocked, map[string]resp{
+		"/robots.txt": text("text/plain", "User-agent: *\nDisallow: /b\n"),
+		"/a":          doc(`<title>A</title>`+canon("/b"), ""), "/b": withHead("/b", ""),
+	}, []string{"/a"}, []string{"/a"}},
+	{"canonical robots.txt allows", CanonicalToBlocked, map[string]resp{
+		"/robots.txt": text("text/plain", "User-agent: *\nDisallow: /c\n"),
+		"/a":          doc(`<title>A</title>`+canon("/b"), ""), "/b": withHead("/b", ""),
+	}, []string{"/a"}, nil},
+
+	{"en_US, english, zz-ZZ", HreflangInvalidCode, map[string]resp{
+		"/a": withHead("/a", alts("en_US", "/a", "english", "/b", "zz-ZZ", "/c", "x-default", "/a")),
+	}, []string{"/a"}, []string{"/a"}},
+	{"valid codes", HreflangInvalidCode, map[string]resp{
+		"/a": withHead("/a", alts("en", "/a", "en-GB", "/a", "de-at", "/b", "zh-Hant-TW", "/c", "X-Default", "/a")),
+	}, []string{"/a"}, nil},
+
+	{"two alternates for de", HreflangDuplicateCode, map[string]resp{
+		"/a": withHead("/a", alts("en", "/a", "de", "/b", "DE", "/c", "x-default", "/a")),
+	}, []string{"/a"}, []string{"/a"}},
+	{"one alternate per code", HreflangDuplicateCode, map[string]resp{
+		"/a": withHead("/a", alts("en", "/a", "de", "/b", "de-AT", "/c", "x-default", "/a")),
+	}, []string{"/a"}, nil},
+
+	{"an alternate that is gone", HreflangToNon200, map[string]resp{
+		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/en")),
+	}, []string{"/en"}, []string{"/en"}},
+	{"an alternate that redirects", HreflangToNon200, map[string]resp{
+		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/en")), "/de": redirect(301, "/de/"),
+		"/de/": withHead("/de/", alts("en", "/en", "de", "/de/", "x-default", "/en")),
+	}, []string{"/en"}, []string{"/en"}},
+	{"an x-default that redirects by language", HreflangToNon200, map[string]resp{
+		"/en": withHead("/en", alts("en", "/en", "x-default", "/")), "/": redirect(302, "/en"),
+	}, []string{"/en"}, nil},
+
+	{"an alternate that names another canonical", HreflangToNonCanonical, map[string]resp{
+		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/en")),
+		"/de": doc(`<title>De</title>`+canon("/en"), ""),
+	}, []string{"/en"}, []string{"/en"}},
+	{"alternates that are their own canonicals", HreflangToNonCanonical, map[string]resp{
+		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/en")),
+		"/de": withHead("/de", alts("en", "/en", "de", "/de", "x-default", "/en")),
+	}, []string{"/en"}, nil},
+
+	{"an alternate that is noindex", HreflangToNoindex, map[string]resp{
+		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/en")),
+		"/de": withHead("/de", alts("en", "/en", "de", "/de", "x-default", "/en")+`<meta name="robots" content="noindex">`),
+	}, []string{"/en"}, []string{"/en"}},
+	{"alternates that are indexable", HreflangToNoindex, map[string]resp{
+		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/en")),
+		"/de": withHead("/de", alts("en", "/en", "de", "/de", "x-default", "/en")),
+	}, []string{"/en"}, nil},
+
+	{"a link to a 404 and to a 500", LinkBroken, map[string]resp{
+		"/a": doc(clean("/a"), `<a href="/gone">x</a><a href="/error">y</a>`), "/error": {status: 500, body: "oops"},
+	}, []string{"/a"}, []string{"/a"}},
+	{"links that answer", LinkBroken, map[string]resp{
+		"/a": doc(clean("/a"), `<a href="/b">x</a>`), "/b": withHead("/b", ""),
+	}, []string{"/a"}, nil},
+
+	{"a link to a redirect", LinkToRedirect, map[string]resp{
+		"/a": doc(clean("/a"), `<a href="/old">x</a>`), "/old": redirect(301, "/b"), "/b": withHead("/b", ""),
+	}, []string{"/a"}, []string{"/a"}},
+	{"a link to the final address", LinkToRedirect, map[string]resp{
+		"/a": doc(clean("/a"), `<a href="/b">x</a>`), "/b": withHead("/b", ""),
+	}, []string{"/a"}, nil},
+
+	{"a link that takes two hops", RedirectChain, map[string]resp{
+		"/a": doc(clean("/a"), `<a href="/r1">x</a>`), "/r1": redirect(301, "/r2"), "/r2": redirect(301, "/b"), "/b": withHead("/b", ""),
+	}, []string{"/a"}, []string{"/a"}},
+	{"a sitemap URL in a redirect loop", RedirectChain, map[string]resp{
+		"/sitemap.xml": sitemapOf("/l1"), "/l1": redirect(301, "/l2"), "/l2": redirect(301, "/l1"),
+	}, nil, []string{"/l1"}},
+	{"a canonical that takes twenty hops", RedirectChain, chainSite(20), []string{"/a"}, []string{"/a"}},
+	{"one hop", RedirectChain, map[string]resp{
+		"/a": doc(clean("/a"), `<a href="/r1">x</a>`), "/r1": redirect(301, "/b"), "/b": withHead("/b", ""),
+	}, []string{"/a"}, nil},
+
+	{"two pages with one text", DuplicateWithoutCanonical, map[string]resp{
+		"/a": doc(clean("/a"), "<p>The same   words.</p>"), "/b": doc(clean("/b"), "<p>The same\nwords. </p>"),
+	}, []string{"/a", "/b"}, []string{"/a", "/b"}},
+	{"a copy that names the original", DuplicateWithoutCanonical, map[string]resp{
+		"/a": doc(clean("/a"), "<p>The same words.</p>"), "/b": doc(`<title>B</title>`+canon("/a"), "<p>The same words.</p>"),
+		"/c": doc(clean("/c"), "<p>Other words.</p><script>var same = 1</script>"),
+	}, []string{"/a", "/b", "/c"}, nil},
+
+	{"an indexable page the sitemap leaves out", SitemapMissing, map[string]resp{
+		"/sitemap.xml": sitemapOf("/a"), "/a": doc(clean("/a"), `<a href="/b">b</a>`), "/b": doc(clean("/b"), `<a href="/a">a</a>`),
+	}, nil, []string{"/b"}},
+	{"the sitemap lists every indexable page", SitemapMissing, map[string]resp{
+		"/sitemap.xml": sitemapOf("/a", "/b"), "/a": doc(clean("/a"), `<a href="/b">b</a><a href="/c">c</a>`),
+		"/b": doc(clean("/b"), `<a href="/a">a</a>`), "/c": doc(`<title>C</title>`+canon("/a"), ""),
+	}, nil, nil},
+
+	{"a sitemap URL nothing links to", SitemapOrphan, map[string]resp{
+		"/sitemap.xml": sitemapOf("/", "/lonely"), "/": doc(clean("/"), ""), "/lonely": doc(clean("/lonely"), `<a href="/">home</a>`),
+	}, nil, []string{"/lonely"}},
+	{"linked sitemap URLs", SitemapOrphan, map[string]resp{
+		"/sitemap.xml": sitemapOf("/", "/b"), "/": doc(clean("/"), `<a href="/b">b</a>`), "/b": doc(clean("/b"), `<a href="/">home</a>`),
+	}, nil, nil},
+
+	{"a short title and a long one", TitleLength, map[string]resp{
+		"/a": doc(`<title>Short</title>`+canon("/a"), ""),
+		"/b": doc(`<title>`+strings.Repeat("Long ", 13)+`</title>`+canon("/b"), ""),
+		"/c": doc(`<title>Noindex, so short</title><meta name="robots" content="noindex">`, ""),
+	}, []string{"/a", "/b", "/c"}, []string{"/a", "/b"}},
+	{"titles that fit", TitleLength, map[string]resp{
+		"/a": withHead("/a", ""), "/b": doc(`<title>`+strings.Repeat("é", 60)+`</title>`+canon("/b"), ""),
+	}, []string{"/a", "/b"}, nil},
+
+	{"a short description", DescriptionLength, map[string]resp{
+		"/a": doc(`<title>A</title><meta name="description" content="Too short.">`+canon("/a"), ""),
+		"/b": doc(`<title>B</title><meta name="description" content="`+strings.Repeat("word ", 33)+`">`+canon("/b"), ""),
+	}, []string{"/a", "/b"}, []string{"/a", "/b"}},
+	{"descriptions that fit", DescriptionLength, map[string]resp{"/a": withHead("/a", "")}, []string{"/a"}, nil},
+
+	{"a Product without offers, an Event without a date", JSONLDRequired, map[string]resp{
+		"/a": withHead("/a", ldScript+`{"@context":"https://schema.org","@type":"Product","name":"Kettle"}</script>`),
+		"/b": withHead("/b", ldScript+`{"@context":"https://schema.org","@graph":[{"@type":"Event","name":"Gig","location":{"@type":"Place","name":"Hall"}}]}</script>`),
+		"/c": withHead("/c", ldScript+`{"@type":"BreadcrumbList","itemListElement":[{"@type":"ListItem","position":1,"name":"Home"},{"@type":"ListItem","position":2,"name":"Here"}]}</script>`),
+		"/d": withHead("/d", ldScript+`{"@type":"FAQPage","mainEntity":[{"@type":"Question","name":"Why?","acceptedAnswer":{"@type":"Answer"}}]}</script>`),
+	}, []string{"/a", "/b", "/c", "/d"}, []string{"/a", "/b", "/c", "/d"}},
+	{"complete nodes, references and nested reviews", JSONLDRequired, map[string]resp{
+		"/a": withHead("/a", ldScript+`{"@context":"https://schema.org","@type":"Product","@id":"#p","name":"Kettle","offers":{"@type":"Offer","price":"20","priceCurrency":"EUR"},`+
+			`"review":{"@type":"Review","author":{"@type":"Person","name":"Ann"},"reviewRating":{"@type":"Rating","ratingValue":4}},"aggregateRating":{"@type":"AggregateRating","ratingValue":4,"reviewCount":1}}</script>`+
+			ldScript+`{"@type":"WebPage","mainEntity":{"@type":"Product","@id":"#p"}}</script>`),
+		"/b": withHead("/b", ldScript+`{"@type":"BreadcrumbList","itemListElement":[{"@type":"ListItem","position":1,"name":"Home","item":"{origin}/"},{"@type":"ListItem","position":2,"name":"Here"}]}</script>`),
+		"/c": withHead("/c", ldScript+`{"@type":"JobPosting","title":"Cook","description":"Cooks.","datePosted":"2026-11-01","hiringOrganization":{"@type":"Organization","name":"Inn"},"jobLocationType":"TELECOMMUTE","applicantLocationRequirements":{"@type":"Country","name":"DE"}}</script>`),
+	}, []string{"/a", "/b", "/c"}, nil},
+}
+
+// chainSite is a page whose canonical takes twenty redirects.
+func chainSite(n int) map[string]resp {
+	site := map[string]resp{"/a": doc(`<title>A</title>`+canon("/r/0"), "")}
+	for i := range n {
+		site[fmt.Sprintf("/r/%d", i)] = redirect(301, fmt.Sprintf("/r/%d", i+1))
+	}
+	site[fmt.Sprintf("/r/%d", n)] = withHead(fmt.Sprintf("/r/%d", n), "")
+	return site
 }
 
 // alts writes hreflang alternates: lang, path, lang, path…
@@ -357,6 +550,9 @@ func TestChecks(t *testing.T) {
 // Every check has a case that finds it and one that does not.
 func TestChecksCovered(t *testing.T) {
 	for _, c := range Checks() {
+		if c.ID == MixedScheme || strings.HasPrefix(c.ID, "diff-") {
+			continue // an https site: TestMixedScheme; -compare: TestCompare
+		}
 		var found, clean bool
 		for _, tc := range checkCases {
 			if tc.check == c.ID {
@@ -368,8 +564,8 @@ func TestChecksCovered(t *testing.T) {
 			t.Errorf("%s: a case that finds it: %v, a clean case: %v", c.ID, found, clean)
 		}
 	}
-	if len(Checks()) != 24 {
-		t.Errorf("%d checks, SPEC §7 has 24", len(Checks()))
+	if len(Checks()) != 24+20+7 {
+		t.Errorf("%d checks, SPEC §7 has 24, §15 20 and -compare 7", len(Checks()))
 	}
 }
 
@@ -438,5 +634,42 @@ func TestImports(t *testing.T) {
 				t.Errorf("%s imports %s", name, p)
 			}
 		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite docs/audit.md's checks from audit/checkdocs.go")
+
+// docs/audit.md's checks are the table the HTML report shows: one source.
+func TestDocsMatchTable(t *testing.T) {
+	const path = "../docs/audit.md"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i, j := strings.Index(doc, DocsBegin), strings.Index(doc, DocsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("docs/audit.md lacks the markers %q and %q", DocsBegin, DocsEnd)
+	}
+	want := ChecksMarkdown() + "\n"
+	got := doc[i+len(DocsBegin)+1 : j]
+	if *update {
+		doc = doc[:i+len(DocsBegin)+1] + want + doc[j:]
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got != want {
+		t.Errorf("docs/audit.md's checks differ from audit/checkdocs.go: run go test ./audit -run TestDocsMatchTable -update and read the diff")
+	}
+	for _, c := range Checks() {
+		d, ok := Doc(c.ID)
+		if !ok || d.Finds == "" || d.Why == "" || d.Fix == "" && d.Example == "" || len(d.Sources) == 0 {
+			t.Errorf("%s: documentation incomplete: %+v", c.ID, d)
+		}
+	}
+	if len(checkDocs) != len(Checks()) {
+		t.Errorf("%d docs for %d checks", len(checkDocs), len(Checks()))
 	}
 }

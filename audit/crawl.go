@@ -44,6 +44,12 @@ type page struct {
 	links     []int32
 	outcome   string
 	changes   []rewrite.Change
+	textHash  uint64   // the body text's hash, when hasText
+	hasText   bool     // the body has text
+	robots    string   // "index, follow" and the like: meta and header together
+	ldTypes   []string // JSON-LD @type values
+	// In process, for the first maxHeadsKept pages headgate changes.
+	upstreamHead, servedHead string
 }
 
 type pageAlt struct {
@@ -125,7 +131,10 @@ type crawler struct {
 
 	sitemap      map[int32]bool
 	sitemapOrder []int32
+	sitemapRead  bool // a sitemap file answered 200 and parsed
 	robots       *robotsTxt
+	robotsInfo   *RobotsInfo
+	headsKept    int
 
 	findings []Finding
 	skips    []Skip
@@ -140,6 +149,11 @@ func newCrawler(o Options) (*crawler, error) {
 	s, err := siteFor(&o)
 	if err != nil {
 		return nil, err
+	}
+	if o.Compare != "" {
+		if _, err := siteFor(&Options{Live: o.Compare}); err != nil {
+			return nil, fmt.Errorf("audit: the compared site %q is not an http(s) URL", o.Compare)
+		}
 	}
 	o.defaults()
 	c := &crawler{
@@ -247,6 +261,9 @@ func (c *crawler) run(ctx context.Context, start []string) (*Report, error) {
 
 	err := c.crawl(ctx)
 	c.finish()
+	if c.o.Compare != "" && err == nil {
+		err = c.compare(ctx)
+	}
 	return c.report(), err
 }
 
@@ -366,6 +383,10 @@ func (c *crawler) visit(ctx context.Context, j job) *result {
 		if p.noindex && !wasNoindex {
 			p.noindexIn = "robots meta"
 		}
+		c.robotsChecks(p, f.robots, resp.xRobots, res)
+		if resp.upTap != nil {
+			p.upstreamHead, p.servedHead = resp.upTap.head(), resp.outTap.head()
+		}
 	}
 	c.o.Logger.Debug("audit: fetched", "url", u, "status", p.status, "outcome", p.outcome, "duration", time.Since(began))
 	return res
@@ -385,6 +406,17 @@ func errText(err error) string {
 func (c *crawler) handle(r *result) {
 	p := r.page
 	c.pages[r.id] = p
+	if p.upstreamHead != "" || p.servedHead != "" {
+		if len(p.changes) > 0 && c.headsKept < maxHeadsKept {
+			c.headsKept++
+		} else {
+			if len(p.changes) > 0 && c.headsKept == maxHeadsKept {
+				c.headsKept++
+				c.skip("", fmt.Sprintf("the heads of more than %d changed pages are not kept for the report", maxHeadsKept))
+			}
+			p.upstreamHead, p.servedHead = "", ""
+		}
+	}
 	c.findings = append(c.findings, r.findings...)
 	for _, s := range r.skips {
 		c.skip(s.URL, s.Reason)
@@ -428,35 +460,65 @@ func (c *crawler) progress(final bool) {
 	}
 }
 
-// readRobots reads robots.txt for robots-blocks-duplicate, and returns
-// the keys of the sitemaps it names.
+// readRobots reads robots.txt for the robots checks, records what it
+// read (Report.Robots), and returns the keys of the sitemaps it names.
 func (c *crawler) readRobots(ctx context.Context) []string {
 	const key = "/robots.txt"
 	u := c.site.url(key)
+	c.robotsInfo = &RobotsInfo{URL: u}
+	invalid := func(detail string) {
+		c.findings = append(c.findings, Finding{Check: RobotsTxtInvalid, Severity: severity(RobotsTxtInvalid), URL: u, Detail: detail})
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	resp, err := c.f.fetch(ctx, key)
 	if err != nil {
-		c.skip(u, "robots.txt: no answer ("+errText(err)+"); robots-blocks-duplicate is not checked")
+		c.robotsInfo.Error = errText(err)
+		invalid("robots.txt does not answer (" + errText(err) + "): crawlers treat an unreachable robots.txt as disallowing the whole site (RFC 9309 §2.3.1.4)")
 		return nil
 	}
 	defer resp.body.Close()
+	ct := resp.header.Get("Content-Type")
+	c.robotsInfo.Status, c.robotsInfo.ContentType = resp.status, ct
 	switch {
 	case resp.status >= 500:
-		c.skip(u, fmt.Sprintf("robots.txt answers %d: crawlers take the whole site as disallowed until it answers", resp.status))
+		invalid(fmt.Sprintf("robots.txt answers %d: crawlers take the whole site as disallowed until it answers (RFC 9309 §2.3.1.4)", resp.status))
 		return nil
+	case resp.status >= 400:
+		return nil // no robots.txt: everything is allowed (RFC 9309 §2.3.1.3)
 	case resp.status != http.StatusOK:
-		return nil // no robots.txt: everything is allowed
-	case isHTML(resp.header.Get("Content-Type")):
-		c.skip(u, "robots.txt is an HTML page, not a robots.txt: crawlers find no rules in it")
+		detail := fmt.Sprintf("robots.txt answers %d, not 200", resp.status)
+		if resp.location != nil {
+			detail += ", a redirect to " + norm(resp.location) + ": crawlers follow at most five hops, and read the target's rules for this origin"
+		}
+		invalid(detail)
 		return nil
+	case isHTML(ct):
+		invalid(fmt.Sprintf("robots.txt is served as %q, an HTML page, not text/plain: crawlers find no rules in it", clip(ct, 80)))
+		return nil
+	}
+	if mt, _, _ := strings.Cut(ct, ";"); !strings.EqualFold(strings.TrimSpace(mt), "text/plain") {
+		if ct == "" {
+			invalid("robots.txt has no Content-Type: serve it as text/plain")
+		} else {
+			invalid(fmt.Sprintf("robots.txt is served as %q, not text/plain", clip(ct, 80)))
+		}
 	}
 	rt := parseRobots(resp.body)
-	if rt.badCount > 0 {
-		c.skip(u, fmt.Sprintf("robots.txt does not parse at %s (%d lines in all): those lines are ignored, as crawlers ignore them", strings.Join(rt.bad, ", "), rt.badCount))
+	c.robotsInfo.Bytes, c.robotsInfo.Lines = rt.bytes, rt.lines
+	c.robotsInfo.Rules, c.robotsInfo.GoogleRules, c.robotsInfo.Sitemaps = len(rt.rules), len(rt.google), len(rt.sitemaps)
+	c.robotsInfo.SHA256 = rt.sha256
+	if rt.tooLong {
+		invalid(fmt.Sprintf("robots.txt is longer than %d KiB: crawlers read only the first %d KiB (RFC 9309 §2.5); the rules after it are ignored", maxRobotsBytes>>10, maxRobotsBytes>>10))
+	}
+	for _, b := range rt.bad {
+		invalid("robots.txt " + b.String() + ": crawlers ignore the line")
+	}
+	if more := rt.badCount - len(rt.bad); more > 0 {
+		invalid(fmt.Sprintf("robots.txt has %d more lines that do not parse", more))
 	}
 	if c.f.staging && rt.disallowAll() {
-		c.skip(u, "site.mode is staging and robots.txt disallows everything, as headgate's staging robots.txt does: robots-blocks-duplicate is not checked")
+		c.skip(u, "site.mode is staging and robots.txt disallows everything, as headgate's staging robots.txt does: robots-blocked, robots-blocks-duplicate and canonical-to-blocked are not checked")
 	} else {
 		c.robots = rt
 	}
@@ -551,6 +613,8 @@ func (c *crawler) readSitemap(ctx context.Context, key string, emit func(string,
 	}
 	if err := parseSitemap(&limited{r: resp.body, n: maxSitemapBytes}, emit); err != nil {
 		c.skip(u, "sitemap does not parse ("+errText(err)+"): the URLs before the error are checked")
+	} else {
+		c.sitemapRead = true
 	}
 }
 
@@ -591,6 +655,7 @@ func (c *crawler) finish() {
 		c.skip("", fmt.Sprintf("max pages (%d) reached: %d more URLs not crawled", c.o.MaxPages, left))
 	}
 	c.crossChecks()
+	c.newCrossChecks()
 }
 
 func smallest(ss []string) string {
@@ -619,15 +684,27 @@ func (c *crawler) report() *Report {
 		if p.canon != nil {
 			pg.Canonical = p.canon.String()
 		}
+		if p.location != nil && p.locKey != "" {
+			for _, k := range c.chain(p).keys[1:] {
+				pg.Redirects = append(pg.Redirects, c.site.url(k))
+			}
+		} else if p.location != nil {
+			pg.Redirects = []string{norm(p.location)}
+		}
+		if p.hasText {
+			pg.BodyHash = hexHash(p.textHash)
+		}
+		pg.UpstreamHead, pg.ServedHead = p.upstreamHead, p.servedHead
 		r.Pages = append(r.Pages, pg)
 	}
+	r.Robots = c.robotsInfo
 	r.sort()
 	return r
 }
 
-func (r *Report) sort() {
-	sort.SliceStable(r.Findings, func(i, j int) bool {
-		a, b := r.Findings[i], r.Findings[j]
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
 		if a.Check != b.Check {
 			return a.Check < b.Check
 		}
@@ -636,6 +713,10 @@ func (r *Report) sort() {
 		}
 		return a.Detail < b.Detail
 	})
+}
+
+func (r *Report) sort() {
+	sortFindings(r.Findings)
 	sort.SliceStable(r.Pages, func(i, j int) bool { return r.Pages[i].URL < r.Pages[j].URL })
 	sort.SliceStable(r.Skipped, func(i, j int) bool {
 		a, b := r.Skipped[i], r.Skipped[j]

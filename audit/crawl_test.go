@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,8 +149,8 @@ func TestUnparsableRobots(t *testing.T) {
 	for _, tc := range []struct {
 		name, ctype, body, want string
 	}{
-		{"garbage lines", "text/plain", "User-agent: *\nthis is not a rule\nDisallow /x\n<html>\n", "does not parse at line 2"},
-		{"an HTML page", "text/html", "<!doctype html><title>Not found</title>", "is an HTML page"},
+		{"garbage lines", "text/plain", "User-agent: *\nthis is not a rule\nDisallow /x\n<html>\n", "line 2"},
+		{"an HTML page", "text/html", "<!doctype html><title>Not found</title>", "an HTML page"},
 		{"rules before a User-agent", "text/plain", "Disallow: /x\n", "before any User-agent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -158,8 +159,12 @@ func TestUnparsableRobots(t *testing.T) {
 				"/":           doc(clean("/"), `<a href="/b">b</a>`),
 				"/b":          withHead("/b", ""),
 			}, Options{})
-			if s := skipped(r, tc.want); len(s) != 1 || s[0].URL != srv.URL+"/robots.txt" {
-				t.Errorf("skipped = %+v, want %q on robots.txt", r.Skipped, tc.want)
+			ok := false
+			for _, f := range findingsOf(r, RobotsTxtInvalid) {
+				ok = ok || strings.Contains(f.Detail, tc.want) && f.URL == srv.URL+"/robots.txt"
+			}
+			if !ok {
+				t.Errorf("findings = %+v, want robots-txt-invalid %q on robots.txt", r.Findings, tc.want)
 			}
 			if len(r.Pages) != 2 {
 				t.Errorf("the crawl stopped: pages = %+v", r.Pages)
@@ -171,12 +176,13 @@ func TestUnparsableRobots(t *testing.T) {
 // robots.txt never stops the crawl: an auditor audits staging, which
 // disallows everything.
 func TestRobotsDoesNotStopTheCrawl(t *testing.T) {
-	r, _ := auditLive(t, map[string]resp{
+	r, srv := auditLive(t, map[string]resp{
 		"/robots.txt": text("text/plain", "User-agent: *\nDisallow: /\n"),
 		"/":           doc(clean("/"), `<a href="/b">b</a>`),
 		"/b":          withHead("/b", ""),
 	}, Options{})
-	if len(r.Pages) != 2 || len(r.Findings) != 0 {
+	// robots-blocked says what crawlers would not fetch.
+	if got := pathsOf(r, srv.URL, RobotsBlocked); len(r.Pages) != 2 || len(r.Findings) != 1 || !slices.Equal(got, []string{"/"}) {
 		t.Errorf("pages %+v, findings %+v", r.Pages, r.Findings)
 	}
 }

@@ -40,9 +40,10 @@
 // once, Timeout each request with its body, MaxBytes each body.
 //
 // robots.txt is read but not obeyed: an auditor audits staging, which
-// disallows everything. It serves robots-blocks-duplicate only (RFC 9309
-// groups for "User-agent: *", longest match, Allow wins a tie, "*" and a
-// final "$"). Lines that do not parse are noted; the crawl goes on.
+// disallows everything. It serves robots-blocked, robots-blocks-duplicate
+// and canonical-to-blocked (RFC 9309 groups for "User-agent: *" and for
+// Googlebot, longest match, Allow wins a tie, "*" and a final "$", 500
+// KiB); what is wrong with the file is robots-txt-invalid.
 //
 // Staging: when the config's site.mode is staging, pages are judged as
 // production will serve them: the X-Robots-Tag headgate puts on every
@@ -89,11 +90,36 @@
 //     counts for sitemap-noindex.
 //   - A canonical that is no http(s) URL (javascript:) is canonical-not-200:
 //     no crawler can fetch it.
+//   - A target that answers badly is reported once, by what is wrong with
+//     it: an alternate that errors is hreflang-to-non-200, not also
+//     hreflang-not-reciprocal; an x-default that redirects (a language
+//     chooser) is fine. A link to a chain is link-to-redirect and
+//     redirect-chain. Loops and chains past 10 hops are redirect-chain.
+//   - A 4xx robots.txt is no robots.txt (RFC 9309 §2.3.1.3), not
+//     robots-txt-invalid; a 5xx, a redirect, no answer or another type
+//     than text/plain is.
+//   - title-length and description-length judge indexable pages only, as
+//     description-missing does; sitemap-missing needs a sitemap that
+//     parsed; sitemap-orphan needs a crawl that reached every URL it found,
+//     and leaves sitemap URLs the other sitemap checks report alone.
+//   - mixed-scheme names URLs on the site's own host over http, when the
+//     base URL or the live URL is https.
+//
+// # Baselines and comparisons
+//
+// ReadBaseline reads an earlier JSON report (its "version" must be
+// ReportVersion); Report.ApplyBaseline marks each finding new or known by
+// (check, URL), lists the fixed ones, and makes Fails count new findings
+// only. Options.Compare crawls a second site along the crawled paths and
+// reports the diff-* findings; of each of its pages only the same few
+// facts are kept.
 //
 // # Security
 //
 // Pages are untrusted. Nothing runs them; every buffer is bounded; no
 // request leaves the site's origins (other hosts and non-http links are
-// only noted); the HTML report is html/template output with no scripts
-// and no external resources, so a hostile title or URL stays text.
+// only noted); the HTML report is html/template output with no external
+// resources and one inline script of its own, the only one its
+// Content-Security-Policy allows (by hash), so a hostile title or URL
+// stays text.
 package audit

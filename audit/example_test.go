@@ -12,7 +12,8 @@ import (
 )
 
 // A two-page site crawled live: a relative canonical, a missing one, a
-// missing description and a title the two pages share.
+// missing description, a title the two pages share, a title and a
+// description too short to read well in results.
 func ExampleRun() {
 	pages := map[string]string{
 		"/":      `<!doctype html><title>Home</title><link rel="canonical" href="/"><a href="/about">About</a>`,
@@ -41,8 +42,11 @@ func ExampleRun() {
 	// Output:
 	// canonical-missing warning /about
 	// canonical-relative error /
+	// description-length warning /about
 	// description-missing warning /
 	// title-duplicate warning /
 	// title-duplicate warning /about
+	// title-length warning /
+	// title-length warning /about
 	// fails on errors: true
 }

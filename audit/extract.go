@@ -49,6 +49,38 @@ type facts struct {
 	linkSeen  map[string]bool
 	positions bool // false when the head was too long to tell head from body
 	linksCut  bool
+	text      textHash // the body's text, whitespace-normalized
+	httpLinks []string // http:// links to an https origin of the site
+}
+
+// textHash hashes text as it streams past, whitespace runs made one space
+// and the ends trimmed (FNV-1a, 64 bits): the page's body text in 8 bytes.
+type textHash struct {
+	h       uint64
+	n       int64 // bytes hashed
+	pending bool  // a blank was seen since the last byte hashed
+}
+
+const fnvOffset, fnvPrime = 14695981039346656037, 1099511628211
+
+func (t *textHash) write(b []byte) {
+	if t.n == 0 && t.h == 0 {
+		t.h = fnvOffset
+	}
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\f', '\r':
+			t.pending = t.n > 0
+			continue
+		}
+		if t.pending {
+			t.h = (t.h ^ ' ') * fnvPrime
+			t.n++
+			t.pending = false
+		}
+		t.h = (t.h ^ uint64(c)) * fnvPrime
+		t.n++
+	}
 }
 
 type metaVal struct{ key, value string }
@@ -58,8 +90,11 @@ type alt struct{ lang, href string }
 // ldBlock is one ld+json script: why it is invalid, or the page URLs its
 // nodes name.
 type ldBlock struct {
-	err  string
-	refs []ldRef
+	err     string
+	refs    []ldRef
+	types   []string    // @type values of its nodes
+	missing []ldMissing // required properties its nodes lack
+	note    string      // a bound cut the walk short
 }
 
 type ldRef struct{ typ, prop, value string }
@@ -223,6 +258,9 @@ func (ex *extractor) prefix(z *html.Tokenizer, pre *bytes.Buffer) (ended, eof bo
 // walk visits the parsed prefix in document order.
 func (ex *extractor) walk(n *html.Node, inHead bool) {
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && !inHead && n.Type == html.ElementNode && !rawTextElement(n.DataAtom) {
+			ex.f.text.write([]byte(c.Data))
+		}
 		if c.Type != html.ElementNode || c.Namespace != "" {
 			continue // text, comments; svg and math hold no head tags or page links
 		}
@@ -243,6 +281,17 @@ func (ex *extractor) walk(n *html.Node, inHead bool) {
 		}
 		ex.walk(c, inHead)
 	}
+}
+
+// rawTextElement reports whether an element's text is no page text (a
+// script, a style, the title) for the body-text hash.
+func rawTextElement(a atom.Atom) bool {
+	switch a {
+	case atom.Script, atom.Style, atom.Title, atom.Noscript, atom.Template, atom.Textarea,
+		atom.Xmp, atom.Iframe, atom.Noembed, atom.Noframes, atom.Plaintext:
+		return true
+	}
+	return false
 }
 
 func nodeText(n *html.Node) string {
@@ -360,6 +409,10 @@ func (ex *extractor) link(raw string) {
 	}
 	key, ok := ex.site.keyOf(u)
 	if !ok {
+		if ex.site.httpsTwin(u) && len(f.httpLinks) < 10 && !f.linkSeen["\x01"+norm(u)] {
+			f.linkSeen["\x01"+norm(u)] = true
+			f.httpLinks = append(f.httpLinks, norm(u))
+		}
 		ex.skip(norm(u), "link to another site, not followed")
 		return
 	}
@@ -396,13 +449,19 @@ func (ex *extractor) rest(z *html.Tokenizer) {
 	)
 	known := ex.f.positions
 	tmpl, foreign, pending := 0, 0, none
+	rawNext := false // the next text token is a raw-text element's
 	var attrs []html.Attribute
 	for {
 		tt := z.Next()
+		wasRaw := rawNext
+		rawNext = false
 		switch tt {
 		case html.ErrorToken:
 			return
 		case html.TextToken:
+			if !wasRaw && tmpl == 0 {
+				ex.f.text.write(z.Text())
+			}
 			switch pending {
 			case wantTitle:
 				ex.title(string(z.Text()))
@@ -437,6 +496,7 @@ func (ex *extractor) rest(z *html.Tokenizer) {
 		if a == atom.Template {
 			tmpl++
 		}
+		rawNext = tt == html.StartTagToken && foreign == 0 && rawTextElement(a)
 		if tmpl > 0 {
 			continue
 		}
@@ -558,6 +618,7 @@ func parseLD(text string) ldBlock {
 	default:
 		return ldBlock{err: "is neither an object nor an array"}
 	}
+	b.types, b.missing, b.note = ldWalk(v)
 	return b
 }
 

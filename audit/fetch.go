@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bufio"
+	"bytes"
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
@@ -33,6 +34,46 @@ type response struct {
 	// xRobots are the X-Robots-Tag values the checks judge: in staging
 	// mode, the ones production would send (see doc.go).
 	xRobots []string
+	// upTap and outTap keep, in process, the head of the upstream's page
+	// and of the page headgate serves.
+	upTap, outTap *headTap
+}
+
+// Bounds of the heads kept for the HTML report's before/after view.
+const (
+	maxHeadShown = 32 << 10 // bytes of one head
+	maxHeadsKept = 200      // pages whose heads are kept
+)
+
+// headTap copies the first maxHeadShown bytes read through it.
+type headTap struct {
+	r   io.Reader
+	buf []byte
+}
+
+func (t *headTap) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	if room := maxHeadShown - len(t.buf); room > 0 && n > 0 {
+		t.buf = append(t.buf, p[:min(n, room)]...)
+	}
+	return n, err
+}
+
+// head returns what was read up to and including the first </head> (else
+// up to the first <body, else all of it), as text.
+func (t *headTap) head() string {
+	b := t.buf
+	low := bytes.ToLower(b)
+	if i := bytes.Index(low, []byte("</head")); i >= 0 {
+		end := i + len("</head")
+		if j := bytes.IndexByte(b[end:], '>'); j >= 0 {
+			end += j + 1
+		}
+		b = b[:end]
+	} else if i := bytes.Index(low, []byte("<body")); i >= 0 {
+		b = b[:i]
+	}
+	return strings.ToValidUTF8(string(b), "\ufffd")
 }
 
 // fetcher gets one key, live or through the rewrite engine.
@@ -125,6 +166,19 @@ func (f *fetcher) fetchInProcess(ctx context.Context, key string) (*response, er
 	if rules.CheckPath(path) != nil {
 		return &response{status: http.StatusBadRequest, header: http.Header{}, body: http.NoBody, outcome: "bad_path"}, nil
 	}
+	if f.o.Redirect != nil {
+		if status, loc, ok := f.o.Redirect(key); ok {
+			r := &response{status: status, header: http.Header{}, body: http.NoBody, outcome: "redirected"}
+			if loc != "" {
+				r.header.Set("Location", loc)
+				r.location = f.location(f.site.parse(key), loc)
+			} else {
+				r.header.Set("X-Robots-Tag", "noindex")
+			}
+			r.xRobots = r.header.Values("X-Robots-Tag")
+			return r, nil
+		}
+	}
 	m := f.cfg.Resolve(key)
 	if m.Deny {
 		return &response{status: http.StatusNotFound, header: http.Header{}, body: http.NoBody, outcome: "denied"}, nil
@@ -148,7 +202,8 @@ func (f *fetcher) fetchInProcess(ctx context.Context, key string) (*response, er
 	ct := r.header.Get("Content-Type")
 	var head *rules.Head
 	if r.status == http.StatusOK && isHTML(ct) {
-		rr := rewrite.NewReader(r.body, rewrite.Options{
+		r.upTap = &headTap{r: r.body}
+		rr := rewrite.NewReader(r.upTap, rewrite.Options{
 			Match:           m,
 			ContentType:     ct,
 			CSP:             r.header.Get("Content-Security-Policy"),
@@ -166,7 +221,8 @@ func (f *fetcher) fetchInProcess(ctx context.Context, key string) (*response, er
 		if head == nil && m.Any() {
 			head = m.Render(res.Page)
 		}
-		r.body = readCloser{rr, r.body}
+		r.outTap = &headTap{r: rr}
+		r.body = readCloser{r.outTap, r.body}
 	} else if m.Any() {
 		// SPEC §4.8: a response that is not rewritten carries the
 		// canonical and robots as headers.

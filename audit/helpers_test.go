@@ -29,8 +29,8 @@ func doc(head, body string) resp {
 // clean is the head of a page with nothing wrong: a title and a
 // description of its own, an absolute canonical to itself.
 func clean(path string) string {
-	return `<meta charset="utf-8"><title>Title of ` + path + `</title>` +
-		`<meta name="description" content="About ` + path + `">` +
+	return `<meta charset="utf-8"><title>Title of ` + path + ` on the audit's test site</title>` +
+		`<meta name="description" content="About ` + path + `, one page of the audit's test site, described at a length results show.">` +
 		`<link rel="canonical" href="{origin}` + path + `">`
 }
 

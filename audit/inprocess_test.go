@@ -113,7 +113,8 @@ func TestInProcessDenyAndHost(t *testing.T) {
 			t.Errorf("Host %q, want the public host (preserve_host)", h)
 		}
 	}
-	if len(r.Findings) != 0 {
+	// The links to the denied and the refused path are broken links.
+	if got := pathsOf(r, base, LinkBroken); len(r.Findings) != 2 || !slices.Equal(got, []string{"/"}) {
 		t.Errorf("findings %+v", r.Findings)
 	}
 }
@@ -271,8 +272,8 @@ func TestInProcessSitemapHandler(t *testing.T) {
 	}
 
 	r, _ = auditInProcess(t, site, "", Options{Sitemap: fakeSitemap{panicOn: "/robots.txt"}})
-	if len(skipped(r, "panicked")) != 1 || pageOf(r, base+"/") == nil {
-		t.Errorf("a panicking handler: skipped %+v, pages %+v", r.Skipped, r.Pages)
+	if f := findingsOf(r, RobotsTxtInvalid); len(f) != 1 || !strings.Contains(f[0].Detail, "panicked") || pageOf(r, base+"/") == nil {
+		t.Errorf("a panicking handler: findings %+v, pages %+v", r.Findings, r.Pages)
 	}
 }
 
@@ -304,7 +305,7 @@ func TestInProcessRedirects(t *testing.T) {
 	if pg := pageOf(r, base+"/new"); pg == nil || pg.Status != 200 {
 		t.Errorf("/new = %+v", pg)
 	}
-	if len(r.Findings) != 0 || len(r.Skipped) != 1 || len(skipped(r, "sitemap answers 404")) != 1 {
+	if got := pathsOf(r, base, LinkToRedirect); len(r.Findings) != 2 || !slices.Equal(got, []string{"/"}) || len(r.Skipped) != 1 || len(skipped(r, "sitemap answers 404")) != 1 {
 		t.Errorf("findings %+v, skipped %+v", r.Findings, r.Skipped)
 	}
 }
@@ -332,5 +333,37 @@ func TestInProcessStallInHead(t *testing.T) {
 	}
 	if len(skipped(r, "reading stopped")) != 1 || len(pathsOf(r, base, TitleMissing)) != 0 {
 		t.Errorf("skipped %+v, findings %+v", r.Skipped, r.Findings)
+	}
+}
+
+// The redirects headgate answers itself are crawled as hops, without
+// asking the upstream: a chain through them is redirect-chain, a 410 a
+// broken link.
+func TestInProcessOwnRedirects(t *testing.T) {
+	site := map[string]resp{
+		"/":    doc(clean("/"), `<a href="/old">old</a> <a href="/older">older</a> <a href="/removed">removed</a>`),
+		"/new": withHead("/new", ""),
+	}
+	own := map[string]string{"/old": base + "/new", "/older": base + "/old"}
+	r, up := auditInProcess(t, site, "", Options{Redirect: func(target string) (int, string, bool) {
+		if target == "/removed" {
+			return 410, "", true
+		}
+		loc, ok := own[target]
+		return 301, loc, ok
+	}})
+	for _, s := range up.requests() {
+		if s == "/old" || s == "/older" || s == "/removed" {
+			t.Errorf("the upstream was asked for %s", s)
+		}
+	}
+	if p := pageOf(r, base+"/older"); p == nil || p.Status != 301 || p.Outcome != "redirected" || !slices.Equal(p.Redirects, []string{base + "/old", base + "/new"}) {
+		t.Errorf("/older = %+v", p)
+	}
+	if got := pathsOf(r, base, RedirectChain); !slices.Equal(got, []string{"/"}) {
+		t.Errorf("redirect-chain on %v", got)
+	}
+	if got := findingsOf(r, LinkBroken); len(got) != 1 || !strings.Contains(got[0].Detail, "410") {
+		t.Errorf("link-broken %+v", got)
 	}
 }

@@ -2,11 +2,14 @@ package audit
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
 	"sort"
+	"strings"
 
 	"github.com/headgate/headgate/rewrite"
 )
@@ -17,8 +20,12 @@ func (r *Report) sorted() *Report {
 		Findings: append([]Finding(nil), r.Findings...),
 		Pages:    append([]Page(nil), r.Pages...),
 		Skipped:  append([]Skip(nil), r.Skipped...),
+		Fixed:    append([]Finding(nil), r.Fixed...),
+		Robots:   r.Robots,
+		Baseline: r.Baseline,
 	}
 	c.sort()
+	sortFindings(c.Fixed)
 	return c
 }
 
@@ -79,7 +86,18 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, g := range r.groups() {
 		fmt.Fprintf(bw, "%s (%s, %d) — %s\n", g.Check.ID, g.Check.Severity, len(g.Findings), g.Check.Finds)
 		for _, f := range g.Findings {
-			fmt.Fprintf(bw, "  %s\n      %s\n", f.URL, f.Detail)
+			mark := ""
+			if f.Status == StatusNew {
+				mark = " [new]"
+			}
+			fmt.Fprintf(bw, "  %s%s\n      %s\n", f.URL, mark, f.Detail)
+		}
+		fmt.Fprintln(bw)
+	}
+	if r.Baseline && len(r.Fixed) > 0 {
+		fmt.Fprintf(bw, "fixed since the baseline (%d)\n", len(r.Fixed))
+		for _, f := range r.Fixed {
+			fmt.Fprintf(bw, "  %s %s\n      %s\n", f.Check, f.URL, f.Detail)
 		}
 		fmt.Fprintln(bw)
 	}
@@ -96,6 +114,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	errs, warns := r.counts()
 	fmt.Fprintf(bw, "%s, %s on %s", plural(errs, "error"), plural(warns, "warning"), plural(len(r.Pages), "page"))
+	if r.Baseline {
+		fmt.Fprintf(bw, "; against the baseline %d new, %d fixed", r.newCount(), len(r.Fixed))
+	}
 	if changed := r.changedPages(); changed > 0 {
 		fmt.Fprintf(bw, "; headgate changes the head of %s (-format html or json lists the tags)", plural(changed, "page"))
 	}
@@ -121,25 +142,49 @@ type jsonChange struct {
 }
 
 type jsonPage struct {
-	URL       string       `json:"url"`
-	Status    int          `json:"status"`
-	Location  string       `json:"location,omitempty"`
-	Canonical string       `json:"canonical,omitempty"`
-	Outcome   string       `json:"outcome,omitempty"`
-	Changes   []jsonChange `json:"changes,omitempty"`
+	URL          string       `json:"url"`
+	Status       int          `json:"status"`
+	Location     string       `json:"location,omitempty"`
+	Redirects    []string     `json:"redirects,omitempty"`
+	Canonical    string       `json:"canonical,omitempty"`
+	BodyHash     string       `json:"body_hash,omitempty"`
+	Outcome      string       `json:"outcome,omitempty"`
+	Changes      []jsonChange `json:"changes,omitempty"`
+	UpstreamHead string       `json:"upstream_head,omitempty"`
+	ServedHead   string       `json:"served_head,omitempty"`
 }
 
 type jsonReport struct {
-	Findings []Finding  `json:"findings"`
-	Pages    []jsonPage `json:"pages"`
-	Skipped  []Skip     `json:"skipped"`
+	Version  int         `json:"version"`
+	Findings []Finding   `json:"findings"`
+	Fixed    []Finding   `json:"fixed,omitempty"`
+	Pages    []jsonPage  `json:"pages"`
+	Skipped  []Skip      `json:"skipped"`
+	Robots   *RobotsInfo `json:"robots,omitempty"`
+}
+
+// newCount is the number of findings a baseline did not have.
+func (r *Report) newCount() int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Status == StatusNew {
+			n++
+		}
+	}
+	return n
 }
 
 // WriteJSON writes {"findings": […], "pages": […], "skipped": […]}, in a
 // stable order: findings by check, URL and detail; pages by URL.
 func (r *Report) WriteJSON(w io.Writer) error {
 	r = r.sorted()
-	out := jsonReport{Findings: r.Findings, Pages: []jsonPage{}, Skipped: r.Skipped}
+	out := jsonReport{Version: ReportVersion, Findings: r.Findings, Pages: []jsonPage{}, Skipped: r.Skipped, Robots: r.Robots}
+	if r.Baseline {
+		out.Fixed = r.Fixed
+		if out.Fixed == nil {
+			out.Fixed = []Finding{}
+		}
+	}
 	if out.Findings == nil {
 		out.Findings = []Finding{}
 	}
@@ -147,7 +192,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 		out.Skipped = []Skip{}
 	}
 	for _, p := range r.Pages {
-		jp := jsonPage{URL: p.URL, Status: p.Status, Location: p.Location, Canonical: p.Canonical, Outcome: p.Outcome}
+		jp := jsonPage{URL: p.URL, Status: p.Status, Location: p.Location, Redirects: p.Redirects, Canonical: p.Canonical,
+			BodyHash: p.BodyHash, Outcome: p.Outcome, UpstreamHead: p.UpstreamHead, ServedHead: p.ServedHead}
 		for _, c := range p.Changes {
 			jp.Changes = append(jp.Changes, jsonChange{string(c.Action), c.Identity, c.Reason, c.Value})
 		}
@@ -165,76 +211,175 @@ type htmlSummary struct {
 }
 
 type htmlPage struct {
-	URL     string
-	Outcome string
-	Changes []rewrite.Change
+	URL                      string
+	Outcome                  string
+	Changes                  []rewrite.Change
+	UpstreamHead, ServedHead string
+}
+
+type htmlGroup struct {
+	Check    Check
+	Doc      CheckDoc
+	Findings []Finding
 }
 
 type htmlData struct {
 	Errors, Warnings, Pages, Skips int
+	Baseline                       bool
+	New, Known                     int
 	Summary                        []htmlSummary
-	Groups                         []group
+	Groups                         []htmlGroup
+	Fixed                          []Finding
 	Changed                        []htmlPage
 	Skipped                        []Skip
+	Robots                         *RobotsInfo
+	CSP                            string
 }
 
 // WriteHTML writes one self-contained HTML file: a summary with the count
-// per check, the findings grouped by check, the tags headgate writes,
-// replaces, corrects and drops per page (in-process mode), and what was
-// skipped. It has no scripts and loads nothing.
+// per check, the findings grouped by check with each check's why and fix
+// (the text of docs/audit.md), against a baseline the fixed findings, the
+// tags headgate writes, replaces, corrects and drops per page with the
+// upstream's head beside the served one (in-process mode), and what was
+// skipped. It loads nothing; one inline script, allowed by its hash in the
+// page's Content-Security-Policy, filters the findings by severity, check
+// and status (the URL fragment holds the filter: #severity=error&check=…).
+// With scripts off every finding shows.
 func (r *Report) WriteHTML(w io.Writer) error {
 	r = r.sorted()
-	d := htmlData{Pages: len(r.Pages), Skips: len(r.Skipped), Skipped: r.Skipped, Groups: r.groups()}
+	d := htmlData{Pages: len(r.Pages), Skips: len(r.Skipped), Skipped: r.Skipped, Baseline: r.Baseline, Fixed: r.Fixed, Robots: r.Robots, CSP: reportCSP}
 	d.Errors, d.Warnings = r.counts()
-	for _, g := range d.Groups {
+	for _, g := range r.groups() {
+		doc, _ := Doc(g.Check.ID)
+		d.Groups = append(d.Groups, htmlGroup{g.Check, doc, g.Findings})
 		d.Summary = append(d.Summary, htmlSummary{g.Check.ID, g.Check.Severity, g.Check.Finds, len(g.Findings)})
+	}
+	for _, f := range r.Findings {
+		switch f.Status {
+		case StatusNew:
+			d.New++
+		case StatusKnown:
+			d.Known++
+		}
 	}
 	for _, p := range r.Pages {
 		if len(p.Changes) > 0 {
-			d.Changed = append(d.Changed, htmlPage{p.URL, p.Outcome, p.Changes})
+			d.Changed = append(d.Changed, htmlPage{p.URL, p.Outcome, p.Changes, headLines(p.UpstreamHead), headLines(p.ServedHead)})
 		}
 	}
 	return htmlReport.Execute(w, d)
 }
 
-var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{"plural": plural}).Parse(`<!doctype html>
+// headLines puts each tag of a head on a line of its own, for reading.
+func headLines(h string) string {
+	return strings.ReplaceAll(h, "><", ">\n<")
+}
+
+// reportScript filters the findings. It reads and writes the filter in
+// the URL fragment, so that a filtered report can be linked.
+const reportScript = `(function () {
+  var form = document.getElementById("filters");
+  var sev = document.getElementById("f-severity"), chk = document.getElementById("f-check"), st = document.getElementById("f-status");
+  form.hidden = false;
+  function read() {
+    var q = new URLSearchParams(location.hash.slice(1));
+    sev.value = q.get("severity") || "";
+    chk.value = q.get("check") || "";
+    if (st) st.value = q.get("status") || "";
+    if (sev.selectedIndex < 0) sev.value = "";
+    if (chk.selectedIndex < 0) chk.value = "";
+    if (st && st.selectedIndex < 0) st.value = "";
+  }
+  function apply() {
+    var s = sev.value, c = chk.value, t = st ? st.value : "", shown = 0;
+    document.querySelectorAll("[data-check]").forEach(function (e) {
+      e.hidden = !((!s || e.dataset.severity === s) && (!c || e.dataset.check === c) && (!t || !e.dataset.status || e.dataset.status === t));
+    });
+    document.querySelectorAll("section.group").forEach(function (g) {
+      if (!g.hidden && !g.querySelector("tr.finding:not([hidden])")) g.hidden = true;
+    });
+    shown = document.querySelectorAll("section.group:not([hidden]) tr.finding:not([hidden])").length;
+    document.getElementById("shown").textContent = shown + " shown";
+  }
+  function change() {
+    var q = new URLSearchParams();
+    if (sev.value) q.set("severity", sev.value);
+    if (chk.value) q.set("check", chk.value);
+    if (st && st.value) q.set("status", st.value);
+    history.replaceState(null, "", "#" + q.toString());
+    apply();
+  }
+  [sev, chk, st].forEach(function (e) { if (e) e.addEventListener("change", change); });
+  window.addEventListener("hashchange", function () { read(); apply(); });
+  read();
+  apply();
+})();`
+
+var reportCSP = func() string {
+	sum := sha256.Sum256([]byte(reportScript))
+	return "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}()
+
+var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{"plural": plural, "md": inlineMarkdown}).Parse(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{{.CSP}}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <title>headgate audit: {{plural .Errors "error"}}, {{plural .Warnings "warning"}}</title>
 <style>
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1d1d1f;background:#fff}
+[hidden]{display:none!important}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:76rem;padding:0 1rem;color:#1d1d1f;background:#fff}
 h1{font-size:1.6rem;margin-bottom:.3rem}h2{font-size:1.2rem;margin-top:2.2rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}
-h3{font-size:1rem;margin:1.2rem 0 .3rem;word-break:break-all}
+h3{font-size:1rem;margin:1.2rem 0 .3rem;word-break:break-all}h4{margin:.4rem 0;font-size:.9rem}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}th,td{text-align:left;padding:.3rem .5rem;border-bottom:1px solid #eee;vertical-align:top}
 th{background:#f6f6f6;font-weight:600}td.url{word-break:break-all;width:40%}
-.sev{display:inline-block;border-radius:.25rem;padding:0 .4rem;font-size:.8rem;font-weight:600;color:#fff}
-.error{background:#c62828}.warning{background:#b26a00}
+.sev,.st{display:inline-block;border-radius:.25rem;padding:0 .4rem;font-size:.8rem;font-weight:600;color:#fff}
+.error{background:#c62828}.warning{background:#b26a00}.st.new{background:#6a1b9a}.st.known{background:#78909c}
 .totals span{margin-right:1.2rem}.muted{color:#666}code{font:13px ui-monospace,SFMono-Regular,Menlo,monospace}
+.doc{background:#f8f9fb;border-left:3px solid #90a4ae;padding:.4rem .8rem;margin:.5rem 0}.doc p{margin:.3rem 0}
 .wrote{color:#1b5e20}.replaced{color:#0d47a1}.corrected{color:#4a148c}.dropped{color:#b71c1c}
+form#filters{background:#f6f6f6;padding:.5rem .8rem;border-radius:.3rem;margin:1rem 0}form#filters label{margin-right:1rem}
+.heads{display:grid;grid-template-columns:1fr 1fr;gap:.8rem}.heads pre{background:#fafafa;border:1px solid #e0e0e0;padding:.5rem;overflow:auto;max-height:24rem;white-space:pre-wrap;word-break:break-all;font:12px/1.4 ui-monospace,Menlo,monospace;margin:0}
 </style>
 </head>
 <body>
 <h1>headgate audit</h1>
-<p class="totals"><span>{{plural .Errors "error"}}</span><span>{{plural .Warnings "warning"}}</span><span>{{plural .Pages "page"}}</span><span>{{.Skips}} skipped</span></p>
+<p class="totals" id="totals"><span>{{plural .Errors "error"}}</span><span>{{plural .Warnings "warning"}}</span><span>{{plural .Pages "page"}}</span><span>{{.Skips}} skipped</span>{{if .Baseline}}<span>{{.New}} new</span><span>{{.Known}} known</span><span>{{len .Fixed}} fixed</span>{{end}}</p>
+{{if .Robots}}<p class="muted">robots.txt: {{.Robots.URL}} answered {{if .Robots.Status}}{{.Robots.Status}}{{else}}nothing{{end}}{{if .Robots.ContentType}} ({{.Robots.ContentType}}){{end}}, {{.Robots.Lines}} lines, {{.Robots.Rules}} rules for *, {{.Robots.GoogleRules}} for Googlebot.</p>{{end}}
 {{if .Summary}}
-<h2>Summary</h2>
+<form id="filters" hidden>
+<label>severity <select id="f-severity"><option value="">all</option><option value="error">error</option><option value="warning">warning</option></select></label>
+<label>check <select id="f-check"><option value="">all</option>{{range .Summary}}<option value="{{.ID}}">{{.ID}}</option>{{end}}</select></label>
+{{if .Baseline}}<label>status <select id="f-status"><option value="">all</option><option value="new">new</option><option value="known">known</option></select></label>{{end}}
+<span id="shown" class="muted"></span>
+</form>
+<h2 id="summary">Summary</h2>
 <table>
 <tr><th>check</th><th>severity</th><th>finds</th><th>count</th></tr>
-{{range .Summary}}<tr><td><a href="#{{.ID}}"><code>{{.ID}}</code></a></td><td><span class="sev {{.Severity}}">{{.Severity}}</span></td><td>{{.Finds}}</td><td>{{.Count}}</td></tr>
+{{range .Summary}}<tr data-check="{{.ID}}" data-severity="{{.Severity}}"><td><a href="#{{.ID}}"><code>{{.ID}}</code></a></td><td><span class="sev {{.Severity}}">{{.Severity}}</span></td><td>{{.Finds}}</td><td>{{.Count}}</td></tr>
 {{end}}</table>
 {{else}}
 <p>No findings.</p>
 {{end}}
 {{range .Groups}}
+<section class="group" data-check="{{.Check.ID}}" data-severity="{{.Check.Severity}}">
 <h2 id="{{.Check.ID}}"><code>{{.Check.ID}}</code> <span class="sev {{.Check.Severity}}">{{.Check.Severity}}</span> <span class="muted">{{len .Findings}}</span></h2>
-{{if .Check.Finds}}<p class="muted">{{.Check.Finds}}</p>{{end}}
+{{if .Doc.Why}}<div class="doc"><p class="finds"><b>Finds</b> {{md .Doc.Finds}}</p><p class="why"><b>Why it matters:</b> {{md .Doc.Why}}</p><p class="fix"><b>How to fix it:</b> {{md .Doc.Fix}}</p>{{if .Doc.Example}}<pre><code>{{.Doc.Example}}</code></pre>{{end}}{{if .Doc.Sources}}<p class="muted">Sources: {{range $i, $s := .Doc.Sources}}{{if $i}}; {{end}}<a href="{{$s.URL}}">{{$s.Title}}</a>{{end}}</p>{{end}}</div>
+{{else if .Check.Finds}}<p class="muted">{{.Check.Finds}}</p>{{end}}
 <table>
 <tr><th>page</th><th>detail</th></tr>
-{{range .Findings}}<tr><td class="url"><a href="{{.URL}}">{{.URL}}</a></td><td>{{.Detail}}</td></tr>
+{{range .Findings}}<tr class="finding" data-check="{{.Check}}" data-severity="{{.Severity}}"{{if .Status}} data-status="{{.Status}}"{{end}}><td class="url"><a href="{{.URL}}">{{.URL}}</a>{{if .Status}} <span class="st {{.Status}}">{{.Status}}</span>{{end}}</td><td>{{.Detail}}</td></tr>
 {{end}}</table>
+</section>
+{{end}}
+{{if .Baseline}}
+<h2 id="fixed">Fixed since the baseline</h2>
+{{if .Fixed}}<table>
+<tr><th>check</th><th>page</th><th>detail</th></tr>
+{{range .Fixed}}<tr><td><code>{{.Check}}</code></td><td class="url">{{.URL}}</td><td>{{.Detail}}</td></tr>
+{{end}}</table>{{else}}<p>None.</p>{{end}}
 {{end}}
 {{if .Changed}}
 <h2 id="changes">What headgate changes</h2>
@@ -244,6 +389,7 @@ th{background:#f6f6f6;font-weight:600}td.url{word-break:break-all;width:40%}
 <tr><th>action</th><th>tag</th><th>value</th><th>reason</th></tr>
 {{range .Changes}}<tr><td class="{{.Action}}">{{.Action}}</td><td><code>{{.Identity}}</code></td><td><code>{{.Value}}</code></td><td>{{.Reason}}</td></tr>
 {{end}}</table>
+{{if or .UpstreamHead .ServedHead}}<div class="heads"><div><h4>the upstream's head</h4><pre class="upstream-head">{{.UpstreamHead}}</pre></div><div><h4>the head headgate serves</h4><pre class="served-head">{{.ServedHead}}</pre></div></div>{{end}}
 {{end}}
 {{end}}
 {{if .Skipped}}
@@ -253,6 +399,7 @@ th{background:#f6f6f6;font-weight:600}td.url{word-break:break-all;width:40%}
 {{range .Skipped}}<tr><td class="url">{{.URL}}</td><td>{{.Reason}}</td></tr>
 {{end}}</table>
 {{end}}
+{{if .Summary}}<script>` + reportScript + `</script>{{end}}
 </body>
 </html>
 `))

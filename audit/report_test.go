@@ -16,11 +16,11 @@ import (
 func sampleReport() *Report {
 	return &Report{
 		Findings: []Finding{
-			{TitleDuplicate, Warning, "https://s.example/b", `title "Same" is also the title of https://s.example/a`},
-			{CanonicalMissing, Warning, "https://s.example/z", "no canonical"},
-			{JSONLDInvalid, Error, "https://s.example/x", `ld+json block 1 is not JSON: </script><script>alert("x")</script>`},
-			{TitleDuplicate, Warning, "https://s.example/a", `title "Same" is also the title of https://s.example/b`},
-			{CanonicalMissing, Warning, "https://s.example/a", "no canonical"},
+			{TitleDuplicate, Warning, "https://s.example/b", `title "Same" is also the title of https://s.example/a`, ""},
+			{CanonicalMissing, Warning, "https://s.example/z", "no canonical", ""},
+			{JSONLDInvalid, Error, "https://s.example/x", `ld+json block 1 is not JSON: </script><script>alert("x")</script>`, ""},
+			{TitleDuplicate, Warning, "https://s.example/a", `title "Same" is also the title of https://s.example/b`, ""},
+			{CanonicalMissing, Warning, "https://s.example/a", "no canonical", ""},
 		},
 		Pages: []Page{
 			{URL: "https://s.example/z", Status: 200, Outcome: "passthrough"},
@@ -133,12 +133,16 @@ func TestWriteHTML(t *testing.T) {
 				t.Errorf("<%s %s=%q>: an external resource", n.Data, a.Key, a.Val)
 			case a.Key == "style" && strings.Contains(v, "url("):
 				t.Errorf("inline style loads %q", a.Val)
-			case n.Data == "a" && a.Key == "href" && external && !strings.HasPrefix(v, "https://s.example/"):
+			case n.Data == "a" && a.Key == "href" && external && !strings.HasPrefix(v, "https://s.example/") && !isSource(a.Val):
 				t.Errorf("<a href=%q> leads off the audited site", a.Val)
 			}
 		}
 		switch n.Data {
-		case "script", "iframe", "object", "embed", "img":
+		case "script":
+			if n.FirstChild == nil || n.FirstChild.Data != reportScript || n.Attr != nil {
+				scripts = append(scripts, n.Data)
+			}
+		case "iframe", "object", "embed", "img":
 			scripts = append(scripts, n.Data)
 		case "style":
 			if css := n.FirstChild; css != nil && (strings.Contains(css.Data, "url(") || strings.Contains(css.Data, "@import")) {
@@ -155,8 +159,14 @@ func TestWriteHTML(t *testing.T) {
 	if len(scripts) > 0 {
 		t.Errorf("elements %q in the report (a detail was not escaped?)", scripts)
 	}
+	// With scripts off the report reads whole: the filters are hidden
+	// until the script shows them, and no finding is hidden.
+	out := b.String()
+	if !strings.Contains(out, `<form id="filters" hidden>`) || strings.Count(out, `<tr class="finding"`) != 5 || strings.Contains(out, `<tr class="finding" hidden`) {
+		t.Errorf("the report as written hides findings or shows the filters")
+	}
 	// A summary, then one section per check, in SPEC order.
-	want := []string{CanonicalMissing, JSONLDInvalid, TitleDuplicate, "changes", "skipped"}
+	want := []string{"summary", CanonicalMissing, JSONLDInvalid, TitleDuplicate, "changes", "skipped"}
 	if !slices.Equal(h2s, want) {
 		t.Errorf("sections %q, want %q", h2s, want)
 	}
@@ -211,7 +221,7 @@ func TestWriteText(t *testing.T) {
 }
 
 func TestFails(t *testing.T) {
-	warnOnly := &Report{Findings: []Finding{{CanonicalMissing, Warning, "u", "d"}}}
+	warnOnly := &Report{Findings: []Finding{{CanonicalMissing, Warning, "u", "d", ""}}}
 	withError := sampleReport()
 	for _, tc := range []struct {
 		r     *Report
@@ -232,5 +242,71 @@ func TestFails(t *testing.T) {
 	}
 	if !ValidLevel("warning") || ValidLevel("Warning") {
 		t.Error("ValidLevel")
+	}
+}
+
+// isSource reports whether u is a source a check's documentation cites.
+func isSource(u string) bool {
+	for _, d := range checkDocs {
+		for _, s := range d.Sources {
+			if s.URL == u {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func TestBaseline(t *testing.T) {
+	old := sampleReport()
+	var b bytes.Buffer
+	if err := old.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	base, err := ReadBaseline(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := sampleReport()
+	now.Findings = append(now.Findings[1:], Finding{LinkBroken, Error, "https://s.example/n", "links to /gone, which answers 404", ""})
+	if !now.Fails(Error) {
+		t.Fatal("no baseline: the report fails")
+	}
+	now.ApplyBaseline(base)
+	for _, f := range now.Findings {
+		want := StatusKnown
+		if f.Check == LinkBroken {
+			want = StatusNew
+		}
+		if f.Status != want {
+			t.Errorf("%s %s: status %q, want %q", f.Check, f.URL, f.Status, want)
+		}
+	}
+	if len(now.Fixed) != 1 || now.Fixed[0].Check != TitleDuplicate || now.Fixed[0].URL != "https://s.example/b" {
+		t.Errorf("fixed = %+v", now.Fixed)
+	}
+	if !now.Fails(Error) || now.Fails("never") {
+		t.Error("the new error must fail -fail-on error")
+	}
+	now.Findings = now.Findings[:len(now.Findings)-1]
+	now.ApplyBaseline(base)
+	if now.Fails(Error) || now.Fails(Warning) {
+		t.Error("known findings only: nothing fails")
+	}
+	var out bytes.Buffer
+	now.WriteJSON(&out)
+	if !strings.Contains(out.String(), `"fixed": [`) || !strings.Contains(out.String(), `"status": "known"`) || !strings.Contains(out.String(), `"version": 2`) {
+		t.Errorf("JSON with a baseline:\n%s", out.String())
+	}
+	out.Reset()
+	now.WriteText(&out)
+	if !strings.Contains(out.String(), "fixed since the baseline (1)") {
+		t.Errorf("text with a baseline:\n%s", out.String())
+	}
+	for name, in := range map[string]string{"not JSON": "nope", "no version": `{"findings":[]}`, "version 1": `{"version":1,"findings":[]}`,
+		"an array": `[]`, "findings not a list": `{"version":2,"findings":{}}`, "empty": ``} {
+		if _, err := ReadBaseline(strings.NewReader(in)); err == nil || !strings.HasPrefix(err.Error(), "baseline: ") {
+			t.Errorf("%s: err %v", name, err)
+		}
 	}
 }

@@ -2,6 +2,8 @@ package audit
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"strings"
@@ -11,13 +13,33 @@ import (
 // at least 500 KiB).
 const maxRobotsBytes = 500 << 10
 
+// maxRobotsBad bounds the unparsable lines a robots.txt reports one by
+// one; the rest are counted.
+const maxRobotsBad = 20
+
 // robotsTxt is the part of a robots.txt the audit uses: the rules of the
-// groups for "User-agent: *", and the Sitemap lines.
+// groups for "User-agent: *" and for Googlebot, and the Sitemap lines.
 type robotsTxt struct {
-	rules    []robotsRule
+	rules    []robotsRule // the groups for *
+	google   []robotsRule // the groups for googlebot
+	isGoogle bool         // a group names googlebot: Googlebot obeys it, not *
 	sitemaps []string
-	bad      []string // lines that do not parse, as "line N: text"
+	bad      []robotsBad // lines that do not parse
 	badCount int
+	lines    int    // lines read
+	bytes    int64  // bytes read (at most maxRobotsBytes)
+	tooLong  bool   // the file goes on past maxRobotsBytes
+	sha256   string // of the bytes read, hex
+}
+
+type robotsBad struct {
+	line int
+	text string
+	why  string
+}
+
+func (b robotsBad) String() string {
+	return fmt.Sprintf("line %d: %q %s", b.line, b.text, b.why)
 }
 
 type robotsRule struct {
@@ -34,19 +56,38 @@ func (r robotsRule) String() string {
 
 // parseRobots reads a robots.txt as Google's parser does (RFC 9309):
 // groups start with one or more User-agent lines; every group that names
-// "*" applies, merged; unknown keys are ignored; a line that is not
-// "key: value" (nor "key value" for a known key) does not parse.
+// "*" applies to other crawlers, merged, and every group that names
+// googlebot to Googlebot; unknown keys are ignored; a line that is neither
+// blank, a comment, nor "key: value" (nor "key value" for a known key)
+// does not parse. It reads at most maxRobotsBytes, and notes whether the
+// file is longer.
 func parseRobots(r io.Reader) *robotsTxt {
 	rt := &robotsTxt{}
-	sc := bufio.NewScanner(io.LimitReader(r, maxRobotsBytes))
-	sc.Buffer(make([]byte, 0, 4096), maxRobotsBytes)
-	inUA := false // the previous directive line was a User-agent line
-	star := false // the current group names *
+	lr := &io.LimitedReader{R: r, N: maxRobotsBytes}
+	sum := sha256.New()
+	sc := bufio.NewScanner(io.TeeReader(lr, sum))
+	sc.Buffer(make([]byte, 0, 4096), maxRobotsBytes+1)
+	sc.Split(scanRobotsLines)
+	inUA := false              // the previous directive line was a User-agent line
+	star, goog := false, false // the current group names *, googlebot
 	seenUA := false
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
+	bad := func(n int, raw, why string) {
+		rt.badCount++
+		if len(rt.bad) < maxRobotsBad {
+			rt.bad = append(rt.bad, robotsBad{n, clip(strings.ToValidUTF8(raw, "\ufffd"), 60), why})
+		}
+	}
+	n := 0
+	for sc.Scan() {
+		n++
+		raw := sc.Text()
+		line := raw
 		if n == 1 {
 			line = strings.TrimPrefix(line, "\ufeff")
+		}
+		if strings.IndexByte(line, 0) >= 0 {
+			bad(n, raw, "holds a NUL byte")
+			continue
 		}
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
@@ -65,41 +106,84 @@ func parseRobots(r io.Reader) *robotsTxt {
 		}
 		key = strings.ToLower(strings.TrimSpace(key))
 		val = strings.TrimSpace(val)
-		if !ok || strings.ContainsAny(key, " \t<>") {
-			rt.badCount++
-			if len(rt.bad) < 3 {
-				rt.bad = append(rt.bad, fmt.Sprintf("line %d: %q", n, clip(sc.Text(), 60)))
-			}
+		if !ok || key == "" || strings.ContainsAny(key, " \t<>") {
+			bad(n, raw, "is not \"key: value\"")
 			continue
 		}
 		switch key {
 		case "user-agent", "useragent", "user agent":
 			if !inUA {
-				star = false
+				star, goog = false, false
 			}
 			inUA, seenUA = true, true
-			if name, _, _ := strings.Cut(val, "/"); strings.TrimSpace(name) == "*" {
+			name, _, _ := strings.Cut(val, "/")
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case "*":
 				star = true
+			case "googlebot":
+				goog, rt.isGoogle = true, true
 			}
 		case "allow", "disallow":
 			inUA = false
 			if !seenUA {
-				rt.badCount++
-				if len(rt.bad) < 3 {
-					rt.bad = append(rt.bad, fmt.Sprintf("line %d: %q comes before any User-agent line", n, clip(sc.Text(), 60)))
-				}
+				bad(n, raw, "comes before any User-agent line")
 				continue
 			}
-			if star && val != "" {
-				rt.rules = append(rt.rules, robotsRule{allow: key == "allow", pattern: val})
+			if val == "" {
+				continue
+			}
+			rule := robotsRule{allow: key == "allow", pattern: val}
+			if star {
+				rt.rules = append(rt.rules, rule)
+			}
+			if goog {
+				rt.google = append(rt.google, rule)
 			}
 		case "sitemap":
-			rt.sitemaps = append(rt.sitemaps, val)
+			if len(rt.sitemaps) < maxSitemapParts {
+				rt.sitemaps = append(rt.sitemaps, val)
+			}
 		default:
 			inUA = false
 		}
 	}
+	io.Copy(sum, lr) // what the scanner left of the limit, after a line too long
+	rt.lines = n
+	rt.bytes = maxRobotsBytes - lr.N
+	rt.sha256 = hex.EncodeToString(sum.Sum(nil))
+	if lr.N == 0 {
+		var one [1]byte
+		if k, _ := io.ReadFull(r, one[:]); k > 0 {
+			rt.tooLong = true
+		}
+	}
 	return rt
+}
+
+// scanRobotsLines splits at LF, CR LF or a lone CR (RFC 9309 §2.2 allows
+// all three).
+func scanRobotsLines(data []byte, atEOF bool) (int, []byte, error) {
+	for i, c := range data {
+		switch c {
+		case '\n':
+			return i + 1, data[:i], nil
+		case '\r':
+			if i+1 < len(data) {
+				if data[i+1] == '\n' {
+					return i + 2, data[:i], nil
+				}
+				return i + 1, data[:i], nil
+			}
+			if atEOF {
+				return i + 1, data[:i], nil
+			}
+			return 0, nil, nil // a LF may follow
+		}
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
 }
 
 func knownRobotsKey(k string) bool {
@@ -129,8 +213,27 @@ func (rt *robotsTxt) disallowAll() bool {
 // rule that decides: the matching rule with the longest pattern, Allow
 // when an Allow and a Disallow are as long.
 func (rt *robotsTxt) blocks(pathQuery string) (bool, robotsRule) {
+	return decide(rt.rules, pathQuery)
+}
+
+// blocksFor reports whether "User-agent: *" or Googlebot (its own groups
+// when robots.txt has any, else *'s) may not fetch pathQuery, naming the
+// crawler and the rule.
+func (rt *robotsTxt) blocksFor(pathQuery string) (bool, string, robotsRule) {
+	if b, r := decide(rt.rules, pathQuery); b {
+		return true, "*", r
+	}
+	if rt.isGoogle {
+		if b, r := decide(rt.google, pathQuery); b {
+			return true, "Googlebot", r
+		}
+	}
+	return false, "", robotsRule{}
+}
+
+func decide(rules []robotsRule, pathQuery string) (bool, robotsRule) {
 	best, found := robotsRule{}, false
-	for _, r := range rt.rules {
+	for _, r := range rules {
 		if !robotsMatch(r.pattern, pathQuery) {
 			continue
 		}

@@ -54,7 +54,7 @@ func TestRobotsParse(t *testing.T) {
 	if !slices.Equal(rt.sitemaps, []string{"https://a.example/s.xml", "/rel.xml"}) {
 		t.Errorf("sitemaps = %q", rt.sitemaps)
 	}
-	if rt.badCount != 2 || len(rt.bad) != 2 || !strings.Contains(rt.bad[0], "line 4") {
+	if rt.badCount != 2 || len(rt.bad) != 2 || !strings.Contains(rt.bad[0].String(), "line 4") {
 		t.Errorf("bad = %q (%d)", rt.bad, rt.badCount)
 	}
 	if len(rt.rules) != 2 {

@@ -145,3 +145,25 @@ func clip(s string, n int) string {
 	}
 	return s[:i] + "…"
 }
+
+// httpsTwin reports whether u is an http:// URL whose https:// twin is on
+// the site: an internal link that drops to http (mixed-scheme).
+func (s *site) httpsTwin(u *url.URL) bool {
+	if !strings.EqualFold(u.Scheme, "http") {
+		return false
+	}
+	v := *u
+	v.Scheme = "https"
+	return s.has(originOf(&v))
+}
+
+// https reports whether the site is served over https (base URL or live
+// URL): mixed-scheme applies then (SPEC §17).
+func (s *site) https() bool {
+	for _, o := range s.origins {
+		if strings.HasPrefix(o, "https://") {
+			return true
+		}
+	}
+	return false
+}

@@ -48,6 +48,8 @@ func (p *Proxy) Admin() http.Handler {
 		}
 		io.WriteString(w, detail+"\n")
 	})
+	// The inspector (SPEC §14): what headgate does to one page.
+	mux.HandleFunc("GET /inspect", p.inspect)
 	// Profiles, for operators chasing a hot path: the admin listener is
 	// private (server.admin_listen, 127.0.0.1 by default).
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)

@@ -63,10 +63,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		errorPage(rs.w, http.StatusNotFound, "There is nothing at this address.")
 		return
 	}
-	if st.sitemap != nil && st.sitemap.Handles(path) {
+	if st.sitemap != nil && st.sitemap.Handles(r.URL.Path) { // decoded: /sitemap%2Exml is /sitemap.xml
 		rs.outcome = outSitemap
-		if path == "/robots.txt" {
+		if r.URL.Path == "/robots.txt" {
 			rs.outcome = outRobots
+		} else if path == "/llms.txt" {
+			rs.outcome = outLLMSTxt
 		}
 		st.sitemap.ServeHTTP(rs.w, r)
 		return
@@ -130,6 +132,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	inc(&p.m.outcomes, p.m.requests, rs.outcome)
 	if rs.st.cfg.Server.AccessLog {
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("client", rs.st.client(r)),
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.EscapedPath()),
 			slog.Int("status", rs.w.status),
@@ -137,7 +140,8 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 			slog.Duration("duration", time.Since(start)),
 			slog.String("outcome", rs.outcome),
 			slog.Int("upstream_status", rs.upstream),
-			clientAttr(rs.st, r),
+			slog.String("user_agent", r.UserAgent()),
+			slog.Any("rules", rulePatterns(rs.m)),
 			redirectAttr(rs),
 		)
 	}

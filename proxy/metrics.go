@@ -16,9 +16,11 @@ const (
 	outDenied          = "denied"           // a deny rule: 404 from headgate
 	outSitemap         = "sitemap"          // answered by the sitemap handler
 	outRobots          = "robots"           // /robots.txt answered by the sitemap handler
+	outLLMSTxt         = "llms_txt"         // /llms.txt answered by the sitemap handler
 	outUpstreamError   = "upstream_error"   // refused, timed out, corrupt or cut short
 	outBadRequest      = "bad_request"      // a path rules.CheckPath refuses: 400 from headgate
 	outCanceled        = "canceled"         // the client went away before the upstream answered
+	outShadow          = "shadow"           // shadow mode: served unchanged, the rules would have changed it
 	outPassthrough     = string(rewrite.Unchanged)
 )
 
@@ -30,6 +32,9 @@ type metrics struct {
 	urlsDropped    *prometheus.CounterVec
 	reloads        *prometheus.CounterVec
 	upstreamErrors *prometheus.CounterVec
+	recordLimits   prometheus.Counter // compressed heads past the recording limit
+	idleConns      prometheus.Gauge   // idle keep-alive connections on the public port
+	idleClosed     prometheus.Counter // of them, closed by server.max_idle_connections
 
 	// Per-label counters, looked up once: a rewritten page records a few
 	// dozen changes, and CounterVec hashes its labels on every lookup.
@@ -78,9 +83,22 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "headgate_upstream_errors_total",
 			Help: "Upstream failures, by kind: connect, timeout, corrupt (a body that does not decode), aborted (cut short mid-body).",
 		}, []string{"kind"}),
+		recordLimits: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "headgate_head_search_limit_total",
+			Help: "Compressed pages sent unchanged because their head search read more compressed bytes than the recording limit (4 x max_head_bytes).",
+		}),
+		idleConns: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "headgate_idle_connections",
+			Help: "Idle keep-alive connections on the public port.",
+		}),
+		idleClosed: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "headgate_idle_connections_closed_total",
+			Help: "Idle keep-alive connections closed because more than server.max_idle_connections were idle (the oldest goes).",
+		}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.rewriteSeconds, m.tagsWritten, m.tagsRemoved,
-		m.urlsDropped, m.reloads, m.upstreamErrors} {
+		m.urlsDropped, m.reloads, m.upstreamErrors, m.recordLimits,
+		m.idleConns, m.idleClosed} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -88,7 +106,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	// Make the series exist from the start, so dashboards and alerts see
 	// zeros instead of gaps.
 	for _, o := range []string{string(rewrite.Rewritten), outPassthrough, string(rewrite.SkippedTooLarge),
-		outSkippedEncoding, string(rewrite.SkippedCharset), outDenied, outSitemap, outRobots, outUpstreamError, outBadRequest} {
+		outSkippedEncoding, string(rewrite.SkippedCharset), outDenied, outSitemap, outRobots, outLLMSTxt, outUpstreamError, outBadRequest, outShadow} {
 		m.requests.WithLabelValues(o)
 	}
 	for _, r := range []string{"ok", "error", "refused"} {

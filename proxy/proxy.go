@@ -64,6 +64,7 @@ type Proxy struct {
 	swapMu  sync.Mutex // serialises Swap
 	ready   readiness
 	bufPool bufferPool
+	idle    idleConns // the public port's idle keep-alive connections (limits.go)
 }
 
 // state is everything that changes with the config; requests load it once.
@@ -114,15 +115,18 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 	return p, nil
 }
 
-// flushInterval is how soon a rewritten response's bytes reach the client
-// when the upstream pauses. ReverseProxy flushes after every write of a
-// response of unknown length; the rewriter may return a head token by
-// token, and a flush of a re-encoded body is a compressor flush (a short
-// block) plus a syscall. So rewritten responses flush on this timer
-// instead: the response writer's buffer coalesces small writes, and a
-// paused upstream's bytes still go out within 50 ms (10 ms measured no
-// faster streaming for clients and more flushes under load). Responses
-// headgate passes through keep ReverseProxy's own behaviour.
+// flushInterval is how soon a response's bytes reach the client when the
+// upstream pauses. ReverseProxy flushes after every write of a response
+// whose length it is told is unknown (-1, and text/event-stream), and on
+// this timer for every other response. The rewriter may return a head
+// token by token, and a flush of a re-encoded body is a compressor flush (a
+// short block) plus a syscall, so a rewritten response of unknown length
+// has its ContentLength set to 0 to get the timer: the response writer's
+// buffer coalesces small writes, and a paused upstream's bytes still go
+// out within 50 ms (10 ms measured no faster streaming for clients and
+// more flushes under load). A response passed through keeps its length as
+// the upstream gave it: flushed after each write when unknown (a stream),
+// on this timer when known.
 const flushInterval = 50 * time.Millisecond
 
 // Swap makes cfg the config of every request that starts from now on;

@@ -3,7 +3,6 @@ package proxy
 import (
 	"html"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/netip"
@@ -145,10 +144,7 @@ func inPrefixes(ps []netip.Prefix, a netip.Addr) bool {
 // proxy) and X-Forwarded-Proto (else Forwarded: proto=); from any other
 // peer what headgate saw.
 func (st *state) peer(r *http.Request) (client string, https bool) {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
+	host := clientAddr(r)
 	https = r.TLS != nil
 	if !st.trusted(r.RemoteAddr) {
 		return host, https
@@ -230,10 +226,11 @@ func setForwarded(pr *httputil.ProxyRequest, st *state) {
 	}
 }
 
-// clientAttr is the access log's client address.
-func clientAttr(st *state, r *http.Request) slog.Attr {
+// client is the access log's client address: the peer's (clientAddr), or
+// the one a trusted proxy's X-Forwarded-For names.
+func (st *state) client(r *http.Request) string {
 	c, _ := st.peer(r)
-	return slog.String("client", c)
+	return c
 }
 
 // redirectAttr names a redirect's source in the access log.

@@ -94,6 +94,7 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 	errLog := slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	pub := &http.Server{
 		Handler:           p,
+		ConnState:         p.connState,
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
@@ -110,7 +111,9 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 	go func() { serveErr <- pub.Serve(pubL) }()
 	go func() { serveErr <- adm.Serve(admL) }()
 	log.Info("headgate serving", "listen", pubL.Addr().String(), "admin", admL.Addr().String(),
-		"upstream", cfg.Server.Upstream, "config", path, "hash", cfg.Hash, "mode", cfg.Site.Mode)
+		"inspect", inspectURL(admL.Addr()), "upstream", cfg.Server.Upstream,
+		"upstream_addr", p.state.Load().upstream.String(),
+		"config", path, "hash", cfg.Hash, "mode", cfg.Site.Mode)
 	if o.Started != nil {
 		o.Started(pubL.Addr(), admL.Addr())
 	}

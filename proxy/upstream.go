@@ -32,6 +32,7 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 		pr.Out.Host = pr.In.Host
 	}
 	setForwarded(pr, st)
+	guardRequest(pr.Out)
 	h := pr.Out.Header
 	if mayRewrite(pr.In.Method) {
 		// Offer upstream only what headgate can decode, so that it can
@@ -84,12 +85,16 @@ func htmlType(ct string) bool {
 func (p *Proxy) modifyResponse(res *http.Response) error {
 	rs := reqStateOf(res.Request.Context())
 	rs.upstream = res.StatusCode
+	if hk := hookOf(res.Request.Context()); hk != nil {
+		hk.response(res) // the inspector: the upstream's status and headers, as they came
+	}
 	if res.StatusCode == http.StatusSwitchingProtocols {
 		// The body is the connection: ReverseProxy needs it as it is.
 		rs.w.status = res.StatusCode
 		return nil
 	}
 	st, cfg := rs.st, rs.st.cfg
+	lastContentType(res.Header)
 	body := &upstreamBody{rc: res.Body}
 	res.Body, rs.body = body, body
 	h := res.Header
@@ -135,7 +140,7 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		// A page that comes back unchanged is replayed as the upstream's
 		// own compressed bytes; an identity page needs no copy: the
 		// rewriter passes its bytes through itself.
-		body.startRecording()
+		body.startRecording(recordLimit(cfg.Server.MaxHeadBytes))
 	}
 	var src io.Reader = body
 	var dec decoder
@@ -154,11 +159,15 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		CorrectUpstream: cfg.Site.CorrectUpstream,
 		Shadow:          st.shadow,
 		Cache:           st.plans,
+		Observe:         hookOf(res.Request.Context()).observer(),
 	})
 	timer := time.AfterFunc(cfg.Server.UpstreamTimeout, func() { rs.cancel(errHeadTimeout) })
 	err, panicked := prepare(rr)
 	timer.Stop()
 	body.stopRecording()
+	if body.overLimit {
+		return p.passRecorded(res, rs, dec)
+	}
 	if err != nil {
 		if dec != nil {
 			dec.release()
@@ -176,6 +185,11 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		rs.outcome = outPassthrough
 	} else {
 		rs.outcome = string(res0.Outcome)
+		if st.shadow && res0.Outcome == rewrite.Rewritten {
+			// What went out is the upstream's page: say so, in the
+			// metric and the access log alike.
+			rs.outcome = outShadow
+		}
 		p.m.countResult(res0)
 	}
 
@@ -311,6 +325,9 @@ func (p *Proxy) applyHeaders(res *http.Response, rs *reqState, head *rules.Head,
 			h.Set("X-Robots-Tag", *head.Robots)
 			robotsSet = true
 		}
+		if head.HreflangTable {
+			setAlternateLinks(h, head.Alternates)
+		}
 	}
 	for _, hv := range head.Headers {
 		if robotsSet && hv.Name == "x-robots-tag" {
@@ -332,9 +349,12 @@ func (p *Proxy) applyHeaders(res *http.Response, rs *reqState, head *rules.Head,
 // needsHead reports whether a matched rule sets anything that goes into
 // headers, so that rendering is skipped for the rest.
 func needsHead(m *rules.Match, asHeaders bool) bool {
+	if asHeaders && m.Data() {
+		return true // a page_table row or an hreflang group (§12)
+	}
 	for _, mr := range m.Matched {
 		r := mr.Rule
-		if len(r.Headers) > 0 || asHeaders && (r.Canonical != nil || r.Robots != nil || r.Localized) {
+		if len(r.Headers) > 0 || asHeaders && (r.Canonical != nil || r.Robots != nil || r.Localized || m.Config().HreflangTables()) {
 			return true
 		}
 	}
@@ -459,7 +479,7 @@ func sanitizeHeader(s string) string {
 func (p *Proxy) logShadow(rs *reqState, res *rewrite.Result) {
 	changes := make([]string, len(res.Changes))
 	for i, c := range res.Changes {
-		s := string(c.Action) + " " + c.Identity
+		s := string(c.Action) + " " + c.Label()
 		if c.Value != "" {
 			s += " " + strconv.Quote(c.Value)
 		}
@@ -490,6 +510,8 @@ type upstreamBody struct {
 	err       error
 	rec       *[]byte // recorded bytes; nil when not recording nor replaying
 	recording bool
+	limit     int  // most bytes recorded (recordLimit)
+	overLimit bool // the head search read past limit: recording stopped
 	replaying bool
 	off       int // replay position in *rec
 	closed    bool
@@ -497,10 +519,10 @@ type upstreamBody struct {
 
 var recPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-func (b *upstreamBody) startRecording() {
+func (b *upstreamBody) startRecording(limit int) {
 	b.rec = recPool.Get().(*[]byte)
 	*b.rec = (*b.rec)[:0]
-	b.recording = true
+	b.recording, b.limit = true, limit
 }
 
 func (b *upstreamBody) stopRecording() { b.recording = false }
@@ -521,11 +543,19 @@ func (b *upstreamBody) Read(p []byte) (int, error) {
 		b.release()
 	}
 	n, err := b.rc.Read(p)
-	if b.recording {
-		*b.rec = append(*b.rec, p[:n]...)
-	}
 	if err != nil && err != io.EOF && b.err == nil {
 		b.err = err
+	}
+	if b.recording {
+		*b.rec = append(*b.rec, p[:n]...)
+		if len(*b.rec) > b.limit {
+			// Bytes that decode to (almost) nothing: stop the head
+			// search here; the page goes out as it came (passRecorded).
+			b.recording, b.overLimit = false, true
+			if err == nil {
+				err = errRecordLimit
+			}
+		}
 	}
 	return n, err
 }

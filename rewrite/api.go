@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"strings"
 	"time"
 
 	"github.com/headgate/headgate/rules"
@@ -27,6 +28,13 @@ type Options struct {
 	// Cache, when set, replays the rewrite of a head already seen for the
 	// same request (see Cache); nil scans every document.
 	Cache *Cache
+	// Observe, when set, is called once at the end of Prepare with the
+	// decoded upstream bytes the rewriter read (the edited region and what
+	// came with it: at most MaxHeadBytes plus 64 KiB and one read) and the
+	// result. The slice is only valid during the call. The admin
+	// inspector uses it to show the upstream's head beside the served one;
+	// the proxy leaves it nil.
+	Observe func(upstream []byte, res *Result)
 }
 
 // Outcome says what became of a document.
@@ -60,6 +68,16 @@ type Change struct {
 	Value    string // the URL or text concerned, when there is one
 
 	tag int // while the rewrite runs: 1 + the index of the upstream tag whose text Value becomes
+}
+
+// Label names what a change is about, for people: the tag's own name when
+// it is one property of its identity ("og:image:width" of "og:image"), else
+// the identity.
+func (c Change) Label() string {
+	if c.Key != "" && c.Key != c.Identity && strings.Contains(c.Key, ":") {
+		return c.Key
+	}
+	return c.Identity
 }
 
 // Result is what the rewrite did. It is complete once Prepare returned.

@@ -153,6 +153,22 @@ func TestGolden(t *testing.T) {
 			if want := string(g.sections["changes"]); ch.String() != want {
 				t.Errorf("changes differ:\n--- got\n%s--- want\n%s", ch.String(), want)
 			}
+			// Idempotence (§17): headgate's own output, rewritten again
+			// under the same rules, comes out byte for byte the same —
+			// except where a rule's value reads the page it rewrites
+			// ({page.title} in a title), which a golden says with
+			// "idempotent: no".
+			if opts["idempotent"] == "no" || o.Shadow || res.Outcome != Rewritten {
+				return
+			}
+			r2 := NewReader(bytes.NewReader(out), o)
+			again, err := io.ReadAll(r2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(again, out) {
+				t.Errorf("rewriting the output again changed it (not idempotent):\n--- once\n%s\n--- twice\n%s", out, again)
+			}
 		})
 	}
 }

@@ -2,8 +2,11 @@ package rewrite
 
 import (
 	"bytes"
+	"encoding/json"
+	"errors"
 	"io"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -70,7 +73,8 @@ type headTag struct {
 	end      int // element end (after the end tag for title and script)
 	tagEnd   int // end of the start tag
 	identity string
-	urlAttr  attr // the URL-valued attribute, for corrections
+	name     string // metaInfo.name: the property, when it is one part of its identity
+	urlAttr  attr   // the URL-valued attribute, for corrections
 	hasURL   bool
 	text     []byte // title text, until decoded (aliases the buffer)
 	remove   bool
@@ -170,6 +174,9 @@ func (r *Reader) Prepare() (err error) {
 		r.out, r.tail, r.segs = nil, r.st.buf, nil
 		r.res.Outcome, r.res.Delta, r.res.Changes = Unchanged, 0, nil
 		r.res.Reason = "upstream read error: " + r.srcErr.Error()
+	}
+	if r.opts.Observe != nil {
+		r.opts.Observe(r.st.buf, &r.res)
 	}
 	return r.srcErr
 }
@@ -563,7 +570,7 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		if mi.identity == "" {
 			return
 		}
-		ht := headTag{kind: kMeta, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: mi.identity}
+		ht := headTag{kind: kMeta, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: mi.identity, name: mi.name}
 		if ta.has&hasContent != 0 {
 			ht.urlAttr, ht.hasURL = ta.content, mi.url
 		}
@@ -605,6 +612,112 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 			h.open = len(h.st.tags) - 1
 		}
 	}
+}
+
+// appendJSONLDTag appends one ld+json script element as headgate writes it.
+func appendJSONLDTag(w, js []byte, nonce string, utf8Doc bool) []byte {
+	w = append(w, `<script type="application/ld+json"`...)
+	if nonce != "" {
+		w = append(w, ` nonce="`...)
+		w = appendEscaped(w, nonce, true)
+		w = append(w, '"')
+	}
+	w = append(w, '>')
+	w = appendJSON(w, js, utf8Doc)
+	return append(w, "</script>\n"...)
+}
+
+// ownOutput reports whether the head already is what this rewrite would
+// make of it: the bytes headgate would insert stand right before the
+// insertion point, every upstream tag it would remove lies among them, and
+// every tag it would change in place already reads as it would write it.
+func (h *headScan) ownOutput(region, w []byte, ok bool) bool {
+	from := h.insertAt - len(w)
+	if !ok || len(w) == 0 || from < 0 || !bytes.Equal(region[from:h.insertAt], w) {
+		return false
+	}
+	for i := range h.st.tags {
+		ht := &h.st.tags[i]
+		if ht.remove && (ht.start < from || max(ht.end, ht.tagEnd) > h.insertAt) {
+			return false
+		}
+	}
+	return true
+}
+
+// unchangedInPlace reports whether every in-place change to an upstream tag (a title
+// rewritten where it stands, a URL corrected) leaves its bytes as they are.
+func unchangedInPlace(tags []headTag, region []byte) bool {
+	for i := range tags {
+		ht := &tags[i]
+		if ht.remove || ht.replace == nil {
+			continue
+		}
+		end := ht.tagEnd
+		if ht.identity == rules.IdentTitle {
+			end = max(ht.end, ht.tagEnd)
+		}
+		if end > len(region) || !bytes.Equal(region[ht.start:end], ht.replace) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxJSONLDCompare bounds the upstream blocks compared as JSON values with
+// one headgate would write; larger ones are compared byte for byte only.
+const maxJSONLDCompare = 64 << 10
+
+// jsonLDPresent reports whether an upstream ld+json block that stays in the
+// head already holds js: the same bytes as headgate would write them (its
+// own output, rewritten again), or the same JSON value.
+func (h *headScan) jsonLDPresent(js []byte, utf8Doc bool) bool {
+	var want []byte
+	var wantVal any
+	decoded := false
+	for i := range h.st.tags {
+		ht := &h.st.tags[i]
+		if ht.kind != kJSONLD || ht.where != inHead || ht.remove || ht.action == Replaced {
+			continue
+		}
+		text := trimSpace(ht.text)
+		if len(text) == 0 {
+			continue
+		}
+		if want == nil {
+			want = appendJSON(nil, js, utf8Doc)
+		}
+		if bytes.Equal(text, want) {
+			return true
+		}
+		if len(text) > maxJSONLDCompare {
+			continue
+		}
+		if !decoded {
+			decoded = true
+			if jsonValue(js, &wantVal) != nil {
+				return false
+			}
+		}
+		var got any
+		if jsonValue(text, &got) == nil && reflect.DeepEqual(got, wantVal) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonValue decodes one JSON value, numbers as written.
+func jsonValue(b []byte, v *any) error {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if d.More() {
+		return errors.New("more than one value")
+	}
+	return nil
 }
 
 // containsFold reports whether b holds the lower-case ASCII word w, in any case.
@@ -654,7 +767,8 @@ func trimSpace(b []byte) []byte {
 // metaInfo is what headgate knows of a meta name or property.
 type metaInfo struct {
 	identity string
-	url      bool // its content is a URL that §4.5 corrects
+	url      bool   // its content is a URL that §4.5 corrects
+	name     string // the property, when it is one part of its identity ("og:image:width")
 }
 
 // knownMeta lists the meta keys headgate reads, lower-case. Others (og:video,
@@ -664,14 +778,17 @@ var knownMeta = map[string]metaInfo{
 	"og:title": {identity: "og:title"}, "og:description": {identity: "og:description"}, "og:type": {identity: "og:type"},
 	"og:url": {identity: "og:url", url: true}, "og:site_name": {identity: "og:site_name"}, "og:locale": {identity: "og:locale"},
 	"og:locale:alternate": {identity: "og:locale:alternate"},
-	"og:image":            {identity: "og:image", url: true}, "og:image:url": {identity: "og:image", url: true},
-	"og:image:secure_url":    {identity: "og:image", url: true},
+	"og:image":            {identity: "og:image", url: true}, "og:image:url": {identity: "og:image", url: true, name: "og:image:url"},
+	"og:image:secure_url": {identity: "og:image", url: true, name: "og:image:secure_url"},
+	"og:image:type":       {identity: "og:image", name: "og:image:type"}, "og:image:width": {identity: "og:image", name: "og:image:width"},
+	"og:image:height": {identity: "og:image", name: "og:image:height"}, "og:image:alt": {identity: "og:image", name: "og:image:alt"},
+	"twitter:image:alt":      {identity: "twitter:image", name: "twitter:image:alt"},
 	"article:published_time": {identity: "article:published_time"}, "article:modified_time": {identity: "article:modified_time"},
 	"article:expiration_time": {identity: "article:expiration_time"}, "article:author": {identity: "article:author"},
 	"article:section": {identity: "article:section"}, "article:tag": {identity: "article:tag"},
 	"twitter:card": {identity: "twitter:card"}, "twitter:site": {identity: "twitter:site"}, "twitter:creator": {identity: "twitter:creator"},
 	"twitter:title": {identity: "twitter:title"}, "twitter:description": {identity: "twitter:description"}, "twitter:url": {identity: "twitter:url"},
-	"twitter:image": {identity: "twitter:image", url: true}, "twitter:image:src": {identity: "twitter:image", url: true},
+	"twitter:image": {identity: "twitter:image", url: true}, "twitter:image:src": {identity: "twitter:image", url: true, name: "twitter:image:src"},
 }
 
 // metaKey looks a meta name or property up, case-insensitively, without
@@ -745,7 +862,8 @@ func (h *headScan) decide() {
 				pageURL, _ = url.Parse(base + "/")
 			}
 		}
-		return rules.AbsURL(pageURL, strings.TrimSpace(s)) // browsers strip the spaces around a URL
+		// A space at either end drops the value (§4.6): not repaired.
+		return rules.AbsURL(pageURL, s)
 	}
 	// The values of changes to upstream tags are the tags' own text: noted
 	// as tag indexes here, copied at the end into one string for them all,
@@ -784,12 +902,12 @@ func (h *headScan) decide() {
 		changes = append(changes, Change{Action: Dropped, Identity: d.Field, Reason: d.Reason, Value: d.Value})
 	}
 	fill := head.Policy == rules.Fill
-	titleInPlace := head.Title != nil && firstTitle >= 0 && (h.charsetAt < 0 || st.tags[firstTitle].start > h.charsetAt)
+	titleInPlace := head.Title != nil && firstTitle >= 0 && (h.charsetAt < 0 || st.tags[firstTitle].start >= h.charsetAt)
 
 	// replace removes an upstream tag of an identity headgate writes.
 	replace := func(i int) {
 		ht := &st.tags[i]
-		changes = append(changes, Change{Action: Replaced, Identity: ht.identity, tag: i + 1})
+		changes = append(changes, Change{Action: Replaced, Identity: ht.identity, Key: ht.name, tag: i + 1})
 		switch {
 		case i == firstTitle && titleInPlace:
 			ht.replace, ht.action = appendTitle(make([]byte, 0, len(*head.Title)+32), *head.Title, cs.utf8), Replaced
@@ -830,7 +948,7 @@ func (h *headScan) decide() {
 			switch abs, why := absURL(val); {
 			case why != "":
 				ht.remove, ht.action, ht.why = true, Dropped, why
-				changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Reason: why, tag: i + 1})
+				changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Key: ht.name, Reason: why, tag: i + 1})
 				continue
 			case abs != val:
 				ht.replace = spliceAttr(buf[ht.start:ht.tagEnd], ht.urlAttr, abs, cs.utf8)
@@ -839,7 +957,7 @@ func (h *headScan) decide() {
 		}
 		if o.CorrectUpstream && singleValued[ht.identity] && present.has(ht.identity) {
 			ht.remove, ht.replace, ht.action, ht.why = true, nil, Dropped, "duplicate"
-			changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Reason: "duplicate", tag: i + 1})
+			changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Key: ht.name, Reason: "duplicate", tag: i + 1})
 			continue
 		}
 		if !present.has(ht.identity) {
@@ -901,18 +1019,40 @@ func (h *headScan) decide() {
 		}
 	}
 	w := tw.w
+	jsonFrom := len(w)
+	held := 0 // blocks the page holds already
 	if writeJSONLD {
 		for _, js := range head.JSONLD {
-			w = append(w, `<script type="application/ld+json"`...)
-			if nonce != "" {
-				w = append(w, ` nonce="`...)
-				w = appendEscaped(w, nonce, true)
-				w = append(w, '"')
+			w = appendJSONLDTag(w, js, nonce, cs.utf8)
+			if h.jsonLDPresent(js, cs.utf8) {
+				held++
 			}
-			w = append(w, '>')
-			w = appendJSON(w, js, cs.utf8)
-			w = append(w, "</script>\n"...)
-			wrote(rules.IdentJSONLD, "")
+		}
+	}
+	if h.ownOutput(region, w, unchangedInPlace(st.tags, region)) {
+		// The head is headgate's own output under these rules, rewritten
+		// again: it stays as it is (§17, idempotence).
+		st.w = w
+		r.out = region
+		clear(changes)
+		st.changes = changes[:0]
+		return
+	}
+	if held > 0 {
+		// A block whose JSON the page holds already is not written a
+		// second time (§17).
+		w = w[:jsonFrom]
+		for _, js := range head.JSONLD {
+			if !h.jsonLDPresent(js, cs.utf8) {
+				w = appendJSONLDTag(w, js, nonce, cs.utf8)
+				wrote(rules.IdentJSONLD, "")
+			}
+		}
+	} else {
+		for range head.JSONLD {
+			if writeJSONLD {
+				wrote(rules.IdentJSONLD, "")
+			}
 		}
 	}
 	st.w = w
@@ -927,7 +1067,7 @@ func (h *headScan) decide() {
 			edits = append(edits, edit{start, end, nil})
 		case ht.replace != nil:
 			if ht.action == Corrected {
-				changes = append(changes, Change{Action: Corrected, Identity: ht.identity, Reason: ht.why, Value: ht.fixed})
+				changes = append(changes, Change{Action: Corrected, Identity: ht.identity, Key: ht.name, Reason: ht.why, Value: ht.fixed})
 			}
 			end := ht.tagEnd
 			if ht.identity == rules.IdentTitle {

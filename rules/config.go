@@ -41,12 +41,16 @@ type Config struct {
 	Robots  RobotsTxt
 	Rules   []*Rule // in file order
 
+	LLMSTxt  *LLMSTxt  // [llms_txt]; nil when the file has none
+	IndexNow *IndexNow // [indexnow]; nil when the file has none
+
 	Normalize      Normalize        // [normalize] (§11.1)
 	Redirects      []*RedirectRule  // [[redirect]], in file order
 	RedirectTables []*RedirectTable // [[redirect_table]], in file order
 
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
+	data  *dataSet // the data tables of §12 (dataload.go); nil when none
 
 	redir *redirector // nil when nothing redirects
 }
@@ -63,6 +67,8 @@ type Server struct {
 	Compress        []string      // default ["zstd", "br", "gzip"]
 	AccessLog       bool          // default true
 	ChangeHeader    bool          // default false
+
+	MaxIdleConnections int // default DefaultMaxIdleConnections; 0: no limit
 	// TrustedProxies are the peers whose X-Forwarded-For/-Proto and
 	// Forwarded headers are believed (§11.1); default none.
 	TrustedProxies []netip.Prefix
@@ -90,6 +96,10 @@ type Sitemap struct {
 // RobotsTxt is the [robots] table.
 type RobotsTxt struct {
 	Mode string // "generate" (default), "append" or "upstream"
+
+	Groups           []RobotsGroup  // [[robots.group]], in file order
+	ContentSignal    *ContentSignal // nil: no Content-Signal line
+	UpstreamSitemaps string         // "replace" (default, also "") or "keep"
 }
 
 // BuiltinDemo is the upstream value that serves the embedded demo site.
@@ -109,6 +119,8 @@ func defaults() Config {
 			ShutdownTimeout: 15 * time.Second,
 			Compress:        []string{"zstd", "br", "gzip"},
 			AccessLog:       true,
+
+			MaxIdleConnections: DefaultMaxIdleConnections,
 		},
 		Site: Site{
 			Mode:               ModeProduction,
@@ -156,6 +168,8 @@ type Rule struct {
 	SitemapSource  string // "upstream:/path" or "file:path", as written
 	SitemapEntries []Entry
 	Deny           bool
+
+	lookups []lookup // lookup: the tables its templates read (dataload.go)
 }
 
 // Robots is a rule's robots table.

@@ -33,7 +33,8 @@ func FuzzLoad(f *testing.F) {
 	for _, s := range []string{layoutAndPage, hostileConfig, localizedConfig} {
 		f.Add([]byte(header + s))
 	}
-	lineRE := regexp.MustCompile(`^HG[0-9]{3} fuzz\.toml(:[0-9]+)?: `)
+	// A data table's problems name its file (§12).
+	lineRE := regexp.MustCompile(`^HG[0-9]{3} (fuzz\.toml|[^ :]+)(:[0-9]+)?: `)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		cfg, err := Parse("fuzz.toml", src, nil)
 		if err != nil {

@@ -17,6 +17,8 @@ var update = flag.Bool("update", false, "rewrite testdata/bad/*.golden from the 
 var codes = []string{
 	"HG100", "HG101", "HG102", "HG103", "HG110", "HG111", "HG112", "HG113", "HG114",
 	"HG120", "HG121", "HG130", "HG140", "HG141", "HG150", "HG160", "HG170", "HG180", "HG181", "HG182",
+	"HG175", "HG176", "HG177",
+	"HG190", "HG191", "HG192",
 }
 
 // TestBadConfigs loads each testdata/bad/NAME.toml and compares the report

@@ -33,6 +33,12 @@ type Head struct {
 	Headers       []HeaderValue
 	Dropped       []Drop // values the URL rules or header rules refused
 
+	// HreflangTable: Alternates come from an hreflang table (§12.3), and
+	// a non-HTML response carries them as Link headers.
+	HreflangTable bool
+
+	hreflangKey string // the canonical the hreflang group was found by
+
 	// Where Title, Description, Robots and Canonical point, so that the
 	// head is one allocation, not five.
 	title, description, robots, canonical string
@@ -156,6 +162,7 @@ func (m *Match) Render(page Page) *Head {
 		baseURL:   c.Site.BaseURL,
 		title:     page.Title,
 		pageTitle: page.Title, pageDesc: page.Description, description: page.Description,
+		data: m.data,
 	}
 	withParams := func(mr *Matched) *vars {
 		if mr != nil {
@@ -163,9 +170,13 @@ func (m *Match) Render(page Page) *Head {
 		} else {
 			v.params = nil
 		}
+		v.mr = mr
 		return &v
 	}
 	urlOf := func(field string, r ref) (string, bool) {
+		if r.t.data && r.t.missing(withParams(r.m)) {
+			return "", false // §12.1: no row or an empty cell writes nothing
+		}
 		s := r.t.render(withParams(r.m), true)
 		abs, why := AbsURL(base, s)
 		if why != "" {
@@ -206,14 +217,14 @@ func (m *Match) Render(page Page) *Head {
 	// A template that renders to nothing ("{page.description}" on a page
 	// without one) writes nothing, rather than an empty tag.
 	write := func(has bool) bool { return f.policy == Override || !has }
-	if f.title.set() && write(page.HasTitle) {
+	if f.title.set() && write(page.HasTitle) && !(f.title.t.data && f.title.t.missing(withParams(f.title.m))) {
 		if t := f.title.t.render(withParams(f.title.m), false); strings.TrimSpace(t) != "" {
 			h.title = applyTitleTemplate(c.Site.TitleTemplate, t)
 			h.Title = &h.title
 			v.title = t
 		}
 	}
-	if f.description.set() && write(page.HasDescription) {
+	if f.description.set() && write(page.HasDescription) && !(f.description.t.data && f.description.t.missing(withParams(f.description.m))) {
 		if d := f.description.t.render(withParams(f.description.m), false); strings.TrimSpace(d) != "" {
 			h.description = d
 			h.Description = &h.description
@@ -257,8 +268,29 @@ func (m *Match) Render(page Page) *Head {
 			h.Alternates = append(h.Alternates, Alternate{"x-default", c.Site.BaseURL + EscapePath(rest)})
 		}
 	}
+	// §12.3: a page whose canonical is in an hreflang table gets its
+	// group's rows instead.
+	hlOwn, hlOK := "", false
+	if c.data != nil && len(c.data.hreflang) > 0 {
+		key := page.Canonical
+		if canon != nil {
+			key = *canon
+		}
+		if key == "" {
+			key = m.SelfURL(false)
+		}
+		var alts []Alternate
+		if alts, hlOwn, hlOK = m.hreflangRender(key); hlOK {
+			h.Alternates, h.HreflangTable, h.hreflangKey = alts, true, key
+		}
+	}
 
-	text := func(r ref) string { return r.t.render(withParams(r.m), false) }
+	text := func(r ref) string {
+		if r.t.data && r.t.missing(withParams(r.m)) {
+			return "" // not written: add skips empty values
+		}
+		return r.t.render(withParams(r.m), false)
+	}
 	add := func(ident, attr, key, content string) {
 		if strings.TrimSpace(content) == "" {
 			return // an empty value says nothing; an empty tag would say less
@@ -295,10 +327,21 @@ func (m *Match) Render(page Page) *Head {
 		}
 		if f.ogLocale.set() {
 			prop("og:locale", text(f.ogLocale))
+		} else if hlOK {
+			if hlOwn != "" {
+				prop("og:locale", ogLocale(hlOwn))
+			}
 		} else if f.localized && m.Locale != "" {
 			prop("og:locale", ogLocale(m.Locale))
 		}
-		if f.localized && m.Locale != "" {
+		if hlOK {
+			// The group's other languages, never x-default (§17).
+			for _, a := range h.Alternates {
+				if !strings.EqualFold(a.Hreflang, hlOwn) && !strings.EqualFold(a.Hreflang, "x-default") {
+					prop("og:locale:alternate", ogLocale(a.Hreflang))
+				}
+			}
+		} else if f.localized && m.Locale != "" {
 			for _, l := range c.Site.Locales {
 				if l != m.Locale {
 					prop("og:locale:alternate", ogLocale(l))
@@ -410,6 +453,9 @@ func (m *Match) Render(page Page) *Head {
 	for i := range m.Matched {
 		mr := &m.Matched[i]
 		for _, hd := range mr.Rule.Headers {
+			if hd.Value.data && hd.Value.missing(withParams(mr)) {
+				continue
+			}
 			val := hd.Value.render(withParams(mr), false)
 			if badHeaderValue(val) {
 				h.Dropped = append(h.Dropped, Drop{Rule: mr.Rule.Match, Field: "headers." + hd.Name, Value: val, Reason: "header_value"})

@@ -24,6 +24,7 @@ import (
 // Env names the environment overrides of §1.
 var envKeys = []struct{ env, key string }{
 	{"HEADGATE_LISTEN", "server.listen"},
+	{"HEADGATE_ADMIN_LISTEN", "server.admin_listen"},
 	{"HEADGATE_UPSTREAM", "server.upstream"},
 	{"HEADGATE_BASE_URL", "site.base_url"},
 }
@@ -97,6 +98,7 @@ type loader struct {
 	lines   map[string]int
 	probs   Problems
 	fromEnv []string
+	data    *dataSet // the data tables, loaded before the rules (dataload.go)
 }
 
 func (l *loader) add(code, key, format string, args ...any) {
@@ -127,15 +129,17 @@ func (l *loader) dataFile(name string, sum []byte) {
 // loader reads is here, and docs/configuration.md documents each one (a test
 // checks both).
 var schema = map[string][]string{
-	"": {"server", "site", "sitemap", "robots", "rule", "normalize", "redirect", "redirect_table"},
+	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow",
+		"normalize", "redirect", "redirect_table"},
 	"server": {"listen", "admin_listen", "upstream", "preserve_host", "upstream_timeout",
-		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header", "trusted_proxies"},
+		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header",
+		"max_idle_connections", "trusted_proxies"},
 	"site":    {"base_url", "mode", "title_template", "locales", "x_default", "correct_upstream", "og_url_from_canonical"},
 	"sitemap": {"cache_ttl", "retry_after", "max_urls_per_file", "max_urls"},
-	"robots":  {"mode"},
+	"robots":  {"mode", "group", "content_signal", "upstream_sitemaps"},
 	"rule": {"match", "title", "description", "canonical", "keep_query", "robots", "open_graph",
 		"twitter", "json_ld", "json_ld_file", "replace_json_ld", "headers", "localized", "sitemap",
-		"sitemap_source", "sitemap_entries", "policy", "deny"},
+		"sitemap_source", "sitemap_entries", "policy", "deny", "lookup"},
 	"rule.robots":             {"index", "follow", "directives"},
 	"rule.open_graph":         {"title", "description", "type", "url", "site_name", "locale", "image", "article"},
 	"rule.open_graph.image":   {"url", "width", "height", "alt", "type", "secure_url"},
@@ -146,6 +150,14 @@ var schema = map[string][]string{
 	"normalize":               {"redirect_hosts", "https", "trailing_slash", "lowercase", "merge_slashes"},
 	"redirect":                {"from", "to", "status", "query"},
 	"redirect_table":          {"file", "status", "query"},
+	"table":                   {"name", "file", "key"},
+	"page_table":              {"file"},
+	"hreflang_table":          {"file"},
+	"robots.group":            {"user_agents", "allow", "disallow"},
+	"robots.content_signal":   {"search", "ai_input", "ai_train"},
+	"llms_txt":                {"title", "summary", "section"},
+	"llms_txt.section":        {"name", "match", "max_links"},
+	"indexnow":                {"key", "endpoint"},
 }
 
 // known reports the keys of table t (at key path path) that the schema of
@@ -414,6 +426,7 @@ func (l *loader) root(tree map[string]any) {
 	if v, ok := tree["server"]; ok {
 		if t, ok := l.table("server", v); ok {
 			l.server(t)
+			l.serverLimits(t)
 		}
 	}
 	if _, ok := tree["server"].(map[string]any); !ok || tree["server"].(map[string]any)["upstream"] == nil {
@@ -438,8 +451,10 @@ func (l *loader) root(tree map[string]any) {
 			if m, ok := t["mode"]; ok {
 				l.enum("robots.mode", m, &l.cfg.Robots.Mode, "generate", "append", "upstream")
 			}
+			l.crawlerPolicy(t)
 		}
 	}
+	l.dataTables(tree)
 	if v, ok := tree["rule"]; ok {
 		arr, _ := l.tables("rule", v, "an array of tables ([[rule]])")
 		for i, t := range arr {
@@ -447,6 +462,7 @@ func (l *loader) root(tree map[string]any) {
 		}
 	}
 	l.redirects(tree)
+	l.crawl(tree)
 }
 
 func (l *loader) server(t map[string]any) {
@@ -687,6 +703,7 @@ func (l *loader) rule(i int, t map[string]any) {
 	if r.Localized && len(l.cfg.Site.Locales) == 0 {
 		l.add("HG170", path+".localized", "localized = true needs site.locales")
 	}
+	l.ruleLookups(path, t, r)
 	tc := &tmplCtx{l: l, rule: r}
 	for _, k := range sortedKeys(t) {
 		v, key := t[k], path+"."+k
@@ -924,6 +941,12 @@ func (tc *tmplCtx) tmpl(key string, v any) *Template {
 	}
 	for _, name := range t.Vars() {
 		if fixedVars[name] {
+			continue
+		}
+		if known, ok := tc.dataVar(key, t, name); known {
+			if !ok {
+				return nil
+			}
 			continue
 		}
 		known := false

@@ -38,14 +38,18 @@ func TestExampleConfig(t *testing.T) {
 
 func TestEnvOverrides(t *testing.T) {
 	env := map[string]string{
-		"HEADGATE_LISTEN":   ":9999",
-		"HEADGATE_UPSTREAM": "http://127.0.0.1:3000",
-		"HEADGATE_BASE_URL": "https://www.example.com/ignored/path",
+		"HEADGATE_LISTEN":       ":9999",
+		"HEADGATE_ADMIN_LISTEN": "127.0.0.1:9998",
+		"HEADGATE_UPSTREAM":     "http://127.0.0.1:3000",
+		"HEADGATE_BASE_URL":     "https://www.example.com/ignored/path",
 	}
 	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	cfg, err := Parse("env.toml", []byte(header), lookup)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if cfg.Server.AdminListen != "127.0.0.1:9998" {
+		t.Errorf("admin_listen %q, want HEADGATE_ADMIN_LISTEN's", cfg.Server.AdminListen)
 	}
 	if cfg.Server.Listen != ":9999" || cfg.Server.Upstream != "http://127.0.0.1:3000" || cfg.Site.BaseURL != "https://www.example.com" {
 		t.Errorf("listen %q, upstream %q, base URL %q", cfg.Server.Listen, cfg.Server.Upstream, cfg.Site.BaseURL)

@@ -16,6 +16,8 @@ type Match struct {
 	rest      string // the path after the locale segment: "/about", or "" for "/de"
 	truncated bool   // the span budget ran out: Matched may lack rules
 
+	data *matchData // what the data tables say (datarender.go); nil: nothing
+
 	f merged
 	// Inline buffers, so that a path that matches up to 8 rules binding up
 	// to 16 parameters in all allocates nothing beyond the Match itself.
@@ -185,8 +187,8 @@ func (m *Match) merge() {
 // Policy is the merged policy: override unless a rule says fill.
 func (m *Match) Policy() Policy { return m.f.policy }
 
-// Any reports whether any rule matched.
-func (m *Match) Any() bool { return len(m.Matched) > 0 }
+// Any reports whether any rule matched, or a data table (§12) applies.
+func (m *Match) Any() bool { return len(m.Matched) > 0 || m.data != nil }
 
 // Config returns the configuration the match was made with.
 func (m *Match) Config() *Config { return m.cfg }

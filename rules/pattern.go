@@ -196,10 +196,46 @@ func canMatchSlash(expr string) bool {
 	return walk(re)
 }
 
+// FillReason says why Pattern.Fill refused a value.
+type FillReason int
+
+// The reasons of a FillError.
+const (
+	FillMissing    FillReason = iota + 1 // no value for the parameter
+	FillEmpty                            // an empty value
+	FillConstraint                       // a value the parameter's {regex} refuses
+	FillSlash                            // a "/" in a value whose parameter does not span segments
+	FillDotOrNUL                         // a "." or ".." segment, or a NUL
+)
+
+// FillError is the error of Pattern.Fill: callers branch on Reason.
+type FillError struct {
+	Param  string // the parameter's name; "*" for a trailing wildcard
+	Value  string // the value refused ("" for FillMissing and FillEmpty)
+	Reason FillReason
+	expr   string // the constraint, for FillConstraint
+}
+
+func (e *FillError) Error() string {
+	switch e.Reason {
+	case FillMissing:
+		return fmt.Sprintf("missing parameter %q", e.Param)
+	case FillEmpty:
+		return fmt.Sprintf("parameter %q is empty", e.Param)
+	case FillConstraint:
+		return fmt.Sprintf("parameter %q: %q does not match {%s}", e.Param, e.Value, e.expr)
+	case FillSlash:
+		return fmt.Sprintf("parameter %q: %q holds a /", e.Param, e.Value)
+	default:
+		return fmt.Sprintf("parameter %q: %q holds a dot segment or a NUL", e.Param, e.Value)
+	}
+}
+
 // Fill builds the path of the pattern with the given parameter values, each
 // percent-encoded; it fails when the pattern would not match the result: a
 // missing value, a value the constraint refuses, "." or "..", or a "/" that
-// the constraint does not allow. A trailing * is filled with nothing.
+// the constraint does not allow. A trailing * is filled with nothing. The
+// error is a *FillError.
 func (p *Pattern) Fill(params map[string]string) (string, error) {
 	var b strings.Builder
 	for i, s := range p.segs {
@@ -215,7 +251,7 @@ func (p *Pattern) Fill(params map[string]string) (string, error) {
 			}
 			for _, part := range strings.Split(strings.TrimPrefix(v, "/"), "/") {
 				if part == "." || part == ".." || strings.IndexByte(part, 0) >= 0 {
-					return "", fmt.Errorf("parameter %q: %q holds a dot segment or a NUL", "*", v)
+					return "", &FillError{Param: "*", Value: v, Reason: FillDotOrNUL}
 				}
 				b.WriteByte('/')
 				b.WriteString(escapeSegment(part))
@@ -229,24 +265,26 @@ func (p *Pattern) Fill(params map[string]string) (string, error) {
 		case segParam, segRegex:
 			v, ok := params[s.name]
 			if !ok {
-				return "", fmt.Errorf("missing parameter %q", s.name)
+				return "", &FillError{Param: s.name, Reason: FillMissing}
 			}
 			if v == "" {
-				return "", fmt.Errorf("parameter %q is empty", s.name)
+				return "", &FillError{Param: s.name, Reason: FillEmpty}
 			}
-			if s.re != nil && !s.re.MatchString(v) {
-				return "", fmt.Errorf("parameter %q: %q does not match {%s}", s.name, v, s.expr)
-			}
-			if strings.Contains(v, "/") && !s.spans {
-				return "", fmt.Errorf("parameter %q: %q holds a /", s.name, v)
+			// The order of the checks is the order of the reasons a
+			// sitemap reports: an unsafe value first, then a constraint.
+			if strings.IndexByte(v, 0) >= 0 {
+				return "", &FillError{Param: s.name, Value: v, Reason: FillDotOrNUL}
 			}
 			for _, part := range strings.Split(v, "/") {
 				if part == "." || part == ".." {
-					return "", fmt.Errorf("parameter %q: %q is a dot segment", s.name, v)
+					return "", &FillError{Param: s.name, Value: v, Reason: FillDotOrNUL}
 				}
 			}
-			if strings.IndexByte(v, 0) >= 0 {
-				return "", fmt.Errorf("parameter %q holds a NUL", s.name)
+			if s.re != nil && !s.re.MatchString(v) {
+				return "", &FillError{Param: s.name, Value: v, Reason: FillConstraint, expr: s.expr}
+			}
+			if strings.Contains(v, "/") && !s.spans {
+				return "", &FillError{Param: s.name, Value: v, Reason: FillSlash}
 			}
 			if s.spans {
 				// A value that spans segments is written as segments.

@@ -561,3 +561,34 @@ func TestEscapePath(t *testing.T) {
 		}
 	}
 }
+
+// Fill says why it refused a value as a *FillError, so that callers (the
+// sitemap's reasons) branch on the reason, never on the message.
+func TestFillError(t *testing.T) {
+	p, err := ParsePattern("/notes/:id{[0-9]+}/:slug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		params map[string]string
+		param  string
+		reason FillReason
+	}{
+		{map[string]string{"slug": "a"}, "id", FillMissing},
+		{map[string]string{"id": "", "slug": "a"}, "id", FillEmpty},
+		{map[string]string{"id": "x", "slug": "a"}, "id", FillConstraint},
+		{map[string]string{"id": "1", "slug": "a/b"}, "slug", FillSlash},
+		{map[string]string{"id": "1", "slug": ".."}, "slug", FillDotOrNUL},
+		{map[string]string{"id": "1", "slug": "a\x00"}, "slug", FillDotOrNUL},
+		{map[string]string{"id": "1/..", "slug": "a"}, "id", FillDotOrNUL}, // unsafe before the constraint
+	} {
+		_, err := p.Fill(tc.params)
+		var fe *FillError
+		if !errors.As(err, &fe) || fe.Param != tc.param || fe.Reason != tc.reason {
+			t.Errorf("Fill(%q) = %v, want a FillError of %q with reason %d", tc.params, err, tc.param, tc.reason)
+		}
+	}
+	if got, err := p.Fill(map[string]string{"id": "7", "slug": "caf\u00e9"}); err != nil || got != "/notes/7/caf%C3%A9" {
+		t.Errorf("Fill = %q, %v", got, err)
+	}
+}

@@ -16,10 +16,10 @@ import (
 // Bounds of one redirect table: a million rows of long URLs fit well
 // within them; a file past them is refused whole (HG180), not cut.
 const (
-	maxRedirectTableBytes = 256 << 20
-	maxRedirectRows       = 4_000_000
-	maxRowProblems        = 20 // per table; the rest are counted
-	maxCycleProblems      = 10
+	maxRedirectTableBytes  = 256 << 20
+	maxRedirectRows        = 4_000_000
+	maxRedirectRowProblems = 20 // per table; the rest are counted
+	maxCycleProblems       = 10
 )
 
 // loadRedirectTable reads a [[redirect_table]]'s file. Every row is checked;
@@ -74,7 +74,7 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 			}
 			return ""
 		}
-		msg := l.addRow(t, rt, cell("from"), cell("to"), cell("status"), rec.Line)
+		msg := l.addRedirectRow(t, rt, cell("from"), cell("to"), cell("status"), rec.Line)
 		if msg == "" {
 			if len(t.rows) > maxRedirectRows {
 				l.probs = append(l.probs, Problem{Code: "HG180", File: rt.Path, Line: rec.Line, Key: key,
@@ -84,13 +84,13 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 			continue
 		}
 		bad++
-		if bad <= maxRowProblems {
+		if bad <= maxRedirectRowProblems {
 			l.probs = append(l.probs, Problem{Code: "HG180", File: rt.Path, Line: rec.Line, Key: key, Message: msg})
 		}
 	}
-	if bad > maxRowProblems {
+	if bad > maxRedirectRowProblems {
 		l.probs = append(l.probs, Problem{Code: "HG180", File: rt.Path, Key: key,
-			Message: fmt.Sprintf("%d more rows with problems (the first %d are listed)", bad-maxRowProblems, maxRowProblems)})
+			Message: fmt.Sprintf("%d more rows with problems (the first %d are listed)", bad-maxRedirectRowProblems, maxRedirectRowProblems)})
 	}
 	l.dataFile(rt.Path, r.Sum())
 	if bad > 0 {
@@ -114,8 +114,8 @@ func (l *loader) dataProblem(key string, rt *RedirectTable, err error) {
 	l.add("HG180", key+".file", "%s: %s", rt.Path, msg)
 }
 
-// addRow checks one row and adds it; it returns what is wrong with it.
-func (l *loader) addRow(t *redirTable, rt *RedirectTable, from, to, status string, line int) string {
+// addRedirectRow checks one row and adds it; it returns what is wrong with it.
+func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, status string, line int) string {
 	st := rt.Status
 	if status != "" {
 		n, err := strconv.Atoi(status)
@@ -189,7 +189,7 @@ func (l *loader) addRow(t *redirTable, rt *RedirectTable, from, to, status strin
 		if why != "" {
 			return fmt.Sprintf("to %q: %s", to, why)
 		}
-		tg = normPath(&l.cfg.Normalize, tg)
+		tg = normTargetPath(&l.cfg.Normalize, tg)
 		if tg.origin != "" {
 			flags |= rowAbs
 			stored = tg.url("")
@@ -203,7 +203,7 @@ func (l *loader) addRow(t *redirTable, rt *RedirectTable, from, to, status strin
 	return ""
 }
 
-func normPath(n *Normalize, t target) target {
+func normTargetPath(n *Normalize, t target) target {
 	if t.origin == "" {
 		t.path = n.path(canonHex(t.path))
 	}

@@ -202,14 +202,7 @@ func canonHex(p string) string {
 	return string(b)
 }
 
-func isLowerHex(c byte) bool { return 'a' <= c && c <= 'f' }
-
-func upperHex(c byte) byte {
-	if isLowerHex(c) {
-		return c - 'a' + 'A'
-	}
-	return c
-}
+// isLowerHex and upperHex are data.go's.
 
 // path applies the path normalizations to a path with upper-case hex:
 // merge_slashes, then lowercase (outside percent-escapes), then

@@ -205,8 +205,10 @@ var ErrBadPath = errors.New("bad request path")
 // CheckPath rejects what browsers never send and what could lead an
 // upstream around a deny: a "." or ".." segment (also percent-encoded, and
 // also where an encoded slash %2F or a backslash, raw or %5C, is what
-// separates it, since some upstreams decode or honour those), a NUL (raw or
-// %00), invalid percent-encoding, or a path that does not start with "/".
+// separates it, since some upstreams decode or honour those, and also with
+// ";" path parameters after it, raw or %3B, as in "..;x": servlet
+// containers cut those off and resolve what is left), a NUL (raw or %00),
+// invalid percent-encoding, or a path that does not start with "/".
 func CheckPath(path string) error {
 	if !strings.HasPrefix(path, "/") {
 		return ErrBadPath
@@ -224,46 +226,80 @@ func CheckPath(path string) error {
 			}
 		}
 	}
-	// Walk the pieces between separators, counting the dots of each: a
-	// piece made of one or two dots (raw or %2e) is a dot segment.
-	dots := 0 // dots in the current piece; -1 once it holds anything else
+	// Walk the pieces between separators, counting the dots of each before
+	// any ";": a piece whose name is one or two dots (raw or %2e) is a dot
+	// segment.
+	dots := 0       // dots in the current piece's name; -1 once it holds anything else
+	params := false // past a ";" in the current piece
 	for i := 1; i <= len(path); i++ {
-		sep, width := false, 1
-		if i == len(path) {
-			sep = true
-		} else {
-			switch c := path[i]; {
-			case c == '/' || c == '\\':
-				sep = true
-			case c == '%':
-				width = 3
-				switch strings.ToLower(path[i+1 : i+3]) {
-				case "2f", "5c":
-					sep = true
-				case "2e":
-					if dots >= 0 {
-						dots++
-					}
-				default:
-					dots = -1
-				}
-			case c == '.':
-				if dots >= 0 {
-					dots++
-				}
-			default:
-				dots = -1
-			}
+		kind, width := pathSep, 1
+		if i < len(path) {
+			kind, width = pathToken(path, i)
 		}
-		if sep {
+		switch kind {
+		case pathSep:
 			if dots == 1 || dots == 2 {
 				return ErrBadPath
 			}
-			dots = 0
+			dots, params = 0, false
+		case pathSemi:
+			params = true
+		case pathDot:
+			if !params && dots >= 0 {
+				dots++
+			}
+		default:
+			if !params {
+				dots = -1
+			}
 		}
 		i += width - 1
 	}
 	return nil
+}
+
+// Kinds of path tokens for CheckPath and the deny forms.
+const (
+	pathOther = iota
+	pathSep   // "/", "\", %2F, %5C
+	pathSemi  // ";", %3B
+	pathDot   // ".", %2E
+)
+
+// pathToken classifies the byte (or the percent-escape) at path[i] and
+// returns its width. The escape must be valid.
+func pathToken(path string, i int) (kind, width int) {
+	switch c := path[i]; c {
+	case '/', '\\':
+		return pathSep, 1
+	case ';':
+		return pathSemi, 1
+	case '.':
+		return pathDot, 1
+	case '%':
+		if i+2 >= len(path) {
+			return pathOther, 1
+		}
+		switch path[i+1] {
+		case '2':
+			switch path[i+2] {
+			case 'f', 'F':
+				return pathSep, 3
+			case 'e', 'E':
+				return pathDot, 3
+			}
+		case '3':
+			if path[i+2] == 'b' || path[i+2] == 'B' {
+				return pathSemi, 3
+			}
+		case '5':
+			if path[i+2] == 'c' || path[i+2] == 'C' {
+				return pathSep, 3
+			}
+		}
+		return pathOther, 3
+	}
+	return pathOther, 1
 }
 
 func ishex(c byte) bool {
@@ -281,8 +317,9 @@ const spanBudget = 256 << 10
 // apply. It never fails: a path CheckPath refuses still resolves, matching
 // what its raw segments match; callers refuse it first.
 //
-// Deny rules are also matched against the path with every %2F decoded to
-// "/" and with empty segments ("//") removed, and deny when any form
+// Deny rules are also matched against the spellings upstreams resolve the
+// path to (denyForms: %2F, "\" and %5C as "/", ";parameters" cut off,
+// empty segments and a trailing "/" removed), and deny when any form
 // matches. A path so long that matching its spanning parameters would pass
 // the regex budget is denied when the configuration has any deny rule
 // (fail closed), and otherwise matches what was found within the budget.
@@ -303,10 +340,15 @@ func (c *Config) Resolve(target string) *Match {
 		m.rest = path[1+len(rawFirstSegment(path)):]
 	}
 	if t.hasDeny && !m.Deny && w.budget >= 0 {
+		var probe *Match // one for all forms: most paths have one or two
 		for _, alt := range denyForms(path) {
-			probe := Match{cfg: c}
+			if probe == nil {
+				probe = &Match{cfg: c}
+			} else {
+				*probe = Match{cfg: c}
+			}
 			pw, joined := t.walker(alt, segBuf[:0], offBuf[:0], stack[:0], w.budget)
-			t.match(&pw, &probe, joined)
+			t.match(&pw, probe, joined)
 			for _, mr := range probe.Matched {
 				if mr.Rule.Deny {
 					m.Deny = true
@@ -332,6 +374,7 @@ func (c *Config) Resolve(target string) *Match {
 		}
 	}
 	m.merge()
+	c.resolveData(m)
 	return m
 }
 
@@ -396,37 +439,6 @@ func (t *table) locale(seg string) (string, bool) {
 	}
 	loc, ok := t.locales[string(buf[:len(seg)])]
 	return loc, ok
-}
-
-// denyForms returns the other spellings of path that deny rules see: every
-// %2F decoded, then also with empty segments removed. Most paths have none.
-func denyForms(path string) []string {
-	var forms []string
-	alt := path
-	if hasEncodedSlash(path) {
-		alt = strings.NewReplacer("%2F", "/", "%2f", "/").Replace(path)
-		forms = append(forms, alt)
-	}
-	if strings.Contains(alt, "//") {
-		var b strings.Builder
-		for i := 0; i < len(alt); i++ {
-			if alt[i] == '/' && i > 0 && alt[i-1] == '/' {
-				continue
-			}
-			b.WriteByte(alt[i])
-		}
-		forms = append(forms, b.String())
-	}
-	return forms
-}
-
-func hasEncodedSlash(s string) bool {
-	for i := 0; i+2 < len(s); i++ {
-		if s[i] == '%' && s[i+1] == '2' && (s[i+2] == 'f' || s[i+2] == 'F') {
-			return true
-		}
-	}
-	return false
 }
 
 func rawFirstSegment(path string) string {

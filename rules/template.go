@@ -11,6 +11,7 @@ import (
 type Template struct {
 	Raw   string
 	parts []tpart
+	data  bool // names a table column, {TABLE.COLUMN} (datarender.go)
 }
 
 type tpart struct {
@@ -98,6 +99,9 @@ type vars struct {
 	description string
 	pageTitle   string
 	pageDesc    string
+
+	data *matchData // the rows the match looked up (datarender.go)
+	mr   *Matched   // the rule being rendered, whose lookups data holds
 }
 
 // varKind says how a value is written into a URL.
@@ -107,6 +111,7 @@ const (
 	textVar  varKind = iota // free text: percent-encoded whole, "/" included
 	paramVar                // a path parameter: percent-encoded per segment
 	urlVar                  // already a URL or an escaped path: written as it is
+	tableVar                // a table cell: a URL as it is at the start of one, else per segment
 )
 
 func (v *vars) lookup(name string) (string, varKind) {
@@ -127,6 +132,11 @@ func (v *vars) lookup(name string) (string, varKind) {
 		return v.pageTitle, textVar
 	case "page.description":
 		return v.pageDesc, textVar
+	}
+	if v.data != nil {
+		if val, ok := v.tableValue(name); ok {
+			return val, tableVar
+		}
 	}
 	for _, p := range v.params {
 		if p.Name == name {
@@ -168,6 +178,12 @@ func (t *Template) render(v *vars, forURL bool) string {
 			case inQuery:
 				val = url.QueryEscape(val)
 			case kind == paramVar:
+				val = escapeParam(val)
+			case kind == tableVar && b.Len() == 0:
+				// A cell that starts a URL is one (an image on a CDN);
+				// the URL rules check it whole.
+				inQuery = strings.ContainsAny(val, "?#")
+			case kind == tableVar:
 				val = escapeParam(val)
 			case kind == textVar:
 				val = url.PathEscape(val)

@@ -1,6 +1,7 @@
 // Package sitemap owns /sitemap.xml, its parts /sitemap-N.xml and
-// /robots.txt (SPEC §5): it lists the entries of every sitemap = true rule,
-// reads their sources as streams, writes the XML compressed as it goes,
+// /robots.txt (SPEC §5), /llms.txt and the IndexNow key file (§13): it
+// lists the entries of every sitemap = true rule, reads their sources as
+// streams, writes the XML compressed as it goes,
 // caches the result and serves it.
 //
 // Call order:
@@ -114,21 +115,37 @@
 //
 // # robots.txt
 //
-//   - generate: "User-agent: *", an empty Disallow, and the Sitemap line;
+//   - generate: "User-agent: *" with the Content-Signal line (when
+//     robots.content_signal is set) and an empty Disallow, then each
+//     [[robots.group]], then the Sitemap line (robots.go shows the shape);
 //   - append: the upstream's robots.txt (read through Fetch per request,
-//     at most 512 KiB, cut after its last whole line beyond that) plus the
-//     Sitemap line unless a Sitemap line already names
-//     {base}/sitemap.xml. An absent robots.txt (Fetch's error has
+//     at most 512 KiB, cut after its last whole line beyond that) with the
+//     User-agent lines of headgate's agents taken out, headgate's
+//     Content-Signal in its "*" group, its Sitemap lines dropped (unless
+//     robots.upstream_sitemaps = "keep"), then the groups and headgate's
+//     Sitemap line (with "keep", only when no Sitemap line already names
+//     {base}/sitemap.xml). An absent robots.txt (Fetch's error has
 //     HTTPStatus() 4xx), or one that is HTML, gives just the Sitemap line
 //     block. An unreachable one (5xx, timeout, network error) gives 503
 //     with Retry-After: RFC 9309 has a crawler treat that as "disallow
 //     everything" for a while, where a bare Sitemap line would mean
 //     "allow everything";
-//   - upstream, or no sitemap rule: not handled here; the proxy forwards;
+//   - upstream, or no sitemap rule and no groups or signal: not handled
+//     here; the proxy forwards;
 //   - staging (site.mode): exactly "User-agent: *\nDisallow: /\n", whatever
 //     the mode and whether or not a sitemap exists. No Sitemap line: a
 //     staging copy runs with the production base_url, so the line would
 //     name production's sitemap, and the audit reads /sitemap.xml anyway.
+//
+// # llms.txt and the IndexNow key
+//
+// With [llms_txt], /llms.txt is built by the same generation as the
+// sitemap (llms.go): each <url> written is offered to the first section
+// whose pattern matches its path, up to the section's max_links; the file
+// is cached, single-flighted and failed with the sitemap's files, and
+// bounded at 8 MiB. With [indexnow], /{key}.txt answers the key as
+// text/plain, without a generation. Each runs a generation for headgate
+// indexnow, calling a function for every URL written.
 //
 // # Security
 //

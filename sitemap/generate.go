@@ -2,6 +2,7 @@ package sitemap
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -43,6 +44,11 @@ type generation struct {
 	ends  []int     // end of each <url> in buf
 
 	lastmods map[string]string // raw → normalised: sources repeat their dates
+
+	params map[string]string // the current entry's parameters
+	kept   []version         // the current entry's listed versions
+	llms   *llmsBuilder      // nil without [llms_txt]
+	each   func(loc, lastmod string)
 }
 
 // version is one address of an entry: one locale of a localized rule.
@@ -158,6 +164,7 @@ func (g *generation) doRule() error {
 			g.rep.add(reasonMissing, position{kind: posPattern}, err.Error)
 			return nil
 		}
+		g.params = nil
 		g.emit(path, latest, position{kind: posPattern})
 		return nil
 	}
@@ -213,32 +220,29 @@ func (g *generation) entry(params map[string]string, rawLastmod string, pos posi
 	}
 	path, err := g.rule.Pattern.Fill(params)
 	if err != nil {
-		g.rep.add(classify(g.rule.Pattern, params, err), pos, err.Error)
+		g.rep.add(classify(err), pos, err.Error)
 		return
 	}
+	g.params = params
 	g.emit(path, lm, pos)
 }
 
 // classify names the reason Pattern.Fill refused params.
-func classify(p *rules.Pattern, params map[string]string, err error) string {
-	for _, name := range p.Params() {
-		if params[name] == "" {
-			return reasonMissing
-		}
+func classify(err error) string {
+	var fe *rules.FillError
+	if !errors.As(err, &fe) {
+		return reasonConstraint
 	}
-	for _, name := range p.Params() {
-		v := params[name]
-		if strings.IndexByte(v, 0) >= 0 {
+	switch fe.Reason {
+	case rules.FillMissing, rules.FillEmpty:
+		return reasonMissing
+	case rules.FillSlash:
+		return reasonSlash
+	case rules.FillDotOrNUL:
+		if strings.IndexByte(fe.Value, 0) >= 0 {
 			return reasonNUL
 		}
-		for _, seg := range strings.Split(v, "/") {
-			if seg == "." || seg == ".." {
-				return reasonDot
-			}
-		}
-	}
-	if strings.Contains(err.Error(), "holds a /") {
-		return reasonSlash
+		return reasonDot
 	}
 	return reasonConstraint
 }
@@ -292,8 +296,9 @@ func (g *generation) emit(path, lastmod string, pos position) {
 	if g.rule.Localized && s.cfg.Site.XDefault && g.check(path, false) == "" {
 		xdefault = base + path
 	}
-	g.render(kept, lastmod, xdefault)
-	g.place(len(kept) > 0 && g.rule.Localized, lastmod)
+	links := g.render(kept, lastmod, xdefault)
+	g.kept = kept
+	g.place(len(kept) > 0 && (g.rule.Localized || links), lastmod)
 }
 
 func whyText(why, loc string) string {
@@ -364,8 +369,10 @@ func (g *generation) check(path string, full bool) string {
 }
 
 // render writes the entry's <url> elements into g.buf. Every <url> of a
-// localized entry carries the same links: they are rendered once.
-func (g *generation) render(kept []version, lastmod, xdefault string) {
+// localized entry carries the same links: they are rendered once. A <url>
+// whose address is in an hreflang table's group carries that group's
+// links instead (§12.3); render reports whether any did.
+func (g *generation) render(kept []version, lastmod, xdefault string) (tableLinks bool) {
 	b, ends, links := g.buf[:0], g.ends[:0], g.links[:0]
 	if g.rule.Localized {
 		for _, a := range kept {
@@ -384,11 +391,19 @@ func (g *generation) render(kept []version, lastmod, xdefault string) {
 			b = append(b, lastmod...)
 			b = append(b, "</lastmod>\n"...)
 		}
-		b = append(b, links...)
+		if alts := g.s.cfg.Alternates(v.loc); alts != nil {
+			for _, a := range alts {
+				b = appendLink(b, a.Hreflang, a.Href)
+			}
+			tableLinks = true
+		} else {
+			b = append(b, links...)
+		}
 		b = append(b, "</url>\n"...)
 		ends = append(ends, len(b))
 	}
 	g.buf, g.ends, g.links = b, ends, links
+	return tableLinks
 }
 
 func appendLink(b []byte, lang, href string) []byte {
@@ -457,6 +472,7 @@ func (g *generation) place(links bool, lastmod string) {
 			g.cur.lastmod = lastmod
 		}
 		g.total++
+		g.listed(i, lastmod)
 	}
 }
 

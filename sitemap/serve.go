@@ -42,6 +42,10 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveRobots(w, r)
 		return
 	}
+	if s.isKeyPath(path) {
+		s.serveKey(w, r)
+		return
+	}
 	res, retry, err := s.get(r.Context())
 	if err != nil {
 		return // the client has gone
@@ -50,6 +54,10 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(max(retry, time.Second).Seconds()))))
 		h.Set("Cache-Control", "no-store")
 		http.Error(w, "503 the sitemap is not available yet", http.StatusServiceUnavailable)
+		return
+	}
+	if path == "/llms.txt" && res.llms != nil {
+		s.serveLLMS(w, r, res.llms)
 		return
 	}
 	f := res.lookup(path)
@@ -148,13 +156,12 @@ func etagMatch(header, etag string) bool {
 
 // serveRobots answers /robots.txt in the mode New chose.
 func (s *Sitemap) serveRobots(w http.ResponseWriter, r *http.Request) {
-	sitemapURL := s.cfg.Site.BaseURL + "/sitemap.xml"
 	var body []byte
 	switch s.robots {
 	case robotsStaging:
 		body = []byte("User-agent: *\nDisallow: /\n")
 	case robotsGenerate:
-		body = []byte("User-agent: *\nDisallow:\n\nSitemap: " + sitemapURL + "\n")
+		body = s.generatedRobots()
 	case robotsAppend:
 		up, err := s.upstreamRobots(r.Context())
 		if err != nil {
@@ -171,7 +178,7 @@ func (s *Sitemap) serveRobots(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "503 robots.txt is not available", http.StatusServiceUnavailable)
 			return
 		}
-		body = appendSitemapLine(up, sitemapURL)
+		body = s.appendedRobots(up)
 	}
 	h := w.Header()
 	h.Set("Content-Type", textType)
@@ -218,27 +225,4 @@ func (s *Sitemap) upstreamRobots(ctx context.Context) ([]byte, error) {
 		return nil, nil
 	}
 	return b, nil
-}
-
-// appendSitemapLine adds "Sitemap: URL" unless a Sitemap line already names
-// URL.
-func appendSitemapLine(b []byte, url string) []byte {
-	for _, line := range strings.Split(string(b), "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok && strings.EqualFold(strings.TrimSpace(k), "sitemap") {
-			v, _, _ = strings.Cut(v, "#")
-			if strings.TrimSpace(v) == url {
-				return b
-			}
-		}
-	}
-	out := make([]byte, 0, len(b)+len(url)+12)
-	out = append(out, b...)
-	if len(out) > 0 && out[len(out)-1] != '\n' {
-		out = append(out, '\n')
-	}
-	if len(out) > 0 {
-		out = append(out, '\n')
-	}
-	return append(append(append(out, "Sitemap: "...), url...), '\n')
 }

@@ -395,9 +395,15 @@ func TestRobots(t *testing.T) {
 		{"generate", rule, nil, nil, 200, "User-agent: *\nDisallow:\n\nSitemap: https://notes.example/sitemap.xml\n"},
 		{"append", "[robots]\nmode = \"append\"\n" + rule, ptr("User-agent: *\nDisallow: /admin/"), nil, 200,
 			"User-agent: *\nDisallow: /admin/\n\nSitemap: https://notes.example/sitemap.xml\n"},
+		// §16.6: the upstream's Sitemap lines are replaced by headgate's
+		// unless upstream_sitemaps = "keep".
 		{"append, already there", "[robots]\nmode = \"append\"\n" + rule, ptr("User-agent: *\nDisallow:\nsitemap:   https://notes.example/sitemap.xml # ours\n"), nil, 200,
-			"User-agent: *\nDisallow:\nsitemap:   https://notes.example/sitemap.xml # ours\n"},
+			"User-agent: *\nDisallow:\n\nSitemap: https://notes.example/sitemap.xml\n"},
 		{"append, another sitemap", "[robots]\nmode = \"append\"\n" + rule, ptr("Sitemap: https://notes.example/news.xml\n"), nil, 200,
+			"Sitemap: https://notes.example/sitemap.xml\n"},
+		{"append keep, already there", "[robots]\nmode = \"append\"\nupstream_sitemaps = \"keep\"\n" + rule, ptr("User-agent: *\nDisallow:\nsitemap:   https://notes.example/sitemap.xml # ours\n"), nil, 200,
+			"User-agent: *\nDisallow:\nsitemap:   https://notes.example/sitemap.xml # ours\n"},
+		{"append keep, another sitemap", "[robots]\nmode = \"append\"\nupstream_sitemaps = \"keep\"\n" + rule, ptr("Sitemap: https://notes.example/news.xml\n"), nil, 200,
 			"Sitemap: https://notes.example/news.xml\n\nSitemap: https://notes.example/sitemap.xml\n"},
 		{"append, none upstream", "[robots]\nmode = \"append\"\n" + rule, nil, nil, 200, "Sitemap: https://notes.example/sitemap.xml\n"},
 		{"append, HTML upstream", "[robots]\nmode = \"append\"\n" + rule, ptr("<!doctype html><p>app</p>"), nil, 200, "Sitemap: https://notes.example/sitemap.xml\n"},

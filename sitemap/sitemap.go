@@ -117,8 +117,9 @@ type Sitemap struct {
 
 // result is one generation's files.
 type result struct {
-	main  *file   // /sitemap.xml: the only urlset, or the index
-	parts []*file // /sitemap-1.xml …; nil without an index
+	main  *file     // /sitemap.xml: the only urlset, or the index
+	parts []*file   // /sitemap-1.xml …; nil without an index
+	llms  *llmsFile // /llms.txt; nil without [llms_txt]
 	urls  int
 	at    time.Time
 }
@@ -194,13 +195,18 @@ func New(cfg *rules.Config, o Options) *Sitemap {
 			all = true
 		}
 	}
+	if cfg.PageTables() {
+		// A page_table row may make any address noindex or canonical
+		// elsewhere: every address is resolved.
+		s.resolve, s.checkHead, all = true, true, true
+	}
 	if all {
 		s.prefixes = nil
 	}
 	switch {
 	case cfg.Site.Mode == rules.ModeStaging:
 		s.robots = robotsStaging
-	case !s.enabled || cfg.Robots.Mode == "upstream":
+	case !s.enabled && !cfg.Robots.HasPolicy() || cfg.Robots.Mode == "upstream":
 		s.robots = robotsUpstream
 	case cfg.Robots.Mode == "append" && s.fetch != nil:
 		s.robots = robotsAppend
@@ -297,10 +303,14 @@ func (s *Sitemap) Handles(path string) bool {
 	switch {
 	case path == "/robots.txt":
 		return s.robots != robotsUpstream
+	case s.isKeyPath(path):
+		return true
 	case !s.enabled:
 		return false
 	case path == "/sitemap.xml":
 		return true
+	case path == "/llms.txt":
+		return s.cfg.LLMSTxt != nil
 	}
 	return partNumber(path) > 0
 }
@@ -406,20 +416,27 @@ func (s *Sitemap) hasGood() bool {
 }
 
 // generate runs one generation and counts it.
-func (s *Sitemap) generate(ctx context.Context) (*result, error) {
+func (s *Sitemap) generate(ctx context.Context) (*result, error) { return s.generateEach(ctx, nil) }
+
+// generateEach is generate, calling each (when not nil) for every URL
+// written.
+func (s *Sitemap) generateEach(ctx context.Context, each func(loc, lastmod string)) (*result, error) {
 	start := time.Now()
 	g := &generation{
 		s:      s,
 		ctx:    ctx,
 		budget: s.maxBytes - 1 - int64(max(len(s.urlsetPre[0].text), len(s.urlsetPre[1].text))+len(urlsetClose)),
+		each:   each,
 	}
 	g.fw, _ = flate.NewWriter(nil, compressionLevel)
+	g.llms = newLLMS(s.cfg.LLMSTxt)
 	res, err := g.run()
 	if err != nil {
 		s.metrics.generation(false, 0, time.Since(start))
 		return nil, err
 	}
 	res.at = s.now()
+	g.finishLLMS(res)
 	s.metrics.generation(true, res.urls, time.Since(start))
 	s.log.Info("sitemap: generated", "urls", res.urls, "files", max(1, len(res.parts)),
 		"bytes", sumSize(res), "duration", time.Since(start).Round(time.Millisecond))

@@ -1,9 +1,9 @@
 package test
 
-// A crawl of 2,000 generated pages on loopback: its time and its peak
+// A crawl of 2,000 generated pages on loopback, its time and its peak
 // heap, then the same crawl with pages ten times larger, whose peak must
 // stay about the same (the audit keeps a few facts per page, never the
-// page).
+// page); then 10,000 pages, whose peak grows by the few facts per page.
 //
 //	go test ./test -run TestAuditScale -count=1 -v
 
@@ -24,9 +24,10 @@ import (
 
 const audScalePages = 2000
 
-// audScaleSite serves audScalePages pages of about size bytes each: a
-// clean head, links to eight other pages, and paragraphs of text.
-func audScaleSite(size int) (http.Handler, *atomic.Int64) {
+// audScaleSite serves pages pages of about size bytes each: a clean head,
+// links to eight other pages, and paragraphs of text.
+func audScaleSite(size, pages int) (http.Handler, *atomic.Int64) {
+	audScalePages := pages
 	para := "<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. <em>Ut enim</em> ad minim veniam.</p>\n"
 	filler := []byte(strings.Repeat(para, size/len(para)+1)[:size])
 	var served atomic.Int64
@@ -51,8 +52,8 @@ func audScaleSite(size int) (http.Handler, *atomic.Int64) {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		var head strings.Builder
-		fmt.Fprintf(&head, `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Generated page %d</title>`+
-			`<meta name="description" content="The generated page number %d.">`+
+		fmt.Fprintf(&head, `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Generated page %d of the scale test</title>`+
+			`<meta name="description" content="The generated page number %d of the audit's scale test, described at a length results show.">`+
 			`<link rel="canonical" href="http://%s%s"><meta property="og:url" content="http://%s%s"></head><body><nav>`,
 			n, n, r.Host, self, r.Host, self)
 		for _, i := range []int{n + 1, n + 2, 2*n + 1, 7*n + 3} {
@@ -81,9 +82,9 @@ type audScaleResult struct {
 	bytes    int64  // bytes served
 }
 
-func audScaleRun(t *testing.T, size int) audScaleResult {
+func audScaleRun(t *testing.T, size, pages int) audScaleResult {
 	t.Helper()
-	h, served := audScaleSite(size)
+	h, served := audScaleSite(size, pages)
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 
@@ -112,7 +113,7 @@ func audScaleRun(t *testing.T, size int) audScaleResult {
 		}
 	}()
 	began := time.Now()
-	r, err := audit.Run(context.Background(), audit.Options{Live: srv.URL, MaxPages: audScalePages + 100, Concurrency: 4}, nil)
+	r, err := audit.Run(context.Background(), audit.Options{Live: srv.URL, MaxPages: pages + 100, Concurrency: 4}, nil)
 	elapsed := time.Since(began)
 	close(stop)
 	<-sampled
@@ -129,20 +130,22 @@ func audScaleRun(t *testing.T, size int) audScaleResult {
 
 func TestAuditScale(t *testing.T) {
 	if testing.Short() {
-		t.Skip("crawls 2 × 2,000 pages")
+		t.Skip("crawls 2 × 2,000 and 10,000 pages")
 	}
 	const mib = 1 << 20
-	small := audScaleRun(t, 20<<10)
-	large := audScaleRun(t, 200<<10)
+	small := audScaleRun(t, 20<<10, audScalePages)
+	large := audScaleRun(t, 200<<10, audScalePages)
+	many := audScaleRun(t, 20<<10, 5*audScalePages)
 	for _, x := range []struct {
-		name string
-		r    audScaleResult
-	}{{"20 KiB pages", small}, {"200 KiB pages", large}} {
+		name  string
+		r     audScaleResult
+		pages int
+	}{{"20 KiB pages", small, audScalePages}, {"200 KiB pages", large, audScalePages}, {"10,000 pages of 20 KiB", many, 5 * audScalePages}} {
 		t.Logf("%s: %d pages (%.0f MiB) in %v (%.0f pages/s), peak HeapInuse %.1f MiB, allocated %.0f MiB",
 			x.name, x.r.pages, float64(x.r.bytes)/mib, x.r.elapsed.Round(time.Millisecond),
 			float64(x.r.pages)/x.r.elapsed.Seconds(), float64(x.r.peak)/mib, float64(x.r.alloc)/mib)
-		if x.r.pages != audScalePages || x.r.findings != 0 {
-			t.Errorf("%s: %d pages, %d findings; want %d clean pages", x.name, x.r.pages, x.r.findings, audScalePages)
+		if x.r.pages != x.pages || x.r.findings != 0 {
+			t.Errorf("%s: %d pages, %d findings; want %d clean pages", x.name, x.r.pages, x.r.findings, x.pages)
 		}
 	}
 	// Ten times the bytes, about the same peak: the margin is for the GC's
@@ -150,5 +153,14 @@ func TestAuditScale(t *testing.T) {
 	if limit := small.peak + small.peak/2 + 4*mib; large.peak > limit {
 		t.Errorf("peak heap %.1f MiB with 200 KiB pages, %.1f MiB with 20 KiB pages: it grows with page size",
 			float64(large.peak)/mib, float64(small.peak)/mib)
+	}
+	// Five times the pages: what grows is the few facts kept per page
+	// (URL, title, description, links as ids, an 8-byte body hash for
+	// duplicate-without-canonical, a bit for sitemap-orphan), not the
+	// pages' bytes: at most 4 KiB a page more.
+	perPage := (float64(many.peak) - float64(small.peak)) / float64(4*audScalePages)
+	t.Logf("10,000 pages: %.0f bytes of peak heap per page more than 2,000 pages", perPage)
+	if perPage > 4<<10 {
+		t.Errorf("peak heap %.1f MiB for 10,000 pages, %.1f MiB for 2,000: %.0f bytes a page", float64(many.peak)/mib, float64(small.peak)/mib, perPage)
 	}
 }

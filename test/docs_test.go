@@ -49,6 +49,7 @@ var docsRun = []string{"README.md", "docs/getting-started.md"}
 var docsOwned = []string{
 	"docs/index.md", "docs/getting-started.md", "docs/cookbook.md",
 	"docs/operations.md", "docs/security.md", "docs/deploy.md",
+	"docs/crawlers.md",
 }
 
 // docBlock is one fenced code block and the markers after it.
@@ -58,6 +59,7 @@ type docBlock struct {
 	expect           []string
 	exit             int
 	notRun           string
+	dataFile         string // <!-- file: NAME -->: a data table the doc's configs read
 }
 
 func TestDocsCommands(t *testing.T) {
@@ -287,7 +289,7 @@ func docBlocks(t *testing.T, path, name string) []docBlock {
 	var blocks []docBlock
 	var cur *docBlock
 	var body []string
-	marker := regexp.MustCompile(`^<!--\s*(expect|expect-exit|not run)\s*:\s*(.*?)\s*-->$`)
+	marker := regexp.MustCompile(`^<!--\s*(expect|expect-exit|not run|file)\s*:\s*(.*?)\s*-->$`)
 	lines := strings.Split(string(src), "\n")
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
@@ -324,6 +326,8 @@ func docBlocks(t *testing.T, path, name string) []docBlock {
 				cur.exit = n
 			case "not run":
 				cur.notRun = m[2]
+			case "file":
+				cur.dataFile = m[2]
 			}
 		}
 		blocks = append(blocks, *cur)
@@ -349,13 +353,24 @@ func TestDocsConfigs(t *testing.T) {
 			t.Errorf("%s: %v", file, err)
 			continue
 		}
-		for _, b := range docBlocks(t, path, file) {
+		// The data tables the configs read are blocks marked
+		// <!-- file: NAME -->, written beside them.
+		dir := t.TempDir()
+		blocks := docBlocks(t, path, file)
+		for _, b := range blocks {
+			if b.dataFile != "" {
+				if err := os.WriteFile(filepath.Join(dir, b.dataFile), []byte(b.text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, b := range blocks {
 			if b.lang != "toml" || !regexp.MustCompile(`(?m)^\[site\]`).MatchString(b.text) {
 				continue
 			}
 			n++
 			name := fmt.Sprintf("%s:%d", file, b.line)
-			if _, err := rules.Parse(name, []byte(b.text), nil); err != nil {
+			if _, err := rules.Parse(filepath.Join(dir, filepath.Base(name)), []byte(b.text), nil); err != nil {
 				t.Errorf("%s: the config does not pass check:\n%v", name, err)
 			}
 		}

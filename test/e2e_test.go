@@ -722,6 +722,15 @@ func TestShadow(t *testing.T) {
 	if v := hg.metric(t, `headgate_tags_written_total{kind="canonical"}`); v != 2 {
 		t.Errorf("canonical writes counted %v", v)
 	}
+	// What went out is the upstream's page: the outcome says shadow, in
+	// the metric and in the access log, never rewritten.
+	if v := hg.metric(t, `headgate_requests_total{outcome="shadow"}`); v != 2 {
+		t.Errorf("shadow outcomes counted %v, want 2", v)
+	}
+	if v := hg.metric(t, `headgate_requests_total{outcome="rewritten"}`); v != 0 {
+		t.Errorf("rewritten outcomes counted %v in shadow mode, want 0", v)
+	}
+	hg.waitLog(t, `"msg":"request".*"path":"/p".*"outcome":"shadow"`)
 }
 
 // change_header on a production rewrite names the changes and the rules.

@@ -26,6 +26,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d rules, upstream %s, base URL %s, mode %s)\n",
 		*cfgPath, len(cfg.Rules), cfg.Server.Upstream, cfg.Site.BaseURL, cfg.Site.Mode)
+	checkTables(stdout, cfg)
 	return exitOK
 }
 
@@ -106,6 +107,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		for _, d := range head.Dropped {
 			fmt.Fprintf(stdout, "\ndropped %s of rule %q: %q (%s)\n", d.Field, d.Rule, d.Value, d.Reason)
 		}
+		explainRows(stdout, head, m.DataRows(head))
 	}
 	if cfg.Site.Mode == rules.ModeStaging {
 		fmt.Fprintln(stdout, "\nstaging mode: every response also gets X-Robots-Tag: noindex, nofollow")
@@ -116,7 +118,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs, cfgPath := newFlags("rewrite", "rewrite -config FILE -path PATH [-content-type TYPE] [-changes] [FILE]", stderr)
 	path := fs.String("path", "", "the request target as it arrives (percent-encoded, optionally with ?query)")
-	ctype := fs.String("content-type", "text/html; charset=utf-8", "the response's Content-Type")
+	ctype := fs.String("content-type", "text/html", "the response's Content-Type; the default names no charset, so the document's own <meta charset> decides, as a browser does")
 	csp := fs.String("csp", "", "the response's Content-Security-Policy (for a script nonce)")
 	changes := fs.Bool("changes", false, "list what was changed on stderr")
 	if code, stop := parse(fs, args); stop {
@@ -166,7 +168,7 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "  %s\n", res.Reason)
 		}
 		for _, c := range res.Changes {
-			line := fmt.Sprintf("  %-9s %-22s %s", c.Action, c.Identity, c.Value)
+			line := fmt.Sprintf("  %-9s %-22s %s", c.Action, c.Label(), c.Value)
 			if c.Reason != "" {
 				line += " (" + c.Reason + ")"
 			}

@@ -14,14 +14,46 @@ import (
 // buildVersion is set with -ldflags "-X main.buildVersion=v1.2.3".
 var buildVersion = ""
 
+// version is the module version (buildVersion, else what the build info
+// says: a tag for go install …@v1.2.3, "devel" for a build in a clone),
+// followed by the VCS revision the binary was built from, when the build
+// recorded one: "devel (rev 47b2138c1f0e, modified)".
 func version() string {
-	if buildVersion != "" {
-		return buildVersion
+	bi, ok := debug.ReadBuildInfo()
+	return versionOf(buildVersion, bi, ok)
+}
+
+func versionOf(set string, bi *debug.BuildInfo, ok bool) string {
+	v := set
+	if v == "" && ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if v == "" {
+		v = "devel"
 	}
-	return "devel"
+	if !ok {
+		return v
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	v += " (rev " + rev
+	if modified == "true" {
+		v += ", modified"
+	}
+	return v + ")"
 }
 
 // newFlags makes a subcommand's flag set with -config and a usage text.
@@ -43,14 +75,32 @@ func defaultConfig() string {
 	return "headgate.toml"
 }
 
-// parse parses flags; it returns an exit code when the command should stop.
+// parse parses flags, also those that follow an argument
+// (`audit URL -max-pages 5` is what people type: the flag is honoured,
+// never taken for a URL); "--" ends the flags. fs.Args() are then the
+// arguments alone. It returns an exit code when the command should stop.
 func parse(fs *flag.FlagSet, args []string) (int, bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, true
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK, true
+			}
+			return exitUsage, true
 		}
-		return exitUsage, true
+		rest := fs.Args()
+		consumed := len(args) - len(rest)
+		if len(rest) == 0 {
+			break
+		}
+		if consumed > 0 && args[consumed-1] == "--" {
+			pos = append(pos, rest...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
+	_ = fs.Parse(append([]string{"--"}, pos...))
 	return 0, false
 }
 

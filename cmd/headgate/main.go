@@ -33,11 +33,13 @@ Usage:
   headgate sitemap -config FILE [-o DIR]   write the sitemap (to stdout, or DIR for an index + parts)
   headgate audit -config FILE [flags] [URL...]
                                            crawl and report head problems
+  headgate indexnow -config FILE -state FILE [-dry-run] [-all]
+                                           submit new and changed sitemap URLs to IndexNow
   headgate version                         print the version
 
 -config defaults to $HEADGATE_CONFIG, then headgate.toml. HEADGATE_LISTEN,
-HEADGATE_UPSTREAM and HEADGATE_BASE_URL override server.listen,
-server.upstream and site.base_url.
+HEADGATE_ADMIN_LISTEN, HEADGATE_UPSTREAM and HEADGATE_BASE_URL override
+server.listen, server.admin_listen, server.upstream and site.base_url.
 
 Exit codes: 0 ok, 1 a problem to fix (bad config, audit findings), 2 usage.
 Run "headgate COMMAND -h" for a command's flags. Docs: docs/index.md.
@@ -65,6 +67,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdSitemap(ctx, args, stdout, stderr)
 	case "audit":
 		return cmdAudit(ctx, args, stdout, stderr)
+	case "indexnow":
+		return cmdIndexnow(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "headgate", version())
 		return exitOK

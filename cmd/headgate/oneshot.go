@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"os"
 
 	"github.com/headgate/headgate/audit"
@@ -54,7 +55,7 @@ func cmdSitemap(ctx context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs, cfgPath := newFlags("audit", "audit -config FILE [-live URL] [-max-pages N] [-concurrency N] [-format text|json|html] [-o FILE] [-fail-on error|warning|never] [URL...]", stderr)
+	fs, cfgPath := newFlags("audit", "audit -config FILE [-live URL] [-max-pages N] [-concurrency N] [-format text|json|html] [-o FILE] [-fail-on error|warning|never] [-baseline FILE] [-compare URL] [URL...]", stderr)
 	live := fs.String("live", "", "crawl this running site as it answers, instead of the upstream through the rewrite engine")
 	maxPages := fs.Int("max-pages", audit.DefaultMaxPages, "the most URLs to fetch")
 	conc := fs.Int("concurrency", audit.DefaultConcurrency, "requests under way at once")
@@ -62,6 +63,8 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	format := fs.String("format", "text", "report format: text, json or html")
 	out := fs.String("o", "", "write the report to FILE (default stdout)")
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding is at least this severe: error, warning or never")
+	baseline := fs.String("baseline", "", "the JSON report of an earlier run: mark findings new or known, list the fixed, fail on new findings only")
+	compare := fs.String("compare", "", "crawl this second site (production) along the same paths and report the differences")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -77,11 +80,27 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "headgate audit: -max-pages, -concurrency and -timeout must be positive")
 		return exitUsage
 	}
+	if *compare != "" {
+		if u, err := url.Parse(*compare); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fmt.Fprintf(stderr, "headgate audit: -compare %q: give the http(s) URL of the site to compare with\n", *compare)
+			return exitUsage
+		}
+	}
+	var base *audit.Baseline
+	if *baseline != "" {
+		b, err := readBaseline(*baseline)
+		if err != nil {
+			fmt.Fprintf(stderr, "headgate audit: -baseline %s: %v\n", *baseline, err)
+			return exitUsage
+		}
+		base = b
+	}
 	cfg, code := load(*cfgPath, stderr)
 	if cfg == nil {
 		return code
 	}
 	o := audit.Options{
+		Compare:     *compare,
 		Config:      cfg,
 		Live:        *live,
 		MaxPages:    *maxPages,
@@ -107,6 +126,9 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if rep == nil {
 		fmt.Fprintf(stderr, "headgate audit: %v\n", runErr)
 		return exitFix
+	}
+	if base != nil {
+		rep.ApplyBaseline(base)
 	}
 	w := stdout
 	if *out != "" {
@@ -151,4 +173,14 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// readBaseline reads the -baseline file.
+func readBaseline(path string) (*audit.Baseline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return audit.ReadBaseline(f)
 }

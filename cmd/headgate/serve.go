@@ -40,6 +40,10 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "headgate serve: %v\n", err)
 		return exitUsage
 	}
+	// Lines the standard library writes through the log package (net/http's
+	// transport: "Unsolicited response received on idle HTTP channel…") go
+	// through the same handler, so -log-format json never emits plain text.
+	slog.SetDefault(log)
 
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)

@@ -132,6 +132,11 @@ func Open(name string, o Options) (*Reader, error) {
 	if max <= 0 {
 		max = DefaultMaxBytes
 	}
+	// A FIFO or device named as a table would block the open or never
+	// end: only a regular file is read (looked at before it is opened).
+	if fi, err := os.Stat(name); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return nil, &Error{File: name, Msg: "is not a regular file"}
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, &Error{File: name, Msg: "cannot be read: " + pathErr(err), Err: err}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -199,6 +200,15 @@ func TestBounds(t *testing.T) {
 		_, e2 := r.Next()
 		if e1 == nil || e1 != e2 {
 			t.Fatalf("errors %v then %v", e1, e2)
+		}
+	})
+	t.Run("a FIFO is refused, not waited on", func(t *testing.T) {
+		p := filepath.Join(t.TempDir(), "t.csv")
+		if err := syscall.Mkfifo(p, 0o644); err != nil {
+			t.Skip("mkfifo:", err)
+		}
+		if _, err := Open(p, Options{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("err = %v", err)
 		}
 	})
 	t.Run("unknown format and missing file", func(t *testing.T) {

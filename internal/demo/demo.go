@@ -150,16 +150,20 @@ func (s *site) noteList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	data := struct {
-		Notes      []note
-		Prev, Next int
-	}{Notes: s.notes[(page-1)*pageSize : min(page*pageSize, len(s.notes))]}
+		Notes            []note
+		Page, Prev, Next int
+	}{Notes: s.notes[(page-1)*pageSize : min(page*pageSize, len(s.notes))], Page: page}
 	if page > 1 {
 		data.Prev = page - 1
 	}
 	if page*pageSize < len(s.notes) {
 		data.Next = page + 1
 	}
-	s.render(w, r, http.StatusOK, "notes", pageData{Lang: "en", Title: "Notes", Content: data})
+	title := "All notes | Notes"
+	if page > 1 {
+		title = fmt.Sprintf("All notes, page %d | Notes", page)
+	}
+	s.render(w, r, http.StatusOK, "notes", pageData{Lang: "en", Title: title, Content: data})
 }
 
 func (s *site) note(w http.ResponseWriter, r *http.Request) {

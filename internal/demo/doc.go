@@ -18,7 +18,8 @@
 //	/                             | no meta description; two meta robots that disagree       | description rule; robots rule (one tag)
 //	                              | ("index,follow", then "noindex"); og:image relative      | og:image made absolute
 //	                              | (/covers/home.png)                                       |
-//	/notes/, /notes/?page=1|2     | no canonical on either page; both titled "Notes"         | canonical rule keeping ?page, dropping the rest
+//	/notes/, /notes/?page=1|2     | no canonical on either page (?page=1 is /notes/ again;   | canonical rule keeping ?page, dropping the rest
+//	                              | the app links page 1 as /notes/)                         |
 //	/notes/1                      | canonical /notes/1?ref=legacy: relative, tracking query  | canonical rule (absolute, query stripped)
 //	/notes/2                      | no canonical                                             | canonical rule
 //	/notes/3                      | relative canonical /notes/3                              | canonical rule (absolute URL)
@@ -31,7 +32,7 @@
 //	/notes/7                      | og:url http://localhost:3000/notes/7 (dev origin leaked) | og:url rule (public origin)
 //	/notes/8                      | <noscript><link rel="canonical" href="/noscript">        | canonical rule adds a real one; the
 //	                              | </noscript> in the head, no real canonical               | noscript must be left untouched
-//	/notes/9 … /notes/12          | no description, no canonical                             | description rule; canonical rule
+//	/notes/9 … /notes/12          | no canonical                                             | canonical rule
 //	/about                        | 302 to /en/about: the unprefixed address of a localized  | hreflang x-default
 //	                              | page                                                     |
 //	/en/about, /de/about,         | no hreflang alternates; canonical always /en/about       | hreflang rule; canonical rule (self,

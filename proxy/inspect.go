@@ -1,0 +1,390 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/headgate/headgate/rewrite"
+	"github.com/headgate/headgate/rules"
+)
+
+// The inspector (SPEC §14): GET /inspect?path=/notes/3 on the admin
+// listener. It asks the proxy itself: a synthetic GET for the target,
+// without client cookies or headers, goes through Proxy.ServeHTTP into a
+// bounded recorder, and an inspectHook carried in the request's context
+// hands over the upstream's status, headers and head bytes and the
+// rewrite's change record on the way. So the upstream is asked exactly as
+// a client's request would ask it: the same transport, Host, timeouts,
+// deny rules, sitemap and (where other parts add them) redirects.
+
+// inspectSlack is how long after server.upstream_timeout the inspector
+// stops waiting and shows what it has: the proxy itself answers a stalled
+// upstream with a 504 by then; a body that stalls after the head is cut.
+const inspectSlack = 3 * time.Second
+
+// inspectUA is the User-Agent of the inspector's requests: the upstream's
+// logs, and headgate's access log, can tell them apart.
+const inspectUA = "headgate-inspector"
+
+// errInspectEnough cancels the inspector's request once it has what it
+// shows: the head, not the rest of a page of any size.
+var errInspectEnough = errors.New("inspector: the head is read; the rest of the body is not needed")
+
+// inspectHook is what the proxy tells the inspector about one request.
+// The proxy finds it with hookOf; on every other request it is nil and the
+// hooks are no-ops.
+type inspectHook struct {
+	mu        sync.Mutex
+	limit     int // bytes of the upstream's head kept
+	status    int // the upstream's status; 0 when it did not answer
+	header    http.Header
+	head      []byte // the decoded upstream bytes the rewriter read
+	headCut   bool
+	observed  bool
+	outcome   rewrite.Outcome
+	reason    string
+	changes   []rewrite.Change
+	cached    bool
+	rendered  *rules.Head
+	duration  time.Duration
+	readLimit int
+}
+
+type hookKey struct{}
+
+func hookOf(ctx context.Context) *inspectHook {
+	hk, _ := ctx.Value(hookKey{}).(*inspectHook)
+	return hk
+}
+
+// response records the upstream's status and headers, before the proxy
+// changes them.
+func (hk *inspectHook) response(res *http.Response) {
+	hk.mu.Lock()
+	defer hk.mu.Unlock()
+	hk.status = res.StatusCode
+	hk.header = res.Header.Clone()
+}
+
+// observer is the rewrite.Options.Observe of a request: nil unless the
+// inspector asks.
+func (hk *inspectHook) observer() func([]byte, *rewrite.Result) {
+	if hk == nil {
+		return nil
+	}
+	return hk.observe
+}
+
+func (hk *inspectHook) observe(b []byte, res *rewrite.Result) {
+	hk.mu.Lock()
+	defer hk.mu.Unlock()
+	hk.observed = true
+	if len(b) > hk.limit {
+		b, hk.headCut = b[:hk.limit], true
+	}
+	hk.head = append([]byte(nil), b...)
+	hk.outcome, hk.reason, hk.cached, hk.duration = res.Outcome, res.Reason, res.Cached, res.Duration
+	hk.changes = slices.Clone(res.Changes)
+	hk.rendered = res.Head
+}
+
+// recorder is the inspector's response writer: it keeps the status, the
+// headers and the first limit bytes of the body, then refuses more and
+// cancels the request, so that a page of any size costs limit bytes.
+type recorder struct {
+	h      http.Header
+	status int
+	body   []byte
+	limit  int
+	full   bool
+	cancel context.CancelCauseFunc
+}
+
+func (w *recorder) Header() http.Header { return w.h }
+
+func (w *recorder) WriteHeader(code int) {
+	if w.status == 0 && code >= 200 {
+		w.status = code
+	}
+}
+
+func (w *recorder) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	room := w.limit - len(w.body)
+	if len(b) <= room {
+		w.body = append(w.body, b...)
+		return len(b), nil
+	}
+	w.body = append(w.body, b[:room]...)
+	w.full = true
+	w.cancel(errInspectEnough)
+	return room, errInspectEnough
+}
+
+func (w *recorder) Flush() {}
+
+// inspectTarget checks the path parameter: an origin-form request target
+// (RFC 9112 §3.2.1) that starts with a single "/", in visible ASCII.
+func inspectTarget(raw string) (string, error) {
+	switch {
+	case raw == "":
+		return "", errors.New("path is empty")
+	case strings.HasPrefix(raw, "//"):
+		return "", errors.New("path starts with //: that names a host, not a path on this site")
+	case !strings.HasPrefix(raw, "/"):
+		return "", errors.New("path must start with / (a path on this site, such as /notes/3; not an absolute URL)")
+	}
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case c == '\r' || c == '\n':
+			return "", errors.New("path contains a line break")
+		case c <= ' ' || c >= 0x7f:
+			return "", fmt.Errorf("path contains the byte %q at %d: percent-encode it (%%%02X)", c, i, c)
+		case c == '#':
+			return "", errors.New("path contains #: a fragment is not part of a request")
+		case c == '\\':
+			return "", errors.New(`path contains \: browsers read it as /`)
+		}
+	}
+	u, err := url.ParseRequestURI(raw)
+	if err != nil || u.Host != "" || u.Scheme != "" {
+		return "", errors.New("path is not a request target")
+	}
+	return raw, nil
+}
+
+// inspect serves GET /inspect on the admin listener.
+func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	asJSON := q.Get("format") == "json"
+	if f := q.Get("format"); f != "" && f != "json" && f != "html" {
+		inspectError(w, asJSON, http.StatusBadRequest, "format must be html or json")
+		return
+	}
+	raw, given := q["path"]
+	if !given || len(raw) == 0 || raw[0] == "" && len(raw) == 1 {
+		p.inspectIndex(w, r, asJSON)
+		return
+	}
+	target, err := inspectTarget(raw[0])
+	if err != nil {
+		inspectError(w, asJSON, http.StatusBadRequest, err.Error())
+		return
+	}
+	rep := p.inspectPath(r, target)
+	code := http.StatusOK
+	if rep.Served.Status == 0 || rep.Served.Status == http.StatusGatewayTimeout {
+		// Nothing, or the proxy's own timeout answer: the report says what
+		// was seen, under the status that says it was not enough.
+		code = http.StatusGatewayTimeout
+	}
+	if asJSON {
+		writeJSON(w, code, rep)
+		return
+	}
+	writeInspectPage(w, code, rep)
+}
+
+// inspectPath asks the proxy for target and builds the report.
+func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
+	st := p.state.Load()
+	cfg := st.cfg
+	max := cfg.Server.MaxHeadBytes
+	if max <= 0 {
+		max = rules.DefaultMaxHeadBytes
+	}
+	// The rewriter reads at most max + 64 KiB and one read; what it writes
+	// adds a few KiB: this holds every head the proxy edits, served.
+	limit := max + 128<<10
+	hk := &inspectHook{limit: max + 80<<10}
+
+	// A context of its own: no http.ServerContextKey, so that ReverseProxy
+	// returns (rather than panics) when the recorder has enough; it ends
+	// with the admin request, and at upstream_timeout + inspectSlack.
+	base, stop := context.WithCancelCause(context.Background())
+	defer stop(nil)
+	unhook := context.AfterFunc(r.Context(), func() { stop(context.Cause(r.Context())) })
+	defer unhook()
+	wait := cfg.Server.UpstreamTimeout + inspectSlack
+	ctx, cancelT := context.WithTimeoutCause(context.WithValue(base, hookKey{}, hk), wait,
+		fmt.Errorf("inspector: nothing more within upstream_timeout + %s", inspectSlack))
+	defer cancelT()
+
+	host := st.host
+	if host == "" {
+		host = "localhost"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+host+target, nil)
+	if err != nil {
+		return &inspectReport{Path: target, Error: "path is not a request target: " + err.Error()}
+	}
+	req.RequestURI = target
+	req.Host = host
+	req.RemoteAddr = r.RemoteAddr
+	req.Header.Set("User-Agent", inspectUA)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
+	rec := &recorder{h: http.Header{}, limit: limit, cancel: stop}
+	start := time.Now()
+	p.serveInspected(rec, req)
+	elapsed := time.Since(start)
+
+	hk.mu.Lock()
+	defer hk.mu.Unlock()
+	m := cfg.Resolve(target)
+	rep := buildReport(cfg, m, target, hk, rec)
+	rep.UpstreamURL = strings.TrimRight(st.upstream.String(), "/") + target
+	rep.Elapsed = elapsed.Round(time.Millisecond).String()
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errInspectEnough) {
+		rep.Notes = append(rep.Notes, "stopped waiting after "+elapsed.Round(time.Millisecond).String()+": "+cause.Error()+"; shown: what came until then")
+	}
+	return rep
+}
+
+// serveInspected runs the proxy on the synthetic request; a panic (the
+// proxy re-raises http.ErrAbortHandler for a response cut short) ends the
+// inspection with what was recorded.
+func (p *Proxy) serveInspected(w *recorder, r *http.Request) {
+	defer func() {
+		if v := recover(); v != nil && v != http.ErrAbortHandler {
+			p.log.Error("inspector: panic asking the proxy", "path", r.RequestURI, "panic", fmt.Sprint(v))
+		}
+	}()
+	p.ServeHTTP(w, r)
+}
+
+// inspectIndex is /inspect without a path: a form and the first sitemap
+// URLs.
+func (p *Proxy) inspectIndex(w http.ResponseWriter, r *http.Request, asJSON bool) {
+	st := p.state.Load()
+	idx := &inspectIndexPage{BaseURL: st.cfg.Site.BaseURL, Upstream: strings.TrimRight(st.upstream.String(), "/")}
+	idx.Links, idx.Note = p.sitemapSample(r.Context(), st, 50)
+	if asJSON {
+		writeJSON(w, http.StatusOK, idx)
+		return
+	}
+	writeIndexPage(w, idx)
+}
+
+// sitemapSample reads the first n URLs of headgate's own sitemap (through
+// the first part of an index), as paths on the base URL's origin.
+func (p *Proxy) sitemapSample(ctx context.Context, st *state, n int) ([]inspectLink, string) {
+	if st.sitemap == nil || !st.sitemap.Handles("/sitemap.xml") {
+		return nil, "headgate serves no sitemap under this config (no rule has sitemap = true)."
+	}
+	base, err := url.Parse(st.cfg.Site.BaseURL)
+	if err != nil {
+		return nil, ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, st.cfg.Server.UpstreamTimeout+inspectSlack)
+	defer cancel()
+	var links []inspectLink
+	path := "/sitemap.xml"
+	for hop := 0; hop < 2 && path != ""; hop++ {
+		rec := &recorder{h: http.Header{}, limit: 1 << 20, cancel: func(error) {}}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+base.Host+path, nil)
+		if err != nil {
+			break
+		}
+		req.RequestURI = path
+		req.Header.Set("User-Agent", inspectUA)
+		st.sitemap.ServeHTTP(rec, req)
+		if rec.status != http.StatusOK {
+			return links, fmt.Sprintf("%s answered %d.", path, rec.status)
+		}
+		locs, index := sitemapLocs(rec.body, n)
+		path = ""
+		for _, loc := range locs {
+			u, err := url.Parse(loc)
+			if err != nil || u.Scheme != base.Scheme || u.Host != base.Host {
+				continue
+			}
+			target := u.EscapedPath()
+			if u.RawQuery != "" {
+				target += "?" + u.RawQuery
+			}
+			if index {
+				path = target // the first part of the index
+				break
+			}
+			links = append(links, inspectLink{URL: loc, Path: target})
+		}
+	}
+	return links, ""
+}
+
+// sitemapLocs returns up to n <loc> values of a sitemap or an index.
+func sitemapLocs(b []byte, n int) (locs []string, index bool) {
+	d := xml.NewDecoder(strings.NewReader(string(b)))
+	for len(locs) < n {
+		tok, err := d.Token()
+		if err != nil {
+			break
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch se.Name.Local {
+		case "sitemapindex":
+			index = true
+		case "loc":
+			var s string
+			if d.DecodeElement(&s, &se) == nil {
+				locs = append(locs, strings.TrimSpace(s))
+			}
+		}
+	}
+	return locs, index
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // application/json with nosniff: readable tags, nothing for a browser to run
+	enc.Encode(v)
+}
+
+func inspectError(w http.ResponseWriter, asJSON bool, status int, msg string) {
+	if asJSON {
+		writeJSON(w, status, map[string]string{"error": msg})
+		return
+	}
+	setPageHeaders(w.Header())
+	w.WriteHeader(status)
+	inspectTemplates.ExecuteTemplate(w, "error", struct {
+		Status int
+		Text   string
+		Msg    string
+	}{status, http.StatusText(status), msg})
+}
+
+// inspectURL is the inspector's address on the admin listener, for the
+// start-up line: a wildcard listener is named as localhost.
+func inspectURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String() + "/inspect"
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/inspect"
+}

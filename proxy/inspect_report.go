@@ -1,0 +1,887 @@
+package proxy
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+
+	"github.com/headgate/headgate/rewrite"
+	"github.com/headgate/headgate/rules"
+)
+
+// inspectReport is what /inspect shows for one request target; format=json
+// is this, encoded.
+type inspectReport struct {
+	Path        string          `json:"path"`
+	URL         string          `json:"url"`
+	UpstreamURL string          `json:"upstream_url"` // the same target on the upstream itself
+	Decision    inspectDecision `json:"decision"`
+	Outcome     string          `json:"outcome"`
+	Cached      bool            `json:"cached"` // the rewrite was replayed from the plan cache (same head seen before)
+	Reason      string          `json:"reason,omitempty"`
+	Upstream    *inspectStatus  `json:"upstream,omitempty"` // nil: the upstream was not asked, or did not answer
+	Served      inspectStatus   `json:"served"`
+	// UpstreamHead says where the left column comes from.
+	UpstreamHead string          `json:"upstream_head"`
+	Heads        []headRow       `json:"heads"`
+	HeadEnd      headEnds        `json:"head_end"`
+	Changes      []inspectChange `json:"changes"`
+	Search       *searchPreview  `json:"search_preview,omitempty"`
+	Card         *cardPreview    `json:"link_card,omitempty"`
+	Notes        []string        `json:"notes,omitempty"`
+	Error        string          `json:"error,omitempty"`
+	Elapsed      string          `json:"elapsed"`
+}
+
+type inspectDecision struct {
+	// Kind: "bad_request", "deny", "redirect", "headgate" (sitemap,
+	// robots.txt), "rules" or "no_rules".
+	Kind     string        `json:"kind"`
+	Summary  string        `json:"summary"`
+	Status   int           `json:"status,omitempty"`
+	Location string        `json:"location,omitempty"`
+	By       string        `json:"by,omitempty"` // who answered the redirect: "headgate" or "upstream"
+	Rules    []inspectRule `json:"rules"`
+	Locale   string        `json:"locale,omitempty"`
+	Policy   string        `json:"policy,omitempty"`
+}
+
+type inspectRule struct {
+	Pattern string         `json:"pattern"`
+	Where   string         `json:"where"` // file:line of its [[rule]]
+	Params  []inspectParam `json:"params,omitempty"`
+}
+
+type inspectParam struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type inspectStatus struct {
+	Status  int         `json:"status"`
+	Headers []headerRow `json:"headers"`
+}
+
+// headerRow is one response header. On the served side Mark says what
+// headgate did to it: "same", "added", "changed" or "removed".
+type headerRow struct {
+	Name     string `json:"name"`
+	Value    string `json:"value"`
+	Upstream string `json:"upstream,omitempty"`
+	Mark     string `json:"mark,omitempty"`
+}
+
+// headRow is one line of the side-by-side heads: a tag of the upstream's
+// head, of the served head, or both. Mark: "same", "changed", "removed"
+// or "added".
+type headRow struct {
+	Mark     string `json:"mark"`
+	Key      string `json:"key"`
+	Upstream string `json:"upstream,omitempty"`
+	Served   string `json:"served,omitempty"`
+}
+
+type headEnds struct {
+	Upstream string `json:"upstream,omitempty"`
+	Served   string `json:"served,omitempty"`
+}
+
+type inspectChange struct {
+	Action   string `json:"action"`
+	Identity string `json:"identity"`
+	Key      string `json:"key,omitempty"`
+	Value    string `json:"value,omitempty"`
+	Reason   string `json:"reason"`
+}
+
+// searchPreview is a search result built from the served head. Title and
+// Description are cut in the text (near 60 and 160 characters, at a word).
+type searchPreview struct {
+	SiteName       string   `json:"site_name"`
+	Breadcrumb     []string `json:"breadcrumb"`
+	URL            string   `json:"url"`
+	Title          string   `json:"title"`
+	TitleCut       bool     `json:"title_cut"`
+	Description    string   `json:"description"`
+	DescriptionCut bool     `json:"description_cut"`
+}
+
+// cardPreview is a link card built from the served head's og:* and
+// twitter:* tags, in the shape twitter:card asks for.
+type cardPreview struct {
+	Shape       string `json:"shape"` // "summary_large_image" or "summary"
+	Card        string `json:"twitter_card,omitempty"`
+	Image       string `json:"image,omitempty"`
+	ImageAlt    string `json:"image_alt,omitempty"`
+	ImageOK     bool   `json:"image_loadable"` // an http(s) URL: the card shows it
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	SiteName    string `json:"site_name,omitempty"`
+	Domain      string `json:"domain"`
+}
+
+type inspectLink struct {
+	URL  string `json:"url"`
+	Path string `json:"path"`
+}
+
+type inspectIndexPage struct {
+	BaseURL  string        `json:"base_url"`
+	Upstream string        `json:"upstream"` // the upstream's own address (for builtin:demo, its loopback port)
+	Links    []inspectLink `json:"sitemap_urls"`
+	Note     string        `json:"note,omitempty"`
+}
+
+// Preview cuts (SPEC §14: near 60 and 160 characters; docs/operations.md).
+const (
+	searchTitleMax = 60
+	searchDescMax  = 160
+	maxHeadRows    = 500  // tags listed per side
+	maxLine        = 1000 // characters of one listed tag
+)
+
+func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHook, rec *recorder) *inspectReport {
+	rep := &inspectReport{Path: target, URL: strings.TrimRight(cfg.Site.BaseURL, "/") + target}
+	path, _, _ := strings.Cut(target, "?")
+
+	// The decision.
+	d := &rep.Decision
+	d.Rules = []inspectRule{}
+	for i, mr := range m.Matched {
+		d.Rules = append(d.Rules, inspectRule{
+			Pattern: m.Patterns()[i],
+			Where:   fmt.Sprintf("%s:%d", cfg.File, mr.Rule.Line),
+			Params:  params(mr.Params),
+		})
+	}
+	d.Locale = m.Locale
+	if m.Any() {
+		d.Policy = string(m.Policy())
+	}
+	status := rec.status
+	loc := rec.h.Get("Location")
+	switch {
+	case rules.CheckPath(path) != nil:
+		d.Kind, d.Summary = "bad_request", "headgate answers 400 itself (a dot segment, a NUL or bad percent-encoding); nothing is forwarded."
+	case m.Deny:
+		d.Kind, d.Summary = "deny", "A deny rule matches: headgate answers 404 itself; nothing is forwarded."
+	case status >= 300 && status < 400 && loc != "":
+		d.Kind, d.Location, d.Status = "redirect", loc, status
+		d.By = "headgate"
+		if hk.status != 0 {
+			d.By = "upstream"
+		}
+		d.Summary = fmt.Sprintf("Redirect: %d to %s, answered by %s.", status, loc, d.By)
+	case hk.status == 0 && status != 0 && status < 300:
+		d.Kind, d.Summary = "headgate", "headgate answers this path itself (sitemap or robots.txt)."
+	case m.Any():
+		d.Kind, d.Summary = "rules", fmt.Sprintf("%d rule(s) match, merged in this order (the later, more specific, wins).", len(m.Matched))
+	default:
+		d.Kind, d.Summary = "no_rules", "No rule matches: headgate only corrects the upstream's own tags (site.correct_upstream)."
+	}
+	d.Status = status
+
+	// Status and headers.
+	rep.Served.Status = status
+	if hk.header != nil {
+		rep.Upstream = &inspectStatus{Status: hk.status, Headers: headerRows(hk.header, nil)}
+	}
+	rep.Served.Headers = headerRows(rec.h, hk.header)
+	switch {
+	case status == 0:
+		rep.Notes = append(rep.Notes, "No response came: the inspector stopped waiting.")
+	case hk.header == nil && status >= 500:
+		rep.Notes = append(rep.Notes, fmt.Sprintf("The upstream did not answer: headgate served its own %d page.", status))
+	}
+	if cfg.Site.Mode == rules.ModeShadow {
+		rep.Notes = append(rep.Notes, "Shadow mode: headgate serves the upstream's head unchanged; the change list is what it would do.")
+	}
+
+	// What the rewriter did.
+	switch {
+	case hk.observed:
+		rep.Outcome, rep.Reason = string(hk.outcome), hk.reason
+		rep.Cached = hk.cached
+	case hk.status != 0:
+		rep.Outcome = "passthrough"
+		rep.Reason = notRewritten(hk, m, cfg)
+	default:
+		rep.Outcome = "not forwarded"
+	}
+	rep.Changes = []inspectChange{}
+	for _, c := range hk.changes {
+		rep.Changes = append(rep.Changes, inspectChange{
+			Action: string(c.Action), Identity: c.Identity, Key: c.Key,
+			Value: showText(clip(c.Value, maxLine)), Reason: changeReason(cfg, m, c),
+		})
+	}
+
+	// The heads.
+	servedType := rec.h.Get("Content-Type")
+	upType := servedType
+	if hk.header != nil {
+		upType = hk.header.Get("Content-Type")
+	}
+	var upTags, servedTags []itag
+	var upCut, servedCut bool
+	encoded := func(h http.Header) bool {
+		ce := strings.TrimSpace(h.Get("Content-Encoding"))
+		return ce != "" && !strings.EqualFold(ce, "identity")
+	}
+	switch {
+	case hk.observed:
+		rep.UpstreamHead = "the upstream's bytes as the rewriter read them (after any content coding)"
+		upTags, rep.HeadEnd.Upstream, upCut = headTagsOf(hk.head, upType, hk.headCut)
+	case hk.status != 0 && htmlType(upType) && !encoded(rec.h):
+		rep.UpstreamHead = "the upstream's bytes, passed through unchanged"
+		upTags, rep.HeadEnd.Upstream, upCut = headTagsOf(rec.body, upType, rec.full)
+	case hk.status != 0:
+		rep.UpstreamHead = "not shown: the upstream's response is not an HTML page headgate reads (Content-Type " + quoteOrNone(upType) + ")"
+	default:
+		rep.UpstreamHead = "none: the upstream was not asked, or did not answer"
+	}
+	if htmlType(servedType) && !encoded(rec.h) {
+		servedTags, rep.HeadEnd.Served, servedCut = headTagsOf(rec.body, servedType, rec.full)
+	} else if encoded(rec.h) {
+		rep.Notes = append(rep.Notes, "The served body is content-coded ("+rec.h.Get("Content-Encoding")+"): its head is not shown.")
+	}
+	if upCut || servedCut {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("A head is longer than the inspector lists (%d tags, or max_head_bytes): the list is cut.", maxHeadRows))
+	}
+	rep.Heads = alignHeads(upTags, servedTags)
+
+	if servedTags != nil && status == http.StatusOK {
+		rep.Search, rep.Card = previews(cfg, target, servedTags)
+	}
+	return rep
+}
+
+func params(ps []rules.Param) []inspectParam {
+	out := make([]inspectParam, len(ps))
+	for i, p := range ps {
+		out[i] = inspectParam{p.Name, p.Value}
+	}
+	return out
+}
+
+func quoteOrNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// notRewritten says why the proxy passed a response through without
+// running the rewriter.
+func notRewritten(hk *inspectHook, m *rules.Match, cfg *rules.Config) string {
+	ct := hk.header.Get("Content-Type")
+	switch {
+	case hk.status != http.StatusOK:
+		return fmt.Sprintf("the upstream answered %d: only 200 responses are rewritten", hk.status)
+	case !htmlType(ct):
+		return "not HTML (Content-Type " + quoteOrNone(ct) + "): only headers apply (SPEC §4.8)"
+	case !m.Any() && !cfg.Site.CorrectUpstream:
+		return "no rule matches and correct_upstream is off: nothing could change"
+	}
+	if _, ok := upstreamCoding(hk.header.Get("Content-Encoding")); !ok {
+		return "a content coding headgate does not decode"
+	}
+	return ""
+}
+
+// changeReason is a change's reason, or what makes a rule write or replace.
+func changeReason(cfg *rules.Config, m *rules.Match, c rewrite.Change) string {
+	if c.Reason != "" {
+		return c.Reason
+	}
+	switch c.Action {
+	case rewrite.Wrote:
+		if by := setBy(cfg, m, c); by != "" {
+			return by
+		}
+		return "a matching rule sets it"
+	case rewrite.Replaced:
+		if by := setBy(cfg, m, c); strings.HasPrefix(by, "rule ") {
+			return strings.TrimSuffix(by, " sets it") + " sets this identity (policy override)"
+		}
+		return "a matching rule sets this identity (policy override)"
+	case rewrite.Corrected:
+		return "relative URL made absolute against site.base_url"
+	}
+	return ""
+}
+
+// headerRows lists h sorted by name; with up (the upstream's headers) each
+// row is marked, and the upstream's headers headgate removed are listed.
+func headerRows(h, up http.Header) []headerRow {
+	names := make([]string, 0, len(h))
+	for k := range h {
+		names = append(names, k)
+	}
+	if up != nil {
+		for k := range up {
+			if _, ok := h[k]; !ok {
+				names = append(names, k)
+			}
+		}
+	}
+	slices.Sort(names)
+	rows := make([]headerRow, 0, len(names))
+	for _, k := range names {
+		v, has := h[k]
+		row := headerRow{Name: k, Value: strings.Join(v, ", ")}
+		if up != nil {
+			u, hadUp := up[k]
+			row.Upstream = strings.Join(u, ", ")
+			switch {
+			case !has:
+				row.Mark, row.Value = "removed", ""
+			case !hadUp:
+				row.Mark = "added"
+			case row.Upstream != row.Value:
+				row.Mark = "changed"
+			default:
+				row.Mark, row.Upstream = "same", ""
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// itag is one tag of a head, as listed.
+type itag struct {
+	key   string // identity for pairing, with an occurrence number
+	line  string // the tag, serialized on one line
+	name  string
+	attrs map[string]string // first value of each attribute
+	text  string            // a title's text, a script's content
+}
+
+// headTagsOf lists the head's tags of an HTML document's first bytes, one
+// per line, decoded from the document's charset. end says what ended the
+// head; cut reports a list that is not complete.
+func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end string, cut bool) {
+	if enc, name, _ := charset.DetermineEncoding(b[:min(len(b), 1024)], contentType); name != "utf-8" && enc != nil {
+		if d, err := enc.NewDecoder().Bytes(b); err == nil {
+			b = d
+		}
+	}
+	z := html.NewTokenizer(bytes.NewReader(b))
+	z.SetMaxBuf(len(b) + 1)
+	seen := map[string]int{}
+	add := func(t itag) bool {
+		if len(tags) >= maxHeadRows {
+			cut = true
+			return false
+		}
+		n := seen[t.key]
+		seen[t.key] = n + 1
+		if n > 0 {
+			t.key = fmt.Sprintf("%s #%d", t.key, n+1)
+		}
+		tags = append(tags, t)
+		return true
+	}
+	var open *itag // a title, script, style or noscript awaiting its text
+	var text strings.Builder
+	template := 0
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			if open != nil {
+				open.text = text.String()
+				open.line += showText(open.text) + " (not closed)"
+				add(*open)
+			}
+			if end == "" {
+				end = "the end of what was read"
+				if bodyCut {
+					cut = true
+				}
+			}
+			return tags, end, cut
+		case html.TextToken:
+			if open != nil {
+				if text.Len() < 64<<10 {
+					text.Write(z.Text())
+				}
+				continue
+			}
+			if template > 0 {
+				continue
+			}
+			if t := bytes.TrimSpace(z.Text()); len(t) > 0 {
+				return tags, "text " + clip(showText(string(t)), 40), cut
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			tok := z.Token()
+			name := tok.Data
+			if template > 0 {
+				if name == "template" {
+					template++
+				}
+				continue
+			}
+			switch name {
+			case "html", "head":
+				continue
+			case "meta", "link", "base":
+				if !add(newTag(tok)) {
+					return tags, "", true
+				}
+			case "title", "script", "style", "noscript":
+				t := newTag(tok)
+				if tt == html.SelfClosingTagToken && name != "title" {
+					if !add(t) {
+						return tags, "", true
+					}
+					continue
+				}
+				open = &t
+				text.Reset()
+			case "template":
+				template = 1
+				t := newTag(tok)
+				t.line += "…</template>"
+				add(t)
+			case "body":
+				return tags, "<body>", cut
+			default:
+				return tags, "<" + clip(showText(name), 40) + ">", cut
+			}
+		case html.EndTagToken:
+			tok := z.Token()
+			switch {
+			case template > 0:
+				if tok.Data == "template" {
+					template--
+				}
+			case open != nil && tok.Data == open.name:
+				open.text = text.String()
+				if open.name == "script" && isLDType(open.attrs["type"]) {
+					open.key = "jsonld"
+				}
+				open.line += showText(clip(collapse(open.text), 400)) + "</" + open.name + ">"
+				t := *open
+				open = nil
+				if !add(t) {
+					return tags, "", true
+				}
+			case tok.Data == "head":
+				return tags, "</head>", cut
+			case tok.Data == "body" || tok.Data == "html":
+				return tags, "</" + showText(tok.Data) + ">", cut
+			}
+		}
+	}
+}
+
+func isLDType(t string) bool {
+	t, _, _ = strings.Cut(t, ";")
+	return strings.EqualFold(strings.TrimSpace(t), "application/ld+json")
+}
+
+func newTag(tok html.Token) itag {
+	t := itag{name: tok.Data, attrs: map[string]string{}}
+	for _, a := range tok.Attr {
+		if _, ok := t.attrs[a.Key]; !ok {
+			t.attrs[a.Key] = a.Val
+		}
+	}
+	at := func(k string) string { return strings.ToLower(strings.TrimSpace(t.attrs[k])) }
+	switch tok.Data {
+	case "meta":
+		switch {
+		case has(t.attrs, "charset"):
+			t.key = "meta charset"
+		case has(t.attrs, "name"):
+			t.key = "meta name=" + at("name")
+		case has(t.attrs, "property"):
+			t.key = "meta property=" + at("property")
+		case has(t.attrs, "http-equiv"):
+			t.key = "meta http-equiv=" + at("http-equiv")
+		case has(t.attrs, "itemprop"):
+			t.key = "meta itemprop=" + at("itemprop")
+		default:
+			t.key = "meta"
+		}
+	case "link":
+		rel := strings.Fields(at("rel"))
+		slices.Sort(rel)
+		switch {
+		case slices.Contains(rel, "canonical"):
+			t.key = "link canonical"
+		case slices.Contains(rel, "alternate") && has(t.attrs, "hreflang"):
+			t.key = "link alternate hreflang=" + at("hreflang")
+		default:
+			t.key = "link " + strings.Join(rel, " ") + " " + t.attrs["href"]
+		}
+	case "script":
+		t.key = "script " + t.attrs["src"]
+		if isLDType(t.attrs["type"]) {
+			t.key = "jsonld"
+		}
+	default:
+		t.key = tok.Data
+	}
+	// The tag as source, on one line: names lower-cased, values quoted.
+	var b strings.Builder
+	t.key = clip(showText(t.key), maxLine)
+	b.WriteString("<" + showText(tok.Data))
+	for _, a := range tok.Attr {
+		b.WriteString(" " + showText(a.Key))
+		b.WriteString(`="` + showText(strings.ReplaceAll(a.Val, `"`, "&quot;")) + `"`)
+	}
+	b.WriteString(">")
+	t.line = clip(b.String(), maxLine)
+	return t
+}
+
+func has(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+// showText makes s one printable line: invalid UTF-8 as \xNN, line breaks
+// and other control characters as \n, \r, \t or \u00NN.
+func showText(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02X`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0x2028 || r == 0x2029:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// clip cuts s to n characters with "…".
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// cutWords cuts s to at most n characters, the "…" included, at the last
+// space where that keeps most of it (else inside a word), the way search
+// results shorten titles and snippets.
+func cutWords(s string, n int) (string, bool) {
+	s = collapse(s)
+	r := []rune(s)
+	if len(r) <= n {
+		return s, false
+	}
+	keep := r[:n-1]
+	if i := lastSpace(keep); i >= n*2/3 {
+		keep = keep[:i]
+	}
+	return strings.TrimRight(string(keep), " ,;:-–—·|") + "…", true
+}
+
+func lastSpace(r []rune) int {
+	for i := len(r) - 1; i >= 0; i-- {
+		if r[i] == ' ' {
+			return i
+		}
+	}
+	return -1
+}
+
+// alignHeads pairs the tags of both heads in order: a longest common
+// subsequence of their keys that prefers identical lines, so that tags
+// headgate left alone line up; a tag removed in one place and written
+// again elsewhere (a replaced canonical) becomes one "changed" line where
+// it is served.
+func alignHeads(up, served []itag) []headRow {
+	n, m := len(up), len(served)
+	rows := []headRow{}
+	if n == 0 && m == 0 {
+		return rows
+	}
+	score := func(i, j int) int32 {
+		switch {
+		case up[i].key != served[j].key:
+			return 0
+		case up[i].line == served[j].line:
+			return 3
+		}
+		return 1
+	}
+	// best[i][j]: the best score of up[i:] against served[j:].
+	best := make([][]int32, n+1)
+	for i := range best {
+		best[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			b := max(best[i+1][j], best[i][j+1])
+			if s := score(i, j); s > 0 {
+				b = max(b, best[i+1][j+1]+s)
+			}
+			best[i][j] = b
+		}
+	}
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && score(i, j) > 0 && best[i][j] == best[i+1][j+1]+score(i, j):
+			mark := "same"
+			if up[i].line != served[j].line {
+				mark = "changed"
+			}
+			rows = append(rows, headRow{Mark: mark, Key: up[i].key, Upstream: up[i].line, Served: served[j].line})
+			i++
+			j++
+		case j < m && (i == n || best[i][j+1] >= best[i+1][j]):
+			rows = append(rows, headRow{Mark: "added", Key: served[j].key, Served: served[j].line})
+			j++
+		default:
+			rows = append(rows, headRow{Mark: "removed", Key: up[i].key, Upstream: up[i].line})
+			i++
+		}
+	}
+	// A removed tag and an added one of the same identity: one change.
+	out := rows[:0:0]
+	removed := map[string]int{} // key → index in rows of an unpaired removal
+	for k, r := range rows {
+		if r.Mark == "removed" {
+			removed[r.Key] = k
+		}
+	}
+	drop := map[int]bool{}
+	for k := range rows {
+		r := &rows[k]
+		if r.Mark != "added" {
+			continue
+		}
+		if at, ok := removed[r.Key]; ok && !drop[at] {
+			r.Upstream, r.Mark = rows[at].Upstream, "changed"
+			if r.Upstream == r.Served {
+				r.Mark = "same"
+			}
+			drop[at] = true
+		}
+	}
+	for k, r := range rows {
+		if !drop[k] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// previews builds the search result and the link card from the served
+// head's tags.
+func previews(cfg *rules.Config, target string, tags []itag) (*searchPreview, *cardPreview) {
+	var title, desc, canonical string
+	hasTitle := false
+	meta := map[string]string{} // first content of each name/property
+	for _, t := range tags {
+		switch t.name {
+		case "title":
+			if !hasTitle {
+				title, hasTitle = t.text, true
+			}
+		case "meta":
+			k := strings.ToLower(strings.TrimSpace(t.attrs["property"]))
+			if k == "" {
+				k = strings.ToLower(strings.TrimSpace(t.attrs["name"]))
+			}
+			if k != "" {
+				if _, ok := meta[k]; !ok {
+					meta[k] = t.attrs["content"]
+				}
+			}
+		case "link":
+			if strings.HasPrefix(t.key, "link canonical") && canonical == "" {
+				canonical = t.attrs["href"]
+			}
+		}
+	}
+	desc = meta["description"]
+	base, _ := url.Parse(cfg.Site.BaseURL)
+	page := strings.TrimRight(cfg.Site.BaseURL, "/") + target
+	if u, err := url.Parse(canonical); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		page = canonical
+	}
+	pu, _ := url.Parse(page)
+	s := &searchPreview{URL: page}
+	host := ""
+	if pu != nil {
+		host = pu.Host
+	} else if base != nil {
+		host = base.Host
+	}
+	s.SiteName = meta["og:site_name"]
+	if s.SiteName == "" {
+		s.SiteName = host
+	}
+	s.Breadcrumb = []string{host}
+	if pu != nil {
+		for _, seg := range strings.Split(strings.Trim(pu.EscapedPath(), "/"), "/") {
+			if seg == "" {
+				continue
+			}
+			if d, err := url.PathUnescape(seg); err == nil {
+				seg = d
+			}
+			s.Breadcrumb = append(s.Breadcrumb, seg)
+		}
+	}
+	s.Title, s.TitleCut = cutWords(title, searchTitleMax)
+	s.Description, s.DescriptionCut = cutWords(desc, searchDescMax)
+
+	c := &cardPreview{Card: strings.TrimSpace(meta["twitter:card"])}
+	c.Shape = "summary"
+	switch {
+	case c.Card == "summary_large_image":
+		c.Shape = "summary_large_image"
+	case c.Card == "" && meta["og:image"] != "":
+		c.Shape = "summary_large_image" // what Open Graph readers show
+	}
+	first := func(keys ...string) string {
+		for _, k := range keys {
+			if v := strings.TrimSpace(meta[k]); v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	c.Title = first("og:title", "twitter:title")
+	if c.Title == "" {
+		c.Title = collapse(title)
+	}
+	c.Description = first("og:description", "twitter:description", "description")
+	c.Image = first("og:image", "og:image:url", "og:image:secure_url", "twitter:image")
+	c.ImageAlt = first("og:image:alt", "twitter:image:alt")
+	if u, err := url.Parse(c.Image); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		c.ImageOK = true
+	}
+	c.SiteName = meta["og:site_name"]
+	c.Domain = host
+	if u, err := url.Parse(first("og:url", "twitter:url")); err == nil && u.Host != "" {
+		c.Domain = u.Host
+	}
+	return s, c
+}
+
+// setBy names the rule a written tag comes from: the most specific
+// matching rule that sets the field explicitly (rules merge field by
+// field, the later winning), or what headgate derived it from. "" when it
+// can not tell.
+func setBy(cfg *rules.Config, m *rules.Match, c rewrite.Change) string {
+	key := c.Key
+	if key == "" {
+		key = c.Identity
+	}
+	sets := func(r *rules.Rule) bool {
+		og, tw := r.OpenGraph, r.Twitter
+		switch {
+		case key == "title":
+			return r.Title != nil
+		case key == "description":
+			return r.Description != nil
+		case key == "canonical":
+			return r.Canonical != nil || r.Localized
+		case key == "robots":
+			return r.Robots != nil
+		case c.Identity == "alternates" || c.Identity == "alternate":
+			return r.Localized
+		case key == "jsonld":
+			return len(r.JSONLD) > 0
+		case strings.HasPrefix(key, "og:image"):
+			return og != nil && og.Image != nil
+		case strings.HasPrefix(key, "article:"):
+			return og != nil && og.Article != nil
+		case strings.HasPrefix(key, "twitter:image"):
+			return tw != nil && tw.Image != nil
+		}
+		if og != nil {
+			switch key {
+			case "og:title":
+				return og.Title != nil
+			case "og:description":
+				return og.Description != nil
+			case "og:type":
+				return og.Type != nil
+			case "og:url":
+				return og.URL != nil
+			case "og:site_name":
+				return og.SiteName != nil
+			case "og:locale":
+				return og.Locale != nil
+			}
+		}
+		if tw != nil {
+			switch key {
+			case "twitter:card":
+				return tw.Card != nil
+			case "twitter:site":
+				return tw.Site != nil
+			case "twitter:creator":
+				return tw.Creator != nil
+			case "twitter:title":
+				return tw.Title != nil
+			case "twitter:description":
+				return tw.Description != nil
+			case "twitter:url":
+				return tw.URL != nil
+			}
+		}
+		return false
+	}
+	if key == "jsonld" {
+		// Blocks add up across rules: name every rule that has some.
+		var from []string
+		for i, mr := range m.Matched {
+			if len(mr.Rule.JSONLD) > 0 {
+				from = append(from, fmt.Sprintf("%s (%s:%d)", m.Patterns()[i], filepath.Base(cfg.File), mr.Rule.Line))
+			}
+		}
+		if len(from) > 0 {
+			return "the json_ld of rule " + strings.Join(from, " and ")
+		}
+	}
+	for i := len(m.Matched) - 1; i >= 0; i-- {
+		if r := m.Matched[i].Rule; sets(r) {
+			return fmt.Sprintf("rule %s (%s:%d) sets it", m.Patterns()[i], filepath.Base(cfg.File), r.Line)
+		}
+	}
+	switch key {
+	case "og:title", "twitter:title":
+		return "derived from the title"
+	case "og:description", "twitter:description":
+		return "derived from the description"
+	case "og:url", "twitter:url":
+		return "derived from the canonical (site.og_url_from_canonical)"
+	case "og:locale", "og:locale:alternate":
+		return "derived from the page's locale"
+	}
+	if c.Identity == "alternates" || c.Identity == "alternate" || strings.HasPrefix(c.Identity, "hreflang") {
+		return "a localized rule: an alternate per locale"
+	}
+	return ""
+}

@@ -1,0 +1,415 @@
+package rules
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// Crawler policy (SPEC §13): [[robots.group]], robots.content_signal,
+// robots.upstream_sitemaps, [llms_txt] and [indexnow].
+
+// RobotsGroup is one [[robots.group]]: the agents it names and their rules.
+type RobotsGroup struct {
+	Line       int      // line of its [[robots.group]] header
+	UserAgents []string // "@ai-training" expanded, in order, without duplicates
+	Allow      []string
+	Disallow   []string
+}
+
+// ContentSignal is robots.content_signal; "" is a key not set.
+type ContentSignal struct {
+	Search, AIInput, AITrain string // "yes" or "no"
+}
+
+// Line is the value of the Content-Signal line: only the keys set, in the
+// order of the Content Signals policy ("search=yes, ai-input=yes,
+// ai-train=no"); "" when none is set.
+func (c *ContentSignal) Line() string {
+	if c == nil {
+		return ""
+	}
+	var parts []string
+	for _, kv := range [][2]string{{"search", c.Search}, {"ai-input", c.AIInput}, {"ai-train", c.AITrain}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+"="+kv[1])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// HasPolicy reports whether [robots] sets groups or a content signal:
+// then headgate writes robots.txt in generate and append modes even
+// without a sitemap rule (with no Sitemap line).
+func (r *RobotsTxt) HasPolicy() bool {
+	return len(r.Groups) > 0 || r.ContentSignal.Line() != ""
+}
+
+// KeepUpstreamSitemaps reports robots.upstream_sitemaps = "keep".
+func (r *RobotsTxt) KeepUpstreamSitemaps() bool { return r.UpstreamSitemaps == "keep" }
+
+// LLMSTxt is the [llms_txt] table (SPEC §13.2).
+type LLMSTxt struct {
+	Title    string
+	Summary  string
+	Sections []LLMSSection
+
+	table *Config // the sections' patterns as rules, Index = section number
+}
+
+// LLMSSection is one [[llms_txt.section]].
+type LLMSSection struct {
+	Name     string
+	Match    string
+	Pattern  *Pattern
+	MaxLinks int // default 1000
+}
+
+// DefaultMaxLinks is llms_txt.section.max_links when unset.
+const DefaultMaxLinks = 1000
+
+// Section returns the index of the first section (in file order) whose
+// pattern matches path (percent-encoded, as a sitemap <loc> spells it), or
+// -1.
+func (t *LLMSTxt) Section(path string) int {
+	if t == nil || t.table == nil {
+		return -1
+	}
+	m := t.table.Resolve(path)
+	best := -1
+	for _, mr := range m.Matched {
+		if best < 0 || mr.Rule.Index < best {
+			best = mr.Rule.Index
+		}
+	}
+	return best
+}
+
+// IndexNow is the [indexnow] table (SPEC §13.3).
+type IndexNow struct {
+	Key      string
+	Endpoint string // default DefaultIndexNowEndpoint
+}
+
+// DefaultIndexNowEndpoint is indexnow.endpoint when unset.
+const DefaultIndexNowEndpoint = "https://api.indexnow.org/indexnow"
+
+// KeyPath is where the key file is served: "/{key}.txt".
+func (n *IndexNow) KeyPath() string { return "/" + n.Key + ".txt" }
+
+// EntryText renders a rule's title or description for one sitemap entry,
+// as llms.txt writes it: with the entry's parameters, {path} the entry's
+// percent-encoded path, {locale} its locale, {canonical} its address,
+// {title} the rendered title (for a description), and no page values (no
+// page is read). site.title_template is not applied. t nil gives "".
+func (r *Rule) EntryText(t *Template, params map[string]string, locale, path, baseURL, title string) string {
+	if t == nil {
+		return ""
+	}
+	v := vars{locale: locale, path: path, baseURL: baseURL, canonical: baseURL + path, title: title}
+	if r.Pattern != nil && len(r.Pattern.params) > 0 {
+		v.params = make([]Param, 0, len(r.Pattern.params))
+		for _, name := range r.Pattern.params {
+			v.params = append(v.params, Param{Name: name, Value: params[name]})
+		}
+	}
+	return t.render(&v, false)
+}
+
+// validAgent reports whether s is a user-agent token as §17 reads RFC
+// 9309: letters, digits, "-" and "_".
+func validAgent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '-' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// robotsPath says what is wrong with an allow or disallow path, or "".
+func robotsPath(p string) string {
+	if p == "" {
+		return "is empty: a path starts with / or * (an empty Disallow would allow everything)"
+	}
+	if p[0] != '/' && p[0] != '*' {
+		return "does not start with / or *"
+	}
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c == '\r' || c == '\n':
+			return "holds a CR or LF, which would end the robots.txt line"
+		case c < 0x20 || c == 0x7f:
+			return "holds a control character"
+		case c == ' ' || c == '\t':
+			return "holds white space (percent-encode it as %20)"
+		case c == '#':
+			return "holds #, which starts a robots.txt comment (percent-encode it as %23)"
+		}
+	}
+	return ""
+}
+
+// crawlerPolicy reads the [robots] keys of §13.1 and §16.6; mode is read
+// by root.
+func (l *loader) crawlerPolicy(t map[string]any) {
+	r := &l.cfg.Robots
+	if v, ok := t["upstream_sitemaps"]; ok {
+		l.enum("robots.upstream_sitemaps", v, &r.UpstreamSitemaps, "replace", "keep")
+	}
+	if v, ok := t["content_signal"]; ok {
+		if ct, ok := l.table("robots.content_signal", v); ok {
+			l.known("robots.content_signal", ct, "robots.content_signal")
+			cs := &ContentSignal{}
+			for _, k := range sortedKeys(ct) {
+				key := "robots.content_signal." + k
+				var s string
+				if !l.str(key, ct[k], &s) {
+					continue
+				}
+				if s != "yes" && s != "no" {
+					l.add("HG190", key, `%q is not "yes" or "no"`, s)
+					continue
+				}
+				switch k {
+				case "search":
+					cs.Search = s
+				case "ai_input":
+					cs.AIInput = s
+				case "ai_train":
+					cs.AITrain = s
+				}
+			}
+			if cs.Line() != "" {
+				r.ContentSignal = cs
+			}
+		}
+	}
+	if v, ok := t["group"]; ok {
+		arr, _ := l.tables("robots.group", v, "an array of tables ([[robots.group]])")
+		explicit := map[string]string{} // lower-case agent → the key that names it
+		var listed []map[string]bool    // per group: the agents @ai-training added
+		for i, gt := range arr {
+			listed = append(listed, l.robotsGroup(i, gt, explicit))
+		}
+		// An agent named in a group of its own leaves the @ai-training
+		// expansions: the group that names it decides for it.
+		for gi := range r.Groups {
+			g := &r.Groups[gi]
+			kept := g.UserAgents[:0]
+			for _, a := range g.UserAgents {
+				if k, ok := explicit[strings.ToLower(a)]; ok && !strings.HasPrefix(k, fmt.Sprintf("robots.group[%d].", gi)) && listed[gi][strings.ToLower(a)] {
+					continue
+				}
+				kept = append(kept, a)
+			}
+			g.UserAgents = kept
+		}
+	}
+	if r.Mode == "upstream" && r.HasPolicy() {
+		l.add("HG190", "robots.mode", `mode = "upstream" forwards the upstream's robots.txt untouched: robots.group and robots.content_signal would never be written (use "generate" or "append")`)
+	}
+}
+
+// robotsGroup reads one [[robots.group]]; it returns the agents that
+// @ai-training added to it (lower-case).
+func (l *loader) robotsGroup(i int, t map[string]any, explicit map[string]string) map[string]bool {
+	path := fmt.Sprintf("robots.group[%d]", i)
+	l.known(path, t, "robots.group")
+	g := RobotsGroup{Line: lineOf(l.lines, path)}
+	listed := map[string]bool{}
+	seen := map[string]bool{}
+	v, ok := t["user_agents"]
+	if !ok {
+		l.add("HG190", path, `has no user_agents (add user_agents = ["@ai-training"] or a crawler's token)`)
+	} else if agents, ok := l.strList(path+".user_agents", v); ok {
+		if len(agents) == 0 {
+			l.add("HG190", path+".user_agents", "names no agent")
+		}
+		for j, a := range agents {
+			key := fmt.Sprintf("%s.user_agents[%d]", path, j)
+			switch {
+			case a == aiTrainingList:
+				for _, x := range AITrainingAgents {
+					if !seen[strings.ToLower(x)] {
+						seen[strings.ToLower(x)] = true
+						listed[strings.ToLower(x)] = true
+						g.UserAgents = append(g.UserAgents, x)
+					}
+				}
+				continue
+			case strings.HasPrefix(a, "@"):
+				l.add("HG190", key, "%q is no list headgate knows (the one list is %q)", a, aiTrainingList)
+				continue
+			case a == "*":
+				l.add("HG190", key, `"*" is headgate's own group (it writes User-agent: * first); name crawlers here`)
+				continue
+			case !validAgent(a):
+				l.add("HG190", key, "%q is not a user-agent token: letters, digits, - and _ only (the product name, such as GPTBot, without a version)", a)
+				continue
+			}
+			low := strings.ToLower(a)
+			if prev, dup := explicit[low]; dup {
+				l.add("HG190", key, "%q names the agent of %s again: name each agent once (crawlers merge every group that names it)", a, prev)
+				continue
+			}
+			explicit[low] = key
+			delete(listed, low)
+			if !seen[low] {
+				seen[low] = true
+				g.UserAgents = append(g.UserAgents, a)
+			}
+		}
+	}
+	for _, k := range []string{"allow", "disallow"} {
+		v, ok := t[k]
+		if !ok {
+			continue
+		}
+		list, ok := l.strList(path+"."+k, v)
+		if !ok {
+			continue
+		}
+		for j, p := range list {
+			if why := robotsPath(p); why != "" {
+				l.add("HG190", fmt.Sprintf("%s.%s[%d]", path, k, j), "%q %s", p, why)
+				continue
+			}
+			if k == "allow" {
+				g.Allow = append(g.Allow, p)
+			} else {
+				g.Disallow = append(g.Disallow, p)
+			}
+		}
+	}
+	l.cfg.Robots.Groups = append(l.cfg.Robots.Groups, g)
+	return listed
+}
+
+// llmsTxt reads [llms_txt].
+func (l *loader) llmsTxt(v any) {
+	t, ok := l.table("llms_txt", v)
+	if !ok {
+		return
+	}
+	l.known("llms_txt", t, "llms_txt")
+	x := &LLMSTxt{}
+	if v, ok := t["title"]; !ok {
+		l.add("HG191", "llms_txt", `has no title (the llms.txt H1, such as title = "Notes")`)
+	} else if l.str("llms_txt.title", v, &x.Title) {
+		if strings.TrimSpace(x.Title) == "" {
+			l.add("HG191", "llms_txt.title", "is empty")
+		} else if strings.ContainsAny(x.Title, "\r\n") {
+			l.add("HG191", "llms_txt.title", "holds a line break: the H1 is one line")
+		}
+	}
+	if v, ok := t["summary"]; ok {
+		l.str("llms_txt.summary", v, &x.Summary)
+	}
+	if v, ok := t["section"]; ok {
+		arr, _ := l.tables("llms_txt.section", v, "an array of tables ([[llms_txt.section]])")
+		var fake []*Rule
+		for i, st := range arr {
+			path := fmt.Sprintf("llms_txt.section[%d]", i)
+			l.known(path, st, "llms_txt.section")
+			s := LLMSSection{MaxLinks: DefaultMaxLinks}
+			if v, ok := st["name"]; !ok {
+				l.add("HG191", path, `has no name (the section's H2, such as name = "Docs")`)
+			} else if l.str(path+".name", v, &s.Name) {
+				if strings.TrimSpace(s.Name) == "" {
+					l.add("HG191", path+".name", "is empty")
+				} else if strings.ContainsAny(s.Name, "\r\n") {
+					l.add("HG191", path+".name", "holds a line break: the H2 is one line")
+				}
+			}
+			if v, ok := st["match"]; !ok {
+				l.add("HG191", path, `has no match (the sitemap URLs it lists, such as match = "/docs/*")`)
+			} else if l.str(path+".match", v, &s.Match) {
+				p, err := ParsePattern(s.Match)
+				if err != nil {
+					l.add("HG120", path+".match", "%q: %v", s.Match, err)
+				} else {
+					s.Pattern = p
+				}
+			}
+			if v, ok := st["max_links"]; ok {
+				l.integer(path+".max_links", v, 1, 50000, &s.MaxLinks)
+			}
+			x.Sections = append(x.Sections, s)
+			fake = append(fake, &Rule{Index: i, Match: s.Match, Pattern: s.Pattern})
+		}
+		x.table = &Config{table: newTable(fake, nil)}
+	}
+	l.cfg.LLMSTxt = x
+}
+
+// indexNow reads [indexnow].
+func (l *loader) indexNow(v any) {
+	t, ok := l.table("indexnow", v)
+	if !ok {
+		return
+	}
+	l.known("indexnow", t, "indexnow")
+	x := &IndexNow{Endpoint: DefaultIndexNowEndpoint}
+	if v, ok := t["key"]; !ok {
+		l.add("HG192", "indexnow", "has no key (8 to 128 of a-z, A-Z, 0-9 and -; headgate serves it at /{key}.txt)")
+	} else if l.str("indexnow.key", v, &x.Key) {
+		if why := checkIndexNowKey(x.Key); why != "" {
+			l.add("HG192", "indexnow.key", "%s", why)
+		}
+	}
+	if v, ok := t["endpoint"]; ok && l.str("indexnow.endpoint", v, &x.Endpoint) {
+		u, err := url.Parse(x.Endpoint)
+		switch {
+		case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+			l.add("HG192", "indexnow.endpoint", "%q is not an http(s) URL", x.Endpoint)
+		case u.User != nil || u.Fragment != "":
+			l.add("HG192", "indexnow.endpoint", "%q: an endpoint has no user info or fragment", x.Endpoint)
+		}
+	}
+	l.cfg.IndexNow = x
+}
+
+// checkIndexNowKey says what is wrong with an IndexNow key, or "".
+func checkIndexNowKey(k string) string {
+	if len(k) < 8 || len(k) > 128 {
+		return fmt.Sprintf("a key is 8 to 128 characters, not %d", len(k))
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c == '-' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return fmt.Sprintf("%q holds %q: a key is only a-z, A-Z, 0-9 and -", k, string(rune(c)))
+		}
+	}
+	return ""
+}
+
+// crawlChecks are the checks across tables, made once every table is read.
+func (l *loader) crawlChecks() {
+	for _, r := range l.cfg.Rules {
+		if r.Sitemap {
+			return
+		}
+	}
+	if l.cfg.LLMSTxt != nil {
+		l.add("HG191", "llms_txt", "llms.txt lists the sitemap's URLs, but no rule has sitemap = true")
+	}
+	if l.cfg.IndexNow != nil {
+		l.add("HG192", "indexnow", "headgate indexnow submits the sitemap's URLs, but no rule has sitemap = true")
+	}
+}
+
+// crawl reads the top-level tables of §13.2 and §13.3.
+func (l *loader) crawl(tree map[string]any) {
+	if v, ok := tree["llms_txt"]; ok {
+		l.llmsTxt(v)
+	}
+	if v, ok := tree["indexnow"]; ok {
+		l.indexNow(v)
+	}
+	l.crawlChecks()
+}

@@ -1,0 +1,774 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/text/language"
+
+	"github.com/headgate/headgate/internal/datafile"
+)
+
+// maxTableBytes bounds one data table's file: a table is held in memory
+// (compactly), so a file named by mistake (a dump, /dev/zero, a 2 GB log)
+// is refused before a byte of it is read.
+const maxTableBytes = datafile.DefaultMaxBytes
+
+// maxRowProblems bounds the problems one table reports row by row; the
+// rest are summed up in one more line.
+const maxRowProblems = 20
+
+// dataSet is every data table of a configuration.
+type dataSet struct {
+	tables   []*dataTable // [[table]], by name
+	pages    []*pageTable
+	hreflang []*hreflangTable
+}
+
+// The columns of a [[page_table]] besides path, in the order of §12.2.
+const (
+	pgTitle = iota
+	pgDescription
+	pgCanonical
+	pgRobots
+	pgOGTitle
+	pgOGDescription
+	pgOGImage
+	pgOGType
+	pgTwTitle
+	pgTwDescription
+	pgTwImage
+	pgPolicy
+	pgFields
+)
+
+var pageColumns = [pgFields]string{"title", "description", "canonical", "robots", "og_title",
+	"og_description", "og_image", "og_type", "twitter_title", "twitter_description", "twitter_image", "policy"}
+
+// pageTable is one [[page_table]]: column 0 of t is the path (spelled as
+// normPath spells it), then the fields the file has.
+type pageTable struct {
+	t   *dataTable
+	col [pgFields]int // column of t for each field; -1 when the file has none
+	// m is the layer the rows apply as: its rule names the table, so that
+	// a value the URL rules drop is logged as the table's.
+	m Matched
+}
+
+// hreflangTable is one [[hreflang_table]]: t's columns are group,
+// hreflang, url (url spelled as normURL spells it, and indexed).
+type hreflangTable struct {
+	t     *dataTable
+	group []uint32 // row → group number
+	order []uint32 // rows by group, in file order within one
+	start []uint32 // group g's rows are order[start[g]:start[g+1]]
+}
+
+const (
+	hlGroup = iota
+	hlLang
+	hlURL
+)
+
+// dataTables loads [[table]], [[page_table]] and [[hreflang_table]]; it
+// runs before the rules, whose templates name the tables.
+func (l *loader) dataTables(tree map[string]any) {
+	l.data = &dataSet{}
+	if v, ok := tree["table"]; ok {
+		arr, _ := l.tables("table", v, "an array of tables ([[table]])")
+		for i, t := range arr {
+			l.lookupTable(i, t)
+		}
+	}
+	if v, ok := tree["page_table"]; ok {
+		arr, _ := l.tables("page_table", v, "an array of tables ([[page_table]])")
+		for i, t := range arr {
+			l.pageTable(i, t)
+		}
+	}
+	if v, ok := tree["hreflang_table"]; ok {
+		arr, _ := l.tables("hreflang_table", v, "an array of tables ([[hreflang_table]])")
+		for i, t := range arr {
+			l.hreflangTable(i, t)
+		}
+	}
+	if len(l.data.tables)+len(l.data.pages)+len(l.data.hreflang) > 0 {
+		l.cfg.data = l.data
+	}
+}
+
+// addRow reports a problem at a line of a table's file.
+func (l *loader) addRow(code, file string, line int, key, format string, args ...any) {
+	l.probs = append(l.probs, Problem{Code: code, File: file, Line: line, Key: key, Message: fmt.Sprintf(format, args...)})
+}
+
+// tableFile reads the file key of a table entry and opens it; nil when the
+// entry or the file is wrong (reported).
+func (l *loader) tableFile(path string, t map[string]any, code string) (*dataReader, string) {
+	v, ok := t["file"]
+	if !ok {
+		l.add(code, path, `has no file (add file = "name.csv")`)
+		return nil, ""
+	}
+	var f string
+	if !l.str(path+".file", v, &f) {
+		return nil, ""
+	}
+	name := f
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(l.cfg.Dir, name)
+	}
+	r, err := openData(name, maxTableBytes)
+	if err != nil {
+		l.dataErr(code, path, name, err)
+		return nil, ""
+	}
+	return r, name
+}
+
+// dataErr reports an error of the table reader at its file:line.
+func (l *loader) dataErr(code, path, name string, err error) {
+	var de *dataError
+	if errors.As(err, &de) {
+		l.addRow(code, name, de.Line, path, "%s", de.Msg)
+		return
+	}
+	l.addRow(code, name, 0, path, "%v", err)
+}
+
+// columns maps the file's columns to want: the index of each wanted column
+// in the file (-1 when absent). A column want lacks is reported with code.
+func (l *loader) columns(code, path, name string, r *dataReader, want []string, what string) ([]int, bool) {
+	idx := make([]int, len(want))
+	for i := range idx {
+		idx[i] = -1
+	}
+	ok := true
+	for fi, c := range r.Columns() {
+		found := false
+		for wi, w := range want {
+			if c == w {
+				if idx[wi] >= 0 {
+					l.addRow(code, name, 1, path, "column %q appears twice", c)
+					ok = false
+				}
+				idx[wi], found = fi, true
+			}
+		}
+		if !found {
+			msg := fmt.Sprintf("column %q is not %s", c, what)
+			if s := suggest(c, want); s != "" {
+				msg += " (did you mean " + s + "?)"
+			}
+			l.addRow(code, name, 1, path, "%s", msg)
+			ok = false
+		}
+	}
+	return idx, ok
+}
+
+// readRows reads every row of r into b, each mapped through idx (the
+// file's column for each of b's columns). check may refuse a row. It
+// reports whether the whole file was read, and whether no row was
+// refused; the rows of a file read whole are checked further (duplicates)
+// even when some were refused, so that one run reports every problem.
+func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilder, idx []int, check func(line int, cells []string) bool) (read, clean bool) {
+	cells := make([]string, len(idx))
+	bad := 0
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			l.dataErr(code, path, name, err)
+			return false, false
+		}
+		if len(rec.Values) != len(r.Columns()) {
+			l.addRow(code, name, rec.Line, path, "%d cells where the header has %d", len(rec.Values), len(r.Columns()))
+			return false, false
+		}
+		for i, fi := range idx {
+			cells[i] = ""
+			if fi >= 0 {
+				cells[i] = rec.Values[fi]
+			}
+		}
+		if check != nil && !check(rec.Line, cells) {
+			if bad++; bad >= maxRowProblems {
+				l.addRow(code, name, rec.Line, path, "too many bad rows: the rest of the file is not checked")
+				return false, false
+			}
+			continue
+		}
+		b.add(rec.Line, cells)
+		if b.tooLarge() {
+			l.addRow(code, name, rec.Line, path, "the table is too large for headgate to hold")
+			return false, false
+		}
+	}
+	return true, bad == 0
+}
+
+// reportDups reports rows whose key repeats an earlier row's.
+func (l *loader) reportDups(code, path, name string, t *dataTable, dups [][2]int, what string) {
+	for i, d := range dups {
+		if i == maxRowProblems {
+			l.addRow(code, name, int(t.lines[d[1]]), path, "%d more duplicates", len(dups)-i)
+			return
+		}
+		l.addRow(code, name, int(t.lines[d[1]]), path, "duplicate %s %q (first on line %d)", what, clip(t.cell(d[1], t.key)), t.lines[d[0]])
+	}
+}
+
+// clip shortens a cell quoted in a problem.
+func clip(s string) string {
+	if len(s) > 80 {
+		return strings.ToValidUTF8(s[:80], "") + "…"
+	}
+	return s
+}
+
+func validTableName(s string) bool {
+	if s == "" || s == "page" || !('a' <= s[0] && s[0] <= 'z') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return !fixedVars[s]
+}
+
+// lookupTable loads one [[table]].
+func (l *loader) lookupTable(i int, t map[string]any) {
+	path := fmt.Sprintf("table[%d]", i)
+	l.known(path, t, "table")
+	var tname, key string
+	if v, ok := t["name"]; !ok {
+		l.add("HG177", path, `has no name (add name = "products")`)
+	} else if l.str(path+".name", v, &tname) {
+		switch {
+		case !validTableName(tname):
+			l.add("HG177", path+".name", "%q is not a table name (lower-case letters, digits and _, starting with a letter; not page or a template variable)", tname)
+			tname = ""
+		case l.data.table(tname) != nil:
+			l.add("HG177", path+".name", "a table named %q is declared twice", tname)
+			tname = ""
+		}
+	}
+	if v, ok := t["key"]; !ok {
+		l.add("HG177", path, `has no key (add key = "the column lookups compare with")`)
+	} else {
+		l.str(path+".key", v, &key)
+	}
+	r, name := l.tableFile(path, t, "HG177")
+	if r == nil || tname == "" || key == "" {
+		if r != nil {
+			r.Close()
+		}
+		if tname != "" {
+			// Declared, so that templates naming it are not also reported.
+			l.data.tables = append(l.data.tables, &dataTable{kind: "table", name: tname})
+		}
+		return
+	}
+	defer r.Close()
+	dt := &dataTable{kind: "table", name: tname, file: name, cols: r.Columns(), key: -1}
+	l.data.tables = append(l.data.tables, dt)
+	idx := make([]int, len(dt.cols))
+	seen := map[string]bool{}
+	for c, col := range dt.cols {
+		idx[c] = c
+		if seen[col] {
+			l.addRow("HG177", name, 1, path, "column %q appears twice", col)
+			dt.cols = nil
+			return
+		}
+		seen[col] = true
+		if col == key {
+			dt.key = c
+		}
+	}
+	if dt.key < 0 {
+		l.add("HG177", path+".key", "%q is not a column of %s (columns: %s)", key, name, strings.Join(dt.cols, ", "))
+		dt.cols = nil
+		return
+	}
+	b := newTableBuilder(dt, fileSize(name))
+	read, clean := l.readRows("HG177", path, name, r, b, idx, func(line int, cells []string) bool {
+		if cells[dt.key] == "" {
+			l.addRow("HG177", name, line, path, "the key cell (%s) is empty", key)
+			return false
+		}
+		return true
+	})
+	if !read {
+		return
+	}
+	dups := b.finish()
+	l.reportDups("HG177", path, name, dt, dups, "key")
+	if clean && len(dups) == 0 {
+		l.dataFile(name, r.Sum())
+	}
+}
+
+// table returns the [[table]] named name, or nil.
+func (d *dataSet) table(name string) *dataTable {
+	for _, t := range d.tables {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// pageTable loads one [[page_table]].
+func (l *loader) pageTable(i int, t map[string]any) {
+	path := fmt.Sprintf("page_table[%d]", i)
+	l.known(path, t, "page_table")
+	r, name := l.tableFile(path, t, "HG176")
+	if r == nil {
+		return
+	}
+	defer r.Close()
+	want := append([]string{"path"}, pageColumns[:]...)
+	idx, ok := l.columns("HG176", path, name, r, want, "a page_table column (path, "+strings.Join(pageColumns[:], ", ")+")")
+	if !ok {
+		return
+	}
+	if idx[0] < 0 {
+		l.addRow("HG176", name, 1, path, "has no path column")
+		return
+	}
+	pt := &pageTable{}
+	dt := &dataTable{kind: "page_table", file: name, cols: []string{"path"}}
+	cidx := []int{idx[0]}
+	for f := range pgFields {
+		pt.col[f] = -1
+		if idx[f+1] >= 0 {
+			pt.col[f] = len(dt.cols)
+			dt.cols = append(dt.cols, pageColumns[f])
+			cidx = append(cidx, idx[f+1])
+		}
+	}
+	pt.t = dt
+	pt.m = Matched{Rule: &Rule{Index: -1, Match: "page_table " + name}}
+	b := newTableBuilder(dt, fileSize(name))
+	read, clean := l.readRows("HG176", path, name, r, b, cidx, func(line int, cells []string) bool {
+		p := cells[0]
+		switch {
+		case p == "":
+			l.addRow("HG176", name, line, path, "the path cell is empty")
+			return false
+		case strings.ContainsAny(p, "?#") || CheckPath(p) != nil || strings.ContainsAny(p, " \t\r\n"):
+			l.addRow("HG176", name, line, path, "path %q is not a request path (a path starting with /, percent-encoded, without query or dot segments)", clip(p))
+			return false
+		}
+		cells[0] = normPath(p)
+		if c := pt.col[pgRobots]; c >= 0 && cells[c] != "" {
+			if _, err := parseRobotsCell(cells[c]); err != "" {
+				l.addRow("HG176", name, line, path, "robots %q: %s", clip(cells[c]), err)
+				return false
+			}
+		}
+		if c := pt.col[pgPolicy]; c >= 0 && cells[c] != "" && cells[c] != "override" && cells[c] != "fill" {
+			l.addRow("HG176", name, line, path, `policy %q is neither "override" nor "fill"`, clip(cells[c]))
+			return false
+		}
+		return true
+	})
+	if !read {
+		return
+	}
+	dups := b.finish()
+	l.reportDups("HG176", path, name, dt, dups, "path")
+	if !clean || len(dups) > 0 {
+		return
+	}
+	for _, other := range l.data.pages {
+		for row := range dt.rows() {
+			if o := other.t.find(dt.cell(row, 0)); o >= 0 {
+				l.addRow("HG176", name, int(dt.lines[row]), path, "path %q is also on line %d of %s", clip(dt.cell(row, 0)), other.t.lines[o], other.t.file)
+				return
+			}
+		}
+	}
+	l.data.pages = append(l.data.pages, pt)
+	l.dataFile(name, r.Sum())
+}
+
+// parseRobotsCell reads a robots cell in <meta name=robots> syntax:
+// directives separated by commas. It returns the directives, or why the
+// cell is refused.
+func parseRobotsCell(s string) ([]string, string) {
+	var out []string
+	for _, d := range strings.Split(s, ",") {
+		d = strings.TrimSpace(d)
+		if d == "" {
+			return nil, "an empty directive"
+		}
+		for i := 0; i < len(d); i++ {
+			if c := d[i]; c < 0x21 || c > 0x7e || strings.IndexByte(`<>"'\`, c) >= 0 {
+				if c != ' ' {
+					return nil, "a directive holds a character robots directives never hold"
+				}
+			}
+		}
+		out = append(out, strings.ToLower(d))
+	}
+	return out, ""
+}
+
+// hreflangTable loads one [[hreflang_table]] and checks it (HG175).
+func (l *loader) hreflangTable(i int, t map[string]any) {
+	path := fmt.Sprintf("hreflang_table[%d]", i)
+	l.known(path, t, "hreflang_table")
+	r, name := l.tableFile(path, t, "HG175")
+	if r == nil {
+		return
+	}
+	defer r.Close()
+	idx, ok := l.columns("HG175", path, name, r, []string{"group", "hreflang", "url"}, "an hreflang_table column (group, hreflang, url)")
+	if !ok {
+		return
+	}
+	for c, col := range []string{"group", "hreflang", "url"} {
+		if idx[c] < 0 {
+			l.addRow("HG175", name, 1, path, "has no %s column", col)
+			ok = false
+		}
+	}
+	if !ok {
+		return
+	}
+	dt := &dataTable{kind: "hreflang_table", file: name, cols: []string{"group", "hreflang", "url"}, key: hlURL}
+	ht := &hreflangTable{t: dt}
+	groups := map[string]uint32{}
+	var count []uint32
+	langs := map[[2]string]int{} // group, lower-case code → line
+	b := newTableBuilder(dt, fileSize(name))
+	read, clean := l.readRows("HG175", path, name, r, b, idx, func(line int, cells []string) bool {
+		g, lang, u := cells[hlGroup], cells[hlLang], cells[hlURL]
+		if g == "" {
+			l.addRow("HG175", name, line, path, "the group cell is empty")
+			return false
+		}
+		if why := checkHreflang(lang); why != "" {
+			l.addRow("HG175", name, line, path, "hreflang %q: %s", clip(lang), why)
+			return false
+		}
+		nu, why := normURL(u)
+		if why != "" {
+			l.addRow("HG175", name, line, path, "url %q: %s", clip(u), why)
+			return false
+		}
+		k := [2]string{g, strings.ToLower(lang)}
+		if first, dup := langs[k]; dup {
+			l.addRow("HG175", name, line, path, "group %q has hreflang %q twice (first on line %d)", clip(g), lang, first)
+			return false
+		}
+		langs[k] = line
+		cells[hlURL] = nu
+		gi, seen := groups[g]
+		if !seen {
+			gi = uint32(len(count))
+			groups[g] = gi
+			count = append(count, 0)
+		}
+		count[gi]++
+		ht.group = append(ht.group, gi)
+		return true
+	})
+	if !read {
+		return
+	}
+	ok = clean
+	for _, d := range b.finish() {
+		if ht.group[d[0]] != ht.group[d[1]] {
+			l.addRow("HG175", name, int(dt.lines[d[1]]), path, "url %q is in group %q and in group %q (line %d): a page has one set of language versions",
+				clip(dt.cell(d[1], hlURL)), clip(dt.cell(d[0], hlGroup)), clip(dt.cell(d[1], hlGroup)), dt.lines[d[0]])
+			ok = false
+		}
+	}
+	for row := range dt.rows() {
+		if clean && count[ht.group[row]] == 1 { // with rows refused, the count says little
+			l.addRow("HG175", name, int(dt.lines[row]), path, "group %q has one row: a language version needs another to be one", clip(dt.cell(row, hlGroup)))
+			ok = false
+		}
+		for _, other := range l.data.hreflang {
+			if o := other.t.find(dt.cell(row, hlURL)); o >= 0 {
+				l.addRow("HG175", name, int(dt.lines[row]), path, "url %q is also on line %d of %s", clip(dt.cell(row, hlURL)), other.t.lines[o], other.t.file)
+				ok = false
+				break
+			}
+		}
+	}
+	if !ok {
+		return
+	}
+	// Rows by group, in file order within each.
+	ht.start = make([]uint32, len(count)+1)
+	for g, n := range count {
+		ht.start[g+1] = ht.start[g] + n
+	}
+	next := append([]uint32(nil), ht.start[:len(count)]...)
+	ht.order = make([]uint32, dt.rows())
+	for row, g := range ht.group {
+		ht.order[next[g]] = uint32(row)
+		next[g]++
+	}
+	l.data.hreflang = append(l.data.hreflang, ht)
+	l.dataFile(name, r.Sum())
+}
+
+// checkHreflang says why an hreflang code is refused (§12.3), or "": an
+// ISO 639-1 language, optionally a script subtag, optionally an ISO 3166-1
+// alpha-2 region; or x-default.
+func checkHreflang(s string) string {
+	if strings.EqualFold(s, "x-default") {
+		return ""
+	}
+	parts := strings.Split(s, "-")
+	if len(parts) > 3 || len(parts[0]) != 2 {
+		return "not an ISO 639-1 language (two letters) with an optional script and ISO 3166-1 region, nor x-default"
+	}
+	if _, err := language.ParseBase(parts[0]); err != nil || !isLetters(parts[0]) {
+		return fmt.Sprintf("%q is not an ISO 639-1 language", parts[0])
+	}
+	rest := parts[1:]
+	if len(rest) > 0 && len(rest[0]) == 4 {
+		if _, err := language.ParseScript(rest[0]); err != nil || !isLetters(rest[0]) {
+			return fmt.Sprintf("%q is not a script subtag", rest[0])
+		}
+		rest = rest[1:]
+	}
+	switch {
+	case len(rest) == 0:
+		return ""
+	case len(rest) > 1 || len(rest[0]) != 2 || !isLetters(rest[0]):
+		return "not an ISO 639-1 language (two letters) with an optional script and ISO 3166-1 region, nor x-default"
+	case strings.EqualFold(rest[0], "UK"):
+		return `"UK" is not an ISO 3166-1 region (the United Kingdom is GB)`
+	}
+	if reg, err := language.ParseRegion(rest[0]); err != nil || !reg.IsCountry() {
+		return fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 region", rest[0])
+	}
+	return ""
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// normURL checks that u is an absolute http(s) URL headgate may write and
+// spells it one way: scheme and host in lower case, percent-escapes in
+// upper case, other bytes a URL may not hold raw (non-ASCII, space, quote,
+// angle brackets) percent-encoded, "/" for an empty path. Head, sitemap and
+// Link headers all compare and write this spelling. A URL spelled so
+// already is returned as it is, without an allocation.
+func normURL(u string) (string, string) {
+	scheme, rest, ok := cutScheme(u)
+	if !ok || !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") || !strings.HasPrefix(rest, "//") {
+		return "", "not an absolute http(s) URL"
+	}
+	if _, why := AbsURL(nil, u); why != "" {
+		return "", dropText(why)
+	}
+	hostEnd := len(rest)
+	if i := strings.IndexAny(rest[2:], "/?#"); i >= 0 {
+		hostEnd = 2 + i
+	}
+	host, tail := rest[2:hostEnd], rest[hostEnd:]
+	if host == "" || strings.ContainsAny(host, "@") {
+		return "", "not an absolute http(s) URL with a host (and no user info)"
+	}
+	if isLowerASCII(scheme) && isLowerASCII(host) && tail != "" && tail[0] == '/' && plainURLTail(tail) {
+		return u, ""
+	}
+	if tail == "" || tail[0] != '/' {
+		tail = "/" + tail
+	}
+	var b strings.Builder
+	b.WriteString(strings.ToLower(scheme))
+	b.WriteString("://")
+	b.WriteString(strings.ToLower(host))
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(tail); i++ {
+		switch c := tail[i]; {
+		case c == '%' && i+2 < len(tail) && ishex(tail[i+1]) && ishex(tail[i+2]):
+			b.WriteByte('%')
+			b.WriteByte(upperHex(tail[i+1]))
+			b.WriteByte(upperHex(tail[i+2]))
+			i += 2
+		case rawURLByte(c):
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String(), ""
+}
+
+// rawURLByte reports whether c may stand unencoded in a URL's path, query
+// or fragment as headgate writes one.
+func rawURLByte(c byte) bool {
+	return c > ' ' && c < 0x7f && strings.IndexByte(`"<>\^`+"`"+`{|}%`, c) < 0
+}
+
+// plainURLTail reports whether a path (with query and fragment) is
+// spelled as normURL spells it.
+func plainURLTail(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '%' {
+			if i+2 >= len(s) || !ishex(s[i+1]) || !ishex(s[i+2]) || isLowerHex(s[i+1]) || isLowerHex(s[i+2]) {
+				return false
+			}
+			i += 2
+			continue
+		}
+		if !rawURLByte(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func isLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// canonKey is the spelling of a canonical the hreflang index compares.
+func canonKey(u string) string {
+	if n, why := normURL(u); why == "" {
+		return n
+	}
+	return u
+}
+
+func fileSize(name string) int64 {
+	if st, err := statFile(name); err == nil {
+		return st
+	}
+	return 0
+}
+
+// ruleLookups reads a rule's lookup table: the tables its templates may
+// name, each with the template of the key to look up.
+func (l *loader) ruleLookups(path string, t map[string]any, r *Rule) {
+	v, ok := t["lookup"]
+	if !ok {
+		return
+	}
+	key := path + ".lookup"
+	lt, ok := l.table(key, v)
+	if !ok {
+		return
+	}
+	for _, name := range sortedKeys(lt) {
+		lk := key + "." + name
+		dt := l.data.table(name)
+		if dt == nil {
+			msg := fmt.Sprintf("no [[table]] is named %q", name)
+			var names []string
+			for _, x := range l.data.tables {
+				names = append(names, x.name)
+			}
+			if s := suggest(name, names); s != "" {
+				msg += " (did you mean " + s + "?)"
+			}
+			l.add("HG121", lk, "%s", msg)
+			continue
+		}
+		var s string
+		if !l.str(lk, lt[name], &s) {
+			continue
+		}
+		tm, err := parseTemplate(s)
+		if err != nil {
+			l.add("HG121", lk, "%v", err)
+			continue
+		}
+		bad := false
+		for _, n := range tm.Vars() {
+			known := n == "locale" || n == "path" || n == "base_url"
+			if r.Pattern != nil {
+				for _, p := range r.Pattern.Params() {
+					known = known || p == n
+				}
+			}
+			if !known {
+				l.add("HG121", lk, "a lookup key may name the rule's parameters, {locale}, {path} and {base_url}, not {%s}", n)
+				bad = true
+			}
+		}
+		if !bad {
+			r.lookups = append(r.lookups, lookup{table: dt, key: tm})
+		}
+	}
+}
+
+// lookup is one entry of a rule's lookup table.
+type lookup struct {
+	table *dataTable
+	key   *Template
+}
+
+// dataVar checks a template variable that names a table column,
+// {TABLE.COLUMN}. known reports whether name is of that form with a
+// declared table; ok whether it may be used (a problem is reported when
+// not).
+func (tc *tmplCtx) dataVar(key string, t *Template, name string) (known, ok bool) {
+	tname, col, dot := strings.Cut(name, ".")
+	if !dot || tc.l.data == nil {
+		return false, false
+	}
+	dt := tc.l.data.table(tname)
+	if dt == nil {
+		return false, false
+	}
+	t.data = true
+	has := false
+	for _, lk := range tc.rule.lookups {
+		has = has || lk.table == dt
+	}
+	if !has {
+		tc.l.add("HG121", key, "{%s} names table %s, but the rule has no lookup = { %s = \"…\" }", name, tname, tname)
+		return true, false
+	}
+	if dt.cols != nil && dt.column(col) < 0 {
+		msg := fmt.Sprintf("{%s}: %s has no column %q", name, dt.file, col)
+		if s := suggest(col, dt.cols); s != "" {
+			msg += " (did you mean {" + tname + "." + s + "}?)"
+		}
+		tc.l.add("HG121", key, "%s", msg)
+		return true, false
+	}
+	return true, true
+}
+
+func statFile(name string) (int64, error) {
+	st, err := os.Stat(name)
+	if err != nil {
+		return 0, err
+	}
+	return st.Size(), nil
+}
