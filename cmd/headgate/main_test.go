@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/headgate/headgate/rules"
 )
 
 // runCmd runs the whole program in process, as main does.
@@ -291,5 +294,23 @@ file = "r.csv"
 	_, out, _ := runCmd(t, "", "explain", "-config", cfg, "/notes/1")
 	if strings.Contains(out, "redirect:") {
 		t.Errorf("explain of a served path:\n%s", out)
+	}
+}
+
+func TestAuditRedirectHook(t *testing.T) {
+	cfg, err := rules.Parse("h.toml", []byte("[server]\nupstream = \"builtin:demo\"\n[site]\nbase_url = \"https://notes.example\"\n[normalize]\nlowercase = true\n[[redirect]]\nfrom = \"/gone\"\nstatus = 410\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hook := auditRedirect(cfg)
+	for target, want := range map[string]string{"/A?x=1": "301 https://notes.example/a?x=1 true", "/gone": "410  true", "/a": "0  false"} {
+		s, loc, ok := hook(target)
+		if got := fmt.Sprintf("%d %s %v", s, loc, ok); got != want {
+			t.Errorf("%s: %s, want %s", target, got, want)
+		}
+	}
+	shadow, _ := rules.Parse("h.toml", []byte("[server]\nupstream = \"builtin:demo\"\n[site]\nbase_url = \"https://notes.example\"\nmode = \"shadow\"\n[normalize]\nlowercase = true\n"), nil)
+	if auditRedirect(shadow) != nil {
+		t.Error("shadow mode answers redirects in the audit")
 	}
 }

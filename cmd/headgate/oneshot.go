@@ -118,6 +118,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		o.Upstream = base
 		sm := sitemap.New(cfg, sitemap.Options{Fetch: fetcher(base, cfg.Server.UpstreamTimeout), Logger: o.Logger})
 		o.Sitemap = sm
+		o.Redirect = auditRedirect(cfg)
 	}
 	if isTerminal(stderr) {
 		o.Progress = stderr
