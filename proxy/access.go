@@ -7,9 +7,9 @@ import (
 	"github.com/headgate/headgate/rules"
 )
 
-// clientAddr is the client's address as the access log names it: the
-// peer's host for now. Trusted proxies (server.trusted_proxies) will make
-// it the address the proxy believes; this is the one place to change.
+// clientAddr is the peer's host. The access log names state.client: this,
+// or for a peer in server.trusted_proxies the client its X-Forwarded-For
+// names (redirect.go).
 func clientAddr(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -26,9 +26,15 @@
 //     the target. A deny rule is answered 404 by headgate.
 //  3. Paths the SitemapHandler Handles (/sitemap.xml, /robots.txt) are
 //     answered by it.
+//     Then SPEC §11's redirects (proxy/redirect.go): rules.Config.Redirect
+//     decides from the method, the Host (compared, never copied), the
+//     scheme headgate believes (server.trusted_proxies) and the target;
+//     headgate answers one redirect (or a 410) itself, counted in
+//     headgate_redirects_total{source,status} and outcome="redirected".
 //  4. Everything else goes through an httputil.ReverseProxy. Its Rewrite
 //     sets the upstream URL, the Host (server.preserve_host) and
-//     X-Forwarded-For/Proto/Host; on GET and HEAD it limits Accept-Encoding
+//     X-Forwarded-For/Proto/Host (a trusted proxy's X-Forwarded-For is
+//     extended and its X-Forwarded-Proto kept; anyone else's replaced); on GET and HEAD it limits Accept-Encoding
 //     to the codings headgate decodes (gzip, deflate, br, zstd) and maps
 //     headgate's ETags in If-None-Match and If-Match back to the upstream's.
 //  5. ModifyResponse decides. A GET or HEAD answered 200 with text/html or

@@ -34,6 +34,7 @@ type reqState struct {
 	reported bool            // obs was told
 	upHead   []byte          // for obs: the upstream bytes the rewriter read
 	result   *rewrite.Result // for obs: the rewrite's result
+	redirect string          // the source of a redirect headgate answered (§11)
 }
 
 type reqKey struct{}
@@ -80,6 +81,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rs.outcome = outLLMSTxt
 		}
 		st.sitemap.ServeHTTP(rs.w, r)
+		return
+	}
+	if p.redirect(rs, rs.w, r, target) {
 		return
 	}
 	if st.staging {
@@ -138,7 +142,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	inc(&p.m.outcomes, p.m.requests, rs.outcome)
 	if rs.st.cfg.Server.AccessLog {
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("client", clientAddr(r)),
+			slog.String("client", rs.st.client(r)),
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.EscapedPath()),
 			slog.Int("status", rs.w.status),
@@ -148,6 +152,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 			slog.Int("upstream_status", rs.upstream),
 			slog.String("user_agent", r.UserAgent()),
 			slog.Any("rules", rulePatterns(rs.m)),
+			redirectAttr(rs),
 		)
 	}
 	if v != nil {

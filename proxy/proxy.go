@@ -59,6 +59,7 @@ type Proxy struct {
 	log     *slog.Logger
 	reg     *prometheus.Registry
 	m       *metrics
+	rm      *redirectMetrics
 	opts    Options
 	rp      *httputil.ReverseProxy
 	state   atomic.Pointer[state]
@@ -79,6 +80,9 @@ type state struct {
 	host      string         // the base URL's host: the Host of headgate's own upstream requests
 	warned    sync.Map       // refused rule values already logged under this config
 	plans     *rewrite.Cache // rewrites of heads already seen, under this config
+
+	redirects      bool           // the config redirects something (§11)
+	redirectErrors redirectErrors // requests whose redirect rules could not be followed
 }
 
 // New returns a Proxy serving cfg.
@@ -95,6 +99,9 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
 	p.m = m
+	if p.rm, err = newRedirectMetrics(p.reg, m); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewriteRequest,
 		ModifyResponse: p.modifyResponse,
@@ -137,6 +144,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 		shadow:  cfg.Site.Mode == rules.ModeShadow,
 		staging: cfg.Site.Mode == rules.ModeStaging,
 	}
+	st.redirects = cfg.HasRedirects()
 	if u, err := url.Parse(cfg.Site.BaseURL); err == nil {
 		st.host = u.Host
 	}

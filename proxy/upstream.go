@@ -33,7 +33,7 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 	if st.cfg.Server.PreserveHost {
 		pr.Out.Host = pr.In.Host
 	}
-	pr.SetXForwarded()
+	setForwarded(pr, st)
 	guardRequest(pr.Out)
 	h := pr.Out.Header
 	if mayRewrite(pr.In.Method) {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"net/netip"
 	"net/url"
 	"time"
 )
@@ -43,9 +44,15 @@ type Config struct {
 	LLMSTxt  *LLMSTxt  // [llms_txt]; nil when the file has none
 	IndexNow *IndexNow // [indexnow]; nil when the file has none
 
+	Normalize      Normalize        // [normalize] (§11.1)
+	Redirects      []*RedirectRule  // [[redirect]], in file order
+	RedirectTables []*RedirectTable // [[redirect_table]], in file order
+
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
 	data  *dataSet // the data tables of §12 (dataload.go); nil when none
+
+	redir *redirector // nil when nothing redirects
 }
 
 // Server is the [server] table.
@@ -62,6 +69,9 @@ type Server struct {
 	ChangeHeader    bool          // default false
 
 	MaxIdleConnections int // default DefaultMaxIdleConnections; 0: no limit
+	// TrustedProxies are the peers whose X-Forwarded-For/-Proto and
+	// Forwarded headers are believed (§11.1); default none.
+	TrustedProxies []netip.Prefix
 }
 
 // Site is the [site] table.

@@ -13,6 +13,18 @@
 // A *Config is immutable once loaded: reload builds a new one and swaps the
 // pointer. Nothing in this package knows about HTTP servers.
 //
+// Redirects (SPEC §11, redirect*.go): [normalize], [[redirect]] and
+// [[redirect_table]] compile into one redirector; cfg.Redirect(req) is
+// called per request, after the 400 checks, deny and headgate's own
+// endpoints. Tables are read with internal/datafile and held in a byte
+// arena with fixed-size rows and an open-addressing hash (redirTable), so
+// a million rows cost about 100 bytes each and a lookup is a few memory
+// reads. Chains among rows and static rules are collapsed at load, cycles
+// are HG181; templated targets are followed per request up to 10 steps and
+// fail open. A target's origin is fixed by its literal start, and
+// parameters are percent-encoded per segment, so no request can move a
+// Location off the configured hosts.
+//
 // Security: request paths are untrusted. CheckPath rejects dot segments
 // (also percent-encoded, and also where %2F or a backslash separates them),
 // NUL and invalid percent-encoding before anything is matched. Deny rules

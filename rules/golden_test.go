@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite testdata/bad/*.golden from the 
 // testdata/bad whose name starts with it.
 var codes = []string{
 	"HG100", "HG101", "HG102", "HG103", "HG110", "HG111", "HG112", "HG113", "HG114",
-	"HG120", "HG121", "HG130", "HG140", "HG141", "HG150", "HG160", "HG170",
+	"HG120", "HG121", "HG130", "HG140", "HG141", "HG150", "HG160", "HG170", "HG180", "HG181", "HG182",
 	"HG175", "HG176", "HG177",
 	"HG190", "HG191", "HG192",
 }

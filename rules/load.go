@@ -129,10 +129,11 @@ func (l *loader) dataFile(name string, sum []byte) {
 // loader reads is here, and docs/configuration.md documents each one (a test
 // checks both).
 var schema = map[string][]string{
-	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow"},
+	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow",
+		"normalize", "redirect", "redirect_table"},
 	"server": {"listen", "admin_listen", "upstream", "preserve_host", "upstream_timeout",
 		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header",
-		"max_idle_connections"},
+		"max_idle_connections", "trusted_proxies"},
 	"site":    {"base_url", "mode", "title_template", "locales", "x_default", "correct_upstream", "og_url_from_canonical"},
 	"sitemap": {"cache_ttl", "retry_after", "max_urls_per_file", "max_urls"},
 	"robots":  {"mode", "group", "content_signal", "upstream_sitemaps"},
@@ -146,6 +147,9 @@ var schema = map[string][]string{
 	"rule.twitter":            {"card", "site", "creator", "title", "description", "image", "url"},
 	"rule.twitter.image":      {"url", "alt"},
 	"rule.sitemap_entries":    {"params", "lastmod"},
+	"normalize":               {"redirect_hosts", "https", "trailing_slash", "lowercase", "merge_slashes"},
+	"redirect":                {"from", "to", "status", "query"},
+	"redirect_table":          {"file", "status", "query"},
 	"table":                   {"name", "file", "key"},
 	"page_table":              {"file"},
 	"hreflang_table":          {"file"},
@@ -457,6 +461,7 @@ func (l *loader) root(tree map[string]any) {
 			l.rule(i, t)
 		}
 	}
+	l.redirects(tree)
 	l.crawl(tree)
 }
 

@@ -43,7 +43,8 @@
 // Each rule gets at most one warning per generation, "sitemap: entries
 // left out", with the count per reason (bad_line, line_too_long,
 // truncated, bad_lastmod, missing_param, constraint, dot_segment, slash,
-// nul, loc_too_long, denied, noindex, canonical) and the first problem
+// nul, loc_too_long, denied, noindex, canonical, redirected: an address
+// headgate would answer with a redirect of SPEC §11) and the first problem
 // (where and why, values quoted and cut to 300 bytes).
 //
 // # Sources

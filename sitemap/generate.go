@@ -278,7 +278,7 @@ func (g *generation) emit(path, lastmod string, pos position) {
 	}
 	kept := g.vers[:0]
 	for _, v := range g.vers {
-		if why := g.check(v.path, true); why != "" {
+		if why := g.check(v.path, true); why != "" || g.redirected(v.path, &why) {
 			g.rep.add(why, pos, func() string { return whyText(why, v.loc) })
 			continue
 		}
@@ -307,6 +307,8 @@ func whyText(why, loc string) string {
 		return "a deny rule matches " + loc
 	case reasonNoindex:
 		return "the rules make " + loc + " noindex"
+	case reasonRedirected:
+		return loc + " is redirected (§11): the sitemap lists final addresses"
 	}
 	return "the rules give " + loc + " another canonical"
 }

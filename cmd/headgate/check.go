@@ -43,14 +43,17 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	if cfg == nil {
 		return code
 	}
-	target := fs.Arg(0)
+	target, req := explainTarget(cfg, fs.Arg(0))
 	path, _, _ := strings.Cut(target, "?")
 	if err := rules.CheckPath(path); err != nil {
 		fmt.Fprintf(stdout, "%s: headgate answers 400 (a dot segment, a NUL or bad percent-encoding); nothing is forwarded\n", target)
 		return exitOK
 	}
 	m := cfg.Resolve(target)
-	fmt.Fprintf(stdout, "%s\n", target)
+	fmt.Fprintf(stdout, "%s\n", fs.Arg(0))
+	if !m.Deny && explainRedirect(stdout, cfg, req) {
+		return exitOK
+	}
 	if !m.Any() {
 		fmt.Fprintln(stdout, "  no rule matches: headgate only corrects the upstream's own tags")
 	}

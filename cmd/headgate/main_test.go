@@ -262,6 +262,43 @@ image = { url = "/a.png", width = 1200, height = 630, alt = "A" }
 	}
 }
 
+func TestExplainRedirect(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "h.toml")
+	os.WriteFile(cfg, []byte(`[server]
+upstream = "builtin:demo"
+[site]
+base_url = "https://notes.example"
+[normalize]
+redirect_hosts = ["www.notes.example"]
+https = true
+lowercase = true
+merge_slashes = true
+trailing_slash = "strip"
+[[redirect]]
+from = "/old/:id"
+to = "/notes/{id}"
+[[redirect_table]]
+file = "r.csv"
+`), 0o644)
+	os.WriteFile(filepath.Join(dir, "r.csv"), []byte("from,to,status\n/index.php?id=42,/old/42,308\n/gone,,410\n"), 0o644)
+	for arg, want := range map[string]string{
+		"http://WWW.notes.example//A/": "redirect: 301\n  source: normalize\n  Location: https://notes.example/a\n",
+		"/index.php?x=1&id=42":         "redirect: 308\n  source: table " + filepath.Join(dir, "r.csv") + ":2\n  Location: https://notes.example/notes/42\n",
+		"/old/7?a=b":                   "redirect: 301\n  source: rule " + cfg + ":11\n  Location: https://notes.example/notes/7?a=b\n",
+		"/gone":                        "redirect: 410 Gone (X-Robots-Tag: noindex)\n  source: table " + filepath.Join(dir, "r.csv") + ":3\n",
+	} {
+		code, out, errs := runCmd(t, "", "explain", "-config", cfg, arg)
+		if code != exitOK || !strings.Contains(out, want) || !strings.Contains(out, "nothing is forwarded") {
+			t.Errorf("explain %s: exit %d\n%s%s\nwant:\n%s", arg, code, out, errs, want)
+		}
+	}
+	_, out, _ := runCmd(t, "", "explain", "-config", cfg, "/notes/1")
+	if strings.Contains(out, "redirect:") {
+		t.Errorf("explain of a served path:\n%s", out)
+	}
+}
+
 // headgate sitemap writes the sitemap the proxy serves, byte for byte: one
 // upstream client (the proxy's Fetch), one generation.
 func TestSitemapCommandEqualsServed(t *testing.T) {

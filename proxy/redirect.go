@@ -1,0 +1,246 @@
+package proxy
+
+import (
+	"html"
+	"log/slog"
+	"net/http"
+	"net/http/httputil"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/headgate/headgate/rules"
+)
+
+// outRedirected is the outcome of a request headgate answered with a
+// redirect (or a 410) of §11 itself.
+const outRedirected = "redirected"
+
+// redirectMetrics counts the redirects headgate answers.
+type redirectMetrics struct {
+	total *prometheus.CounterVec // source, status
+	cache sync.Map               // source + " " + status → prometheus.Counter
+}
+
+func newRedirectMetrics(reg prometheus.Registerer, m *metrics) (*redirectMetrics, error) {
+	rm := &redirectMetrics{total: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "headgate_redirects_total",
+		Help: "Redirects (and 410s) headgate answered itself, by the first hop's source (normalize, rule, table) and status.",
+	}, []string{"source", "status"})}
+	if err := reg.Register(rm.total); err != nil {
+		return nil, err
+	}
+	m.requests.WithLabelValues(outRedirected)
+	return rm, nil
+}
+
+func (rm *redirectMetrics) inc(source string, status int) {
+	key := source + " " + strconv.Itoa(status)
+	if c, ok := rm.cache.Load(key); ok {
+		c.(prometheus.Counter).Inc()
+		return
+	}
+	c := rm.total.WithLabelValues(source, strconv.Itoa(status))
+	rm.cache.Store(key, c)
+	c.Inc()
+}
+
+// redirect answers the request with a redirect when §11's normalization,
+// tables or rules say so, and reports whether it did. It runs after the
+// 400 checks, deny and headgate's own endpoints (§11.2).
+func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, target string) bool {
+	st := rs.st
+	if !st.redirects {
+		return false
+	}
+	_, https := st.peer(r)
+	rd, err := st.cfg.Redirect(rules.RedirectRequest{Method: r.Method, Host: r.Host, HTTPS: https, Target: target})
+	if err != nil {
+		// A loop among templated targets, or one that came out invalid:
+		// the rules are ignored for this request (fail open). Logged
+		// sparingly: every request to the address meets it.
+		if n := st.redirectErrors.Add(1); n <= 10 || n%1000 == 0 {
+			p.log.Warn("redirect not followed: the request is served as if no redirect rule matched",
+				"path", r.URL.EscapedPath(), "err", err, "occurrences", n)
+		}
+	}
+	if rd == nil {
+		return false
+	}
+	p.rm.inc(rd.Source, rd.Status)
+	if st.shadow {
+		// Shadow mode (§6): what headgate would have answered goes to the
+		// log and the metrics; the request is served as it would be
+		// without redirects.
+		p.log.Info("shadow: would redirect", "path", r.URL.EscapedPath(), "status", rd.Status,
+			"location", rd.Location, "source", rd.Source, "where", rd.Where)
+		return false
+	}
+	rs.outcome, rs.redirect = outRedirected, rd.Source
+	writeRedirect(rs.w, r, rd)
+	return true
+}
+
+// writeRedirect writes the status, an absolute Location and a short page
+// with the link (none for HEAD). A 410 says noindex.
+func writeRedirect(w http.ResponseWriter, r *http.Request, rd *rules.Redirect) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("X-Content-Type-Options", "nosniff")
+	text := http.StatusText(rd.Status)
+	var body string
+	if rd.Location != "" {
+		h.Set("Location", rd.Location)
+		loc := html.EscapeString(rd.Location)
+		body = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + strconv.Itoa(rd.Status) + " " + text +
+			"</title></head>\n<body><h1>" + text + "</h1><p>This page is now at <a href=\"" + loc + "\">" + loc + "</a>.</p></body></html>\n"
+	} else {
+		if h.Get("X-Robots-Tag") == "" { // staging's noindex, nofollow says more
+			h.Set("X-Robots-Tag", "noindex")
+		}
+		body = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>410 Gone</title></head>\n" +
+			"<body><h1>Gone</h1><p>This page has been removed.</p></body></html>\n"
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(rd.Status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write([]byte(body))
+	}
+}
+
+// ---- trusted proxies (§11.1, §17) ----
+
+// trusted reports whether the peer at remoteAddr is in
+// server.trusted_proxies.
+func (st *state) trusted(remoteAddr string) bool {
+	ps := st.cfg.Server.TrustedProxies
+	if len(ps) == 0 {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(remoteAddr)
+	if err != nil {
+		return false
+	}
+	return inPrefixes(ps, ap.Addr())
+}
+
+func inPrefixes(ps []netip.Prefix, a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range ps {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// peer returns the client's address and whether the request arrived over
+// https, as headgate believes them: from a trusted proxy its
+// X-Forwarded-For (the rightmost address that is not itself a trusted
+// proxy) and X-Forwarded-Proto (else Forwarded: proto=); from any other
+// peer what headgate saw.
+func (st *state) peer(r *http.Request) (client string, https bool) {
+	host := clientAddr(r)
+	https = r.TLS != nil
+	if !st.trusted(r.RemoteAddr) {
+		return host, https
+	}
+	if proto := forwardedProto(r.Header); proto != "" {
+		https = proto == "https"
+	}
+	if c := forwardedClient(r.Header.Values("X-Forwarded-For"), st.cfg.Server.TrustedProxies); c != "" {
+		host = c
+	}
+	return host, https
+}
+
+// forwardedProto is the scheme a trusted proxy says the client used:
+// X-Forwarded-Proto's first value, else the first proto= of Forwarded;
+// "" when neither says.
+func forwardedProto(h http.Header) string {
+	if v := h.Get("X-Forwarded-Proto"); v != "" {
+		v, _, _ = strings.Cut(v, ",")
+		return strings.ToLower(strings.TrimSpace(v))
+	}
+	for _, v := range h.Values("Forwarded") {
+		first, _, _ := strings.Cut(v, ",")
+		for _, kv := range strings.Split(first, ";") {
+			k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			if ok && strings.EqualFold(k, "proto") {
+				return strings.ToLower(strings.Trim(val, `"`))
+			}
+		}
+		break
+	}
+	return ""
+}
+
+// forwardedClient walks X-Forwarded-For from the right past trusted
+// proxies: the first address that is not one is the client. A value that
+// is not an address ends the walk (what follows it can not be believed).
+func forwardedClient(vals []string, ps []netip.Prefix) string {
+	var parts []string
+	for _, v := range vals {
+		parts = append(parts, strings.Split(v, ",")...)
+	}
+	client := ""
+	for i := len(parts) - 1; i >= 0; i-- {
+		s := strings.TrimSpace(parts[i])
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			if ap, err2 := netip.ParseAddrPort(s); err2 == nil {
+				a = ap.Addr()
+			} else {
+				break
+			}
+		}
+		client = a.Unmap().String()
+		if !inPrefixes(ps, a) {
+			break
+		}
+	}
+	return client
+}
+
+// setForwarded writes the X-Forwarded-* headers of the upstream request:
+// a trusted peer's X-Forwarded-For is extended with the peer's address
+// ("client, peer") and its X-Forwarded-Proto kept; any other peer's are
+// replaced with what headgate saw (ReverseProxy has already removed them
+// from the outbound request).
+func setForwarded(pr *httputil.ProxyRequest, st *state) {
+	trusted := st.trusted(pr.In.RemoteAddr)
+	if trusted {
+		if prior := pr.In.Header.Values("X-Forwarded-For"); len(prior) > 0 {
+			pr.Out.Header["X-Forwarded-For"] = append([]string(nil), prior...)
+		}
+	}
+	pr.SetXForwarded()
+	if trusted {
+		if proto := forwardedProto(pr.In.Header); proto == "http" || proto == "https" {
+			pr.Out.Header.Set("X-Forwarded-Proto", proto)
+		}
+	}
+}
+
+// client is the access log's client address: the peer's (clientAddr), or
+// the one a trusted proxy's X-Forwarded-For names.
+func (st *state) client(r *http.Request) string {
+	c, _ := st.peer(r)
+	return c
+}
+
+// redirectAttr names a redirect's source in the access log.
+func redirectAttr(rs *reqState) slog.Attr {
+	if rs.redirect == "" {
+		return slog.Attr{}
+	}
+	return slog.String("redirect", rs.redirect)
+}
+
+// redirectErrors counts, per config, requests whose redirect rules could
+// not be followed.
+type redirectErrors = atomic.Int64

@@ -1,0 +1,356 @@
+package rules
+
+import (
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"strings"
+)
+
+// Normalize is the [normalize] table (§11.1). Every key is off by default.
+type Normalize struct {
+	RedirectHosts []string // lower-case host names, without port
+	HTTPS         bool     // plain-http requests → 301 to https
+	TrailingSlash string   // "keep" (default), "strip" or "add"
+	Lowercase     bool
+	MergeSlashes  bool
+}
+
+// pathOn reports whether any path normalization is on.
+func (n *Normalize) pathOn() bool {
+	return n.Lowercase || n.MergeSlashes || n.TrailingSlash == "strip" || n.TrailingSlash == "add"
+}
+
+// RedirectRule is one [[redirect]] table (§11.2).
+type RedirectRule struct {
+	Index   int    // position among the file's [[redirect]] tables, from 0
+	Line    int    // line of its [[redirect]] header
+	From    string // the pattern as written
+	Pattern *Pattern
+	To      *Template // nil for a 410
+	Status  int       // 301 (default), 302, 307, 308 or 410
+	Drop    bool      // query = "drop"
+
+	rule *Rule // the pattern as a rule of the redirect matcher
+	// final is the collapsed target of a static rule (one whose to names
+	// no variable but base_url), computed at load; nil for a templated one.
+	final *target
+	gone  bool // the collapsed chain ends in a 410
+}
+
+// RedirectTable is one [[redirect_table]] table.
+type RedirectTable struct {
+	Index  int
+	Line   int
+	File   string // as written
+	Path   string // resolved against the config's directory
+	Status int    // for rows without a status; default 301
+	Drop   bool   // query = "drop"
+	Rows   int    // rows loaded
+
+	t *redirTable
+}
+
+// redirect statuses a rule or row may name.
+func validStatus(n int) bool {
+	switch n {
+	case 301, 302, 307, 308, 410:
+		return true
+	}
+	return false
+}
+
+// redirects reads [normalize], [[redirect]], [[redirect_table]] and
+// server.trusted_proxies, then compiles them: chains collapsed, cycles
+// refused (HG181), static canonicals that name a redirect source refused
+// (HG182). It runs after the rules are read.
+func (l *loader) redirects(tree map[string]any) {
+	if srv, ok := tree["server"].(map[string]any); ok {
+		if v, ok := srv["trusted_proxies"]; ok {
+			l.trustedProxies(v)
+		}
+	}
+	c := &l.cfg
+	c.Normalize.TrailingSlash = "keep"
+	if v, ok := tree["normalize"]; ok {
+		if t, ok := l.table("normalize", v); ok {
+			l.normalize(t)
+		}
+	}
+	if v, ok := tree["redirect"]; ok {
+		arr, _ := l.tables("redirect", v, "an array of tables ([[redirect]])")
+		for i, t := range arr {
+			l.redirectRule(i, t)
+		}
+	}
+	if v, ok := tree["redirect_table"]; ok {
+		arr, _ := l.tables("redirect_table", v, "an array of tables ([[redirect_table]])")
+		for i, t := range arr {
+			l.redirectTable(i, t)
+		}
+	}
+	l.compileRedirects()
+}
+
+func (l *loader) trustedProxies(v any) {
+	list, ok := l.strList("server.trusted_proxies", v)
+	if !ok {
+		return
+	}
+	for i, s := range list {
+		key := fmt.Sprintf("server.trusted_proxies[%d]", i)
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			a, aerr := netip.ParseAddr(s)
+			if aerr != nil {
+				l.add("HG141", key, "%q is not a CIDR range (such as 10.0.0.0/8) or an IP address", s)
+				continue
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		l.cfg.Server.TrustedProxies = append(l.cfg.Server.TrustedProxies, p.Masked())
+	}
+}
+
+func (l *loader) normalize(t map[string]any) {
+	n := &l.cfg.Normalize
+	l.known("normalize", t, "normalize")
+	for _, k := range sortedKeys(t) {
+		v, key := t[k], "normalize."+k
+		switch k {
+		case "redirect_hosts":
+			list, ok := l.strList(key, v)
+			if !ok {
+				break
+			}
+			for i, h := range list {
+				hk := fmt.Sprintf("%s[%d]", key, i)
+				host := strings.ToLower(h)
+				if hh, port, ok := strings.Cut(host, ":"); ok && !strings.Contains(port, ":") {
+					host = hh // "www.example:8080": the port is ignored anyway
+				}
+				if !validHostname(host) {
+					l.add("HG141", hk, "%q is not a host name", h)
+					continue
+				}
+				n.RedirectHosts = append(n.RedirectHosts, host)
+			}
+		case "https":
+			l.boolean(key, v, &n.HTTPS)
+		case "trailing_slash":
+			l.enum(key, v, &n.TrailingSlash, "keep", "strip", "add")
+		case "lowercase":
+			l.boolean(key, v, &n.Lowercase)
+		case "merge_slashes":
+			l.boolean(key, v, &n.MergeSlashes)
+		}
+	}
+	base := l.cfg.Site.BaseURL
+	if n.HTTPS && strings.HasPrefix(base, "http://") {
+		l.add("HG141", "normalize.https", "site.base_url %s is http: every redirect to https would go back to http (use an https base_url)", base)
+	}
+	if host := baseHost(base); host != "" {
+		for i, h := range n.RedirectHosts {
+			if h == host {
+				l.add("HG141", fmt.Sprintf("normalize.redirect_hosts[%d]", i), "%q is site.base_url's own host: its requests would redirect to themselves", h)
+			}
+		}
+	}
+}
+
+// baseHost is the lower-case host of an origin, without port.
+func baseHost(origin string) string {
+	_, h, ok := strings.Cut(origin, "://")
+	if !ok {
+		return ""
+	}
+	if strings.HasPrefix(h, "[") {
+		if i := strings.IndexByte(h, ']'); i > 0 {
+			return strings.ToLower(h[1:i])
+		}
+	}
+	if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		h = h[:i]
+	}
+	return strings.ToLower(h)
+}
+
+func (l *loader) redirectStatus(key string, v any, dst *int) {
+	n, ok := v.(int64)
+	if !ok {
+		l.add("HG180", key, "must be one of 301, 302, 307, 308, 410, not %s", typeName(v))
+		return
+	}
+	if !validStatus(int(n)) {
+		l.add("HG180", key, "%d is not one of 301, 302, 307, 308, 410", n)
+		return
+	}
+	*dst = int(n)
+}
+
+func (l *loader) redirectRule(i int, t map[string]any) {
+	path := fmt.Sprintf("redirect[%d]", i)
+	r := &RedirectRule{Index: i, Line: lineOf(l.lines, path), Status: 301}
+	l.cfg.Redirects = append(l.cfg.Redirects, r)
+	l.known(path, t, "redirect")
+	if v, ok := t["from"]; !ok {
+		l.add("HG180", path, `has no from pattern (add from = "/old-path")`)
+	} else if l.str(path+".from", v, &r.From) {
+		p, err := ParsePattern(r.From)
+		if err != nil {
+			l.add("HG180", path+".from", "%q: %v", r.From, err)
+		} else {
+			r.Pattern = p
+		}
+	}
+	if v, ok := t["status"]; ok {
+		l.redirectStatus(path+".status", v, &r.Status)
+	}
+	if v, ok := t["query"]; ok {
+		var q string
+		l.enum(path+".query", v, &q, "keep", "drop")
+		r.Drop = q == "drop"
+	}
+	v, hasTo := t["to"]
+	switch {
+	case r.Status == 410 && hasTo:
+		l.add("HG180", path+".to", "a 410 (gone) has no target: remove to, or use another status")
+	case r.Status != 410 && !hasTo:
+		l.add("HG180", path, `has no to (a path such as "/new", or an absolute http(s) URL; status = 410 for gone)`)
+	case hasTo:
+		var s string
+		if !l.str(path+".to", v, &s) {
+			break
+		}
+		r.To = l.redirectTo(path+".to", s, r.Pattern)
+	}
+}
+
+// redirectTo parses a [[redirect]] to: a template whose variables may be
+// the pattern's parameters, {base_url} and {path}; whatever they hold, the
+// origin of the target is fixed by its literal start.
+func (l *loader) redirectTo(key, s string, p *Pattern) *Template {
+	t, err := parseTemplate(s)
+	if err != nil {
+		l.add("HG180", key, "%v", err)
+		return nil
+	}
+	for _, name := range t.Vars() {
+		ok := name == "base_url" || name == "path"
+		if p != nil {
+			for _, pn := range p.Params() {
+				ok = ok || pn == name
+			}
+		}
+		if !ok {
+			cands := []string{"base_url", "path"}
+			if p != nil {
+				cands = append(cands, p.Params()...)
+			}
+			msg := fmt.Sprintf("unknown template variable {%s} (a redirect target may use the pattern's parameters, {base_url} and {path})", name)
+			if sg := suggest(name, cands); sg != "" {
+				msg += " (did you mean {" + sg + "}?)"
+			}
+			l.add("HG180", key, "%s", msg)
+			return nil
+		}
+	}
+	origin := l.cfg.Site.BaseURL
+	if origin == "" {
+		origin = "https://base.invalid"
+	}
+	// The literal start, with {base_url} filled in, must fix the origin.
+	var prefix strings.Builder
+	next := ""
+	for _, part := range t.parts {
+		if part.v == "" {
+			prefix.WriteString(part.lit)
+			continue
+		}
+		if part.v == "base_url" {
+			prefix.WriteString(origin)
+			continue
+		}
+		next = part.v
+		break
+	}
+	pre := prefix.String()
+	if why := targetPrefix(pre, next); why != "" {
+		l.add("HG180", key, "%q: %s", s, why)
+		return nil
+	}
+	if t.Static() {
+		full := t.render(&vars{baseURL: origin}, true)
+		if _, why := parseTarget(origin, full); why != "" {
+			l.add("HG180", key, "%q: %s", full, why)
+			return nil
+		}
+	}
+	return t
+}
+
+// targetPrefix checks the literal start of a templated target: it must be
+// a path ("/" and not "//"), or an absolute http(s) URL up to the "/" after
+// its host (or up to {path}, which starts with "/").
+func targetPrefix(pre, next string) string {
+	if pre == "" {
+		return "a target starts with /, {base_url} or http(s)://host/: a variable can not decide where it points"
+	}
+	if pre[0] == '/' {
+		if len(pre) > 1 && (pre[1] == '/' || pre[1] == '\\') {
+			return `a target starting with // or /\ names another host`
+		}
+		return ""
+	}
+	scheme, rest, ok := cutScheme(pre)
+	if !ok {
+		return "a relative target must start with / (a path on site.base_url's origin): ../ and bare names are not allowed"
+	}
+	scheme = strings.ToLower(scheme)
+	if scheme != "http" && scheme != "https" || !strings.HasPrefix(rest, "//") {
+		return "only http: and https: URLs with // are redirect targets"
+	}
+	host := rest[2:]
+	if i := strings.IndexAny(host, "/?#"); i >= 0 {
+		if host[i] != '/' || i == 0 {
+			return "an absolute target names its host, then a path"
+		}
+		return ""
+	}
+	if host == "" || next != "" && next != "path" {
+		return "a variable can not be part of a target's host: write the host, then /"
+	}
+	return ""
+}
+
+func (l *loader) redirectTable(i int, t map[string]any) {
+	path := fmt.Sprintf("redirect_table[%d]", i)
+	rt := &RedirectTable{Index: i, Line: lineOf(l.lines, path), Status: 301}
+	l.cfg.RedirectTables = append(l.cfg.RedirectTables, rt)
+	l.known(path, t, "redirect_table")
+	if v, ok := t["status"]; ok {
+		l.redirectStatus(path+".status", v, &rt.Status)
+	}
+	if v, ok := t["query"]; ok {
+		var q string
+		l.enum(path+".query", v, &q, "keep", "drop")
+		rt.Drop = q == "drop"
+	}
+	v, ok := t["file"]
+	if !ok {
+		l.add("HG180", path, `has no file (add file = "redirects.csv")`)
+		return
+	}
+	if !l.str(path+".file", v, &rt.File) {
+		return
+	}
+	if rt.File == "" {
+		l.add("HG180", path+".file", "is empty")
+		return
+	}
+	rt.Path = rt.File
+	if !filepath.IsAbs(rt.Path) {
+		rt.Path = filepath.Join(l.cfg.Dir, rt.Path)
+	}
+	l.loadRedirectTable(path, rt)
+}

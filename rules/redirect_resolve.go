@@ -1,0 +1,562 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// RedirectRequest is what Config.Redirect needs of a request.
+type RedirectRequest struct {
+	// Method: only GET and HEAD (and "", taken as GET) are normalized.
+	Method string
+	// Host is the request's Host header; it is compared with
+	// normalize.redirect_hosts, never copied into anything.
+	Host string
+	// HTTPS says the request arrived over https, as the proxy believes it
+	// (server.trusted_proxies).
+	HTTPS bool
+	// Target is the path and query as they arrived, percent-encoded; the
+	// caller has refused what CheckPath refuses.
+	Target string
+}
+
+// Redirect is the answer headgate gives instead of forwarding a request.
+type Redirect struct {
+	Status   int    // 301, 302, 307, 308 or 410
+	Location string // absolute; "" for a 410
+	Source   string // the first hop's: "normalize", "rule" or "table"
+	Where    string // "normalize", the rule's "headgate.toml:12", or "redirects.csv:42"
+	Steps    int    // rules and rows followed at request time (0 for normalization alone)
+}
+
+// The sources of a redirect, as headgate_redirects_total labels them.
+const (
+	SourceNormalize = "normalize"
+	SourceRule      = "rule"
+	SourceTable     = "table"
+)
+
+// maxSteps bounds the templated hops one request follows (§11.2).
+const maxSteps = 10
+
+// ErrRedirectLoop is wrapped by Redirect's error when following the
+// templated targets of a request came back to an address already seen or
+// went past 10 steps: the rules are ignored for that request (fail open).
+var ErrRedirectLoop = errors.New("redirect loop")
+
+// redirector is the compiled [normalize], [[redirect]] and
+// [[redirect_table]] of a config.
+type redirector struct {
+	origin string
+	file   string // the config file, for Where
+	n      *Normalize
+	tables []*RedirectTable
+	rules  []*RedirectRule // by Index
+	pt     *table          // the rules' patterns; nil when there are none
+	hosts  map[string]bool
+
+	templated bool // some rule's target is a template: chains go on at request time
+}
+
+// target is where a redirect points: on the site's origin (origin "") or
+// on another (origin "https://other.example", as written).
+type target struct {
+	origin   string
+	path     string // percent-encoded; on the site's origin normalized, upper-case hex
+	query    string
+	hasQuery bool
+	frag     string // "#…" or ""
+}
+
+func (t target) url(site string) string {
+	o := t.origin
+	if o == "" {
+		o = site
+	}
+	n := len(o) + len(t.path) + len(t.query) + len(t.frag) + 1
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(o)
+	b.WriteString(t.path)
+	if t.hasQuery {
+		b.WriteByte('?')
+		b.WriteString(t.query)
+	}
+	b.WriteString(t.frag)
+	return b.String()
+}
+
+// local is the target as a string on the site's origin: path?query#frag.
+func (t target) local() string {
+	if !t.hasQuery && t.frag == "" {
+		return t.path
+	}
+	return t.url("")
+}
+
+// parseTarget checks a redirect target (a path from "/", or an absolute
+// http(s) URL) against the URL rules of §4.6 and splits it. why says in
+// words what is wrong.
+func parseTarget(origin, s string) (target, string) {
+	var t target
+	if s == "" {
+		return t, "the target is empty"
+	}
+	if simplePath(s) {
+		return target{path: s}, "" // the common case: nothing to check further
+	}
+	_, _, isAbs := cutScheme(s)
+	if s[0] != '/' && !isAbs {
+		return t, "a relative target must start with / (a path on site.base_url's origin): ../ and bare names are not allowed"
+	}
+	base, err := url.Parse(origin + "/")
+	if err != nil {
+		return t, "site.base_url does not parse"
+	}
+	if _, why := AbsURL(base, s); why != "" {
+		return t, dropText(why)
+	}
+	if strings.ContainsAny(s, " \t") {
+		return t, "it holds a space (percent-encode it as %20)"
+	}
+	rest := s
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		t.frag, rest = rest[i:], rest[:i]
+	}
+	if isAbs {
+		i := strings.Index(rest, "//") + 2
+		j := strings.IndexAny(rest[i:], "/?")
+		if j < 0 {
+			j = len(rest) - i
+		}
+		t.origin, rest = rest[:i+j], rest[i+j:]
+		if strings.EqualFold(t.origin, origin) {
+			t.origin = ""
+		}
+		if rest == "" || rest[0] == '?' {
+			rest = "/" + rest
+		}
+	}
+	t.path, t.query, t.hasQuery = strings.Cut(rest, "?")
+	if t.origin == "" {
+		if CheckPath(t.path) != nil {
+			return t, "its path holds a dot segment (./ or ../), a NUL or bad percent-encoding"
+		}
+	}
+	t.path = EscapePath(t.path)
+	t.query = escapeQuery(t.query)
+	t.frag = escapeQuery(t.frag)
+	return t, ""
+}
+
+// escapeQuery percent-encodes the bytes a query or fragment may not hold
+// (non-ASCII, quotes, angle brackets), keeping valid escapes.
+func escapeQuery(q string) string {
+	clean := true
+	for i := 0; i < len(q) && clean; i++ {
+		clean = queryByte(q[i]) || q[i] == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2])
+	}
+	if clean {
+		return q
+	}
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if queryByte(c) || c == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2]) {
+			b.WriteByte(c)
+			continue
+		}
+		const hex = "0123456789ABCDEF"
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+func queryByte(c byte) bool { return pathByte(c) || c == '?' || c == '#' }
+
+// canonHex spells the hex digits of every percent-escape upper-case
+// (§16.4), so that /%e6 and /%E6 are one path.
+func canonHex(p string) string {
+	i := 0
+	for ; i < len(p); i++ {
+		if p[i] == '%' && i+2 < len(p) && (isLowerHex(p[i+1]) || isLowerHex(p[i+2])) {
+			break
+		}
+	}
+	if i == len(p) {
+		return p
+	}
+	b := []byte(p)
+	for ; i < len(b); i++ {
+		if b[i] == '%' && i+2 < len(b) {
+			b[i+1], b[i+2] = upperHex(b[i+1]), upperHex(b[i+2])
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+// isLowerHex and upperHex are data.go's.
+
+// path applies the path normalizations to a path with upper-case hex:
+// merge_slashes, then lowercase (outside percent-escapes), then
+// trailing_slash. It returns p itself when nothing changes.
+func (n *Normalize) path(p string) string {
+	if !n.pathOn() || p == "" {
+		return p
+	}
+	change := false
+	last := strings.LastIndexByte(p, '/')
+	for i := 0; i < len(p) && !change; i++ {
+		switch c := p[i]; {
+		case c == '%':
+			i += 2
+		case n.Lowercase && 'A' <= c && c <= 'Z':
+			change = true
+		case n.MergeSlashes && c == '/' && i > 0 && p[i-1] == '/':
+			change = true
+		}
+	}
+	switch n.TrailingSlash {
+	case "strip":
+		change = change || len(p) > 1 && p[len(p)-1] == '/'
+	case "add":
+		change = change || p != "/" && p[len(p)-1] != '/' && strings.IndexByte(p[last:], '.') < 0
+	}
+	if !change {
+		return p
+	}
+	b := make([]byte, 0, len(p)+1)
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '%' && i+2 < len(p):
+			b = append(b, p[i:i+3]...)
+			i += 2
+			continue
+		case n.Lowercase && 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case n.MergeSlashes && c == '/' && len(b) > 0 && b[len(b)-1] == '/':
+			continue
+		}
+		b = append(b, c)
+	}
+	switch n.TrailingSlash {
+	case "strip":
+		for len(b) > 1 && b[len(b)-1] == '/' {
+			b = b[:len(b)-1]
+		}
+	case "add":
+		l := 0
+		for i := len(b) - 1; i >= 0; i-- {
+			if b[i] == '/' {
+				l = i
+				break
+			}
+		}
+		if len(b) > 1 && b[len(b)-1] != '/' && indexByte(b[l:], '.') < 0 {
+			b = append(b, '/')
+		}
+	}
+	return string(b)
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// hit is what one lookup found.
+type hit struct {
+	table *RedirectTable // or
+	row   uint32         // index + 1 in table
+	rule  *RedirectRule
+	ps    []Param // the rule's parameters
+}
+
+func (h hit) found() bool { return h.table != nil || h.rule != nil }
+
+// lookup finds the table row, else the most specific [[redirect]] rule,
+// for a path on the site's origin (normalized, upper-case hex).
+func (rd *redirector) lookup(path string, q *query) hit {
+	for _, t := range rd.tables {
+		if t.t == nil {
+			continue
+		}
+		if s := t.t.lookup(path, q); s != 0 {
+			return hit{table: t, row: s}
+		}
+	}
+	if rd.pt == nil {
+		return hit{}
+	}
+	r, ps := rd.match(path)
+	if r == nil {
+		return hit{}
+	}
+	return hit{rule: r, ps: ps}
+}
+
+// match returns the most specific rule whose pattern matches path (file
+// order between equals) and its parameters.
+func (rd *redirector) match(path string) (*RedirectRule, []Param) {
+	m := matchPool.Get().(*Match)
+	defer func() {
+		*m = Match{}
+		matchPool.Put(m)
+	}()
+	var segBuf [16]string
+	var offBuf [17]int
+	var stack [8]Param
+	w, joined := rd.pt.walker(path, segBuf[:0], offBuf[:0], stack[:0], spanBudget)
+	w.walk(m, joined, rd.pt.root, 0, w.stack)
+	var best *Matched
+	for i := range m.Matched {
+		c := &m.Matched[i]
+		if best == nil {
+			best = c
+			continue
+		}
+		switch d := compareRules(best.Rule, c.Rule); {
+		case d < 0, d == 0 && c.Rule.Index < best.Rule.Index:
+			best = c
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	return rd.rules[best.Rule.Index], append([]Param(nil), best.Params...)
+}
+
+// matchPool holds the Match a rule lookup records into: it is large, and
+// holds slices of its own arrays, so it would be a heap allocation per
+// request.
+var matchPool = sync.Pool{New: func() any { return new(Match) }}
+
+// step is one hop's outcome: where it goes, with what status.
+type step struct {
+	status int
+	gone   bool
+	next   target
+	source string
+}
+
+// follow turns a hit into the next target, with the request's query
+// appended unless the hop drops it. It fails for a templated target that
+// comes out invalid.
+func (rd *redirector) follow(h hit, cur target) (step, error) {
+	var st step
+	drop := false
+	switch {
+	case h.table != nil:
+		r := &h.table.t.rows[h.row-1]
+		st.status, st.source = int(r.status), SourceTable
+		if r.flags&rowGone != 0 {
+			st.gone = true
+			return st, nil
+		}
+		st.next = splitLocal(h.table.t.str(r.to, r.toLen), r.flags&rowAbs != 0)
+		drop = r.flags&rowDrop != 0
+	default:
+		r := h.rule
+		st.status, st.source, drop = r.Status, SourceRule, r.Drop
+		switch {
+		case r.gone || r.To == nil:
+			st.gone = true
+			return st, nil
+		case r.final != nil:
+			st.next = *r.final
+		default:
+			s := r.To.render(&vars{params: h.ps, path: cur.path, baseURL: rd.origin}, true)
+			t, why := parseTarget(rd.origin, s)
+			if why != "" {
+				return st, fmt.Errorf("redirect %s:%d: target %q: %s", rd.file, r.Line, s, why)
+			}
+			st.next = rd.normTarget(t)
+		}
+	}
+	if !drop && cur.hasQuery && cur.query != "" {
+		if st.next.hasQuery && st.next.query != "" {
+			st.next.query += "&" + cur.query
+		} else {
+			st.next.query, st.next.hasQuery = cur.query, true
+		}
+	}
+	return st, nil
+}
+
+// splitLocal reads a stored target back.
+func splitLocal(s string, abs bool) target {
+	var t target
+	if abs {
+		i := strings.Index(s, "//") + 2
+		j := strings.IndexAny(s[i:], "/?#")
+		if j < 0 {
+			j = len(s) - i
+		}
+		t.origin, s = s[:i+j], s[i+j:]
+	}
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		t.frag, s = s[i:], s[:i]
+	}
+	t.path, t.query, t.hasQuery = strings.Cut(s, "?")
+	return t
+}
+
+func (rd *redirector) normTarget(t target) target {
+	if t.origin == "" {
+		t.path = rd.n.path(canonHex(t.path))
+	}
+	return t
+}
+
+func (rd *redirector) where(h hit) string {
+	if h.table != nil {
+		return h.table.Path + ":" + strconv.Itoa(int(h.table.t.rows[h.row-1].line))
+	}
+	return rd.file + ":" + strconv.Itoa(h.rule.Line)
+}
+
+// Redirect says whether headgate answers a request with a redirect
+// (§11.2): normalization, then table rows, then [[redirect]] patterns,
+// followed to the final target, one hop. It returns nil when the request
+// is to be served. A non-nil error reports a loop or a templated target
+// that came out invalid: it is for the log; the rules are then ignored for
+// this request and only normalization (if any) answers.
+func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
+	rd := c.redir
+	if rd == nil {
+		return nil, nil
+	}
+	rawPath, rawQuery, hasQ := strings.Cut(req.Target, "?")
+	// The request's own spelling, with what a URL may not hold raw (a
+	// quote, a non-ASCII byte a client sent unencoded) percent-encoded:
+	// the no-op for what browsers send.
+	reqPath, reqQuery := canonHex(EscapePath(rawPath)), escapeQuery(rawQuery)
+	path := reqPath
+	norm := false
+	if req.Method == "GET" || req.Method == "HEAD" || req.Method == "" {
+		if len(rd.hosts) > 0 && rd.hosts[hostOnly(req.Host)] {
+			norm = true
+		}
+		if rd.n.HTTPS && !req.HTTPS {
+			norm = true
+		}
+		if np := rd.n.path(path); np != path {
+			norm, path = true, np
+		}
+	}
+	cur := target{path: path, query: reqQuery, hasQuery: hasQ}
+	var out *Redirect
+	if norm {
+		out = &Redirect{Status: 301, Source: SourceNormalize, Where: SourceNormalize}
+	}
+	final, gone, steps := cur, false, 0
+	var seen [maxSteps + 1]string
+	var err error
+	if len(rd.tables) > 0 || rd.pt != nil {
+		for {
+			q := query{raw: cur.query}
+			h := rd.lookup(cur.path, &q)
+			if !h.found() {
+				break
+			}
+			st, ferr := rd.follow(h, cur)
+			if ferr != nil {
+				err = ferr
+				break
+			}
+			if steps == 0 && out == nil {
+				out = &Redirect{Status: st.status, Source: st.source, Where: rd.where(h)}
+			}
+			seen[steps] = cur.local()
+			steps++
+			if st.gone {
+				gone = true
+				break
+			}
+			final = st.next
+			if final.origin != "" || !rd.templated && h.rule == nil || h.rule != nil && h.rule.final != nil && !rd.templated {
+				// Off the site, or a target collapsed at load that no
+				// templated rule can take further: final.
+				break
+			}
+			loc := final.local()
+			if steps == 1 && loc == seen[0] {
+				break // a rule that maps the address to itself: no redirect
+			}
+			loop := steps > maxSteps
+			for _, s := range seen[:steps] {
+				loop = loop || s == loc
+			}
+			if loop {
+				err = fmt.Errorf("%w: %s → … → %s after %d steps", ErrRedirectLoop, seen[0], loc, steps)
+				break
+			}
+			cur = final
+		}
+		if err != nil {
+			// Fail open: as if no rule matched.
+			final, gone, steps = target{path: path, query: reqQuery, hasQuery: hasQ}, false, 0
+			out = nil
+			if norm {
+				out = &Redirect{Status: 301, Source: SourceNormalize, Where: SourceNormalize}
+			}
+		}
+	}
+	if out == nil {
+		return nil, err
+	}
+	out.Steps = steps
+	if gone {
+		out.Status = 410
+		return out, err
+	}
+	if !norm && final.origin == "" && final.path == reqPath && final.hasQuery == hasQ && final.query == reqQuery {
+		return nil, err // the rules lead back to the request itself
+	}
+	out.Location = final.url(rd.origin)
+	return out, err
+}
+
+// hostOnly is a Host header's host, lower-case, without port.
+func hostOnly(h string) string {
+	if strings.HasPrefix(h, "[") {
+		if i := strings.IndexByte(h, ']'); i > 0 {
+			return strings.ToLower(h[1:i])
+		}
+	}
+	if i := strings.LastIndexByte(h, ':'); i >= 0 {
+		h = h[:i]
+	}
+	for i := 0; i < len(h); i++ {
+		if 'A' <= h[i] && h[i] <= 'Z' {
+			return strings.ToLower(h)
+		}
+	}
+	return h
+}
+
+// WouldRedirect reports whether a GET of target on site.base_url's own host
+// and scheme would be redirected: the sitemap leaves such addresses out.
+func (c *Config) WouldRedirect(target string) bool {
+	if c.redir == nil {
+		return false
+	}
+	rd, _ := c.Redirect(RedirectRequest{Method: "GET", Host: baseHost(c.Site.BaseURL), HTTPS: strings.HasPrefix(c.Site.BaseURL, "https:"), Target: target})
+	return rd != nil
+}
+
+// HasRedirects reports whether the config redirects anything: some
+// normalization is on, or there are redirect rules or tables.
+func (c *Config) HasRedirects() bool { return c.redir != nil }
