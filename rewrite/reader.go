@@ -197,11 +197,14 @@ type headScan struct {
 	foreign    int           // depth of <svg> and <math> in the stretch
 	lateSeen   int           // how far lateHead looked
 	eofDecided bool          // the region's end depended on where the input ended
+	page       bool          // a token before the head's end says this is a document, not a fragment (§16.1)
+	xhtml      bool          // application/xhtml+xml: never a fragment
 }
 
 func (h *headScan) run() {
 	r, st := h.r, h.st
 	h.open, h.charsetAt, h.insertAt, h.openAt = -1, -1, -1, -1
+	h.xhtml = isXHTML(r.opts.ContentType)
 	max := r.opts.MaxHeadBytes
 	h.hard = max + min(max, 64<<10)
 	// A byte order mark is not part of the document a parser sees.
@@ -266,6 +269,11 @@ func (h *headScan) run() {
 			h.regionEnd, h.mode = h.insertAt, 3
 			h.st.tags = dropStretch(h.st.tags)
 		}
+	}
+	if !h.page && !h.xhtml {
+		h.skip(SkippedFragment, "a fragment: nothing before the head's end is a doctype, html, head, body, title, meta, link or base")
+		r.res.Duration = time.Since(start) - h.waited
+		return
 	}
 	h.decide()
 	if ckey != "" {
@@ -451,27 +459,38 @@ func (h *headScan) token(t token) {
 			if i := firstNonSpace(b[t.start:t.end]); i >= 0 {
 				h.insertAt = t.start + i
 				h.mode = 2
+				h.fragmentEnd()
 			}
+		case tDoctype:
+			h.page = true
 		case tStart:
 			if !headElement(name) {
 				h.insertAt = t.start
 				h.mode = 2
 				if asciiEqualFold(name, "body") {
+					h.page = true
 					h.finish(t.start)
 				} else if (asciiEqualFold(name, "svg") || asciiEqualFold(name, "math")) && !t.selfClose {
 					h.foreign = 1
 				}
+				h.fragmentEnd()
 				return
+			}
+			if !h.page {
+				h.page = pageElement(name)
 			}
 			h.startTag(t, name, inHead)
 		case tEnd:
 			switch {
 			case asciiEqualFold(name, "head"):
+				h.page = true
 				h.insertAt = t.start
 				h.mode = 1
 			case asciiEqualFold(name, "body") || asciiEqualFold(name, "html") || asciiEqualFold(name, "br"):
+				h.page = h.page || !asciiEqualFold(name, "br")
 				h.insertAt = t.start
 				h.mode = 2
+				h.fragmentEnd()
 			}
 		}
 	case 1: // after </head>: whitespace, comments and head elements still belong to the head
@@ -522,6 +541,27 @@ func (h *headScan) token(t token) {
 			}
 		}
 	}
+}
+
+// fragmentEnd is called where the head ends implicitly: with nothing
+// before that says "document", the response is a fragment (§16.1) and the
+// scan stops here.
+func (h *headScan) fragmentEnd() {
+	if !h.page && !h.xhtml {
+		h.mode = 3
+	}
+}
+
+// pageElement reports whether a start tag in the head says that the
+// response is a document (§16.1): html, head, title, meta, link or base.
+func pageElement(name []byte) bool {
+	switch len(name) {
+	case 4:
+		return asciiEqualFold(name, "html") || asciiEqualFold(name, "head") || asciiEqualFold(name, "meta") || asciiEqualFold(name, "link") || asciiEqualFold(name, "base")
+	case 5:
+		return asciiEqualFold(name, "title")
+	}
+	return false
 }
 
 func firstNonSpace(b []byte) int {
