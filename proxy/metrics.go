@@ -20,6 +20,7 @@ const (
 	outBadRequest      = "bad_request"      // a path rules.CheckPath refuses: 400 from headgate
 	outCanceled        = "canceled"         // the client went away before the upstream answered
 	outPassthrough     = string(rewrite.Unchanged)
+	outSkippedRule     = "skipped_rule" // a rule says rewrite = false (§16.1)
 )
 
 type metrics struct {
@@ -88,7 +89,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	// Make the series exist from the start, so dashboards and alerts see
 	// zeros instead of gaps.
 	for _, o := range []string{string(rewrite.Rewritten), outPassthrough, string(rewrite.SkippedTooLarge),
-		outSkippedEncoding, string(rewrite.SkippedCharset), outDenied, outSitemap, outRobots, outUpstreamError, outBadRequest} {
+		outSkippedEncoding, string(rewrite.SkippedCharset), string(rewrite.SkippedFragment), outSkippedRule, outDenied, outSitemap, outRobots, outUpstreamError, outBadRequest} {
 		m.requests.WithLabelValues(o)
 	}
 	for _, r := range []string{"ok", "error", "refused"} {

@@ -14,7 +14,7 @@ type attr struct {
 // tagAttrs holds the attributes headgate reads from a head tag: the first
 // of each name wins, as in the tokenizer.
 type tagAttrs struct {
-	name, property, content, rel, href, hreflang, typ, charset, httpEquiv, nonce attr
+	name, property, content, rel, href, hreflang, typ, charset, httpEquiv, nonce, lang attr
 	has                                                                          uint16
 }
 
@@ -28,6 +28,7 @@ const (
 	hasType
 	hasCharset
 	hasHTTPEquiv
+	hasLang
 )
 
 // readAttrs reads the attributes of tag, whose name ends at nameEnd, into
@@ -112,6 +113,8 @@ func (ta *tagAttrs) put(n []byte, a *attr) {
 			dst, bit = &ta.href, hasHref
 		} else if asciiEqualFold(n, "type") {
 			dst, bit = &ta.typ, hasType
+		} else if asciiEqualFold(n, "lang") {
+			dst, bit = &ta.lang, hasLang
 		}
 	case 7:
 		if asciiEqualFold(n, "content") {

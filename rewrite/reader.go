@@ -39,6 +39,7 @@ type state struct {
 	// changes is where decide records the changes; Result gets an exact
 	// copy, so that a document allocates only what it reports.
 	changes []Change
+	pmeta   []pageMetaRef // metas whose content templates read (page.go)
 }
 
 var statePool = sync.Pool{New: func() any { return &state{buf: make([]byte, 0, 32<<10)} }}
@@ -137,7 +138,7 @@ func (r *Reader) release() {
 	if cap(st.buf) > 1<<20 || cap(st.w) > 1<<20 || cap(st.changes) > 4096 {
 		return // an unusual document: let the collector have it
 	}
-	st.buf, st.tags, st.edits, st.w, st.segs = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.segs[:0]
+	st.buf, st.tags, st.edits, st.w, st.segs, st.pmeta = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.segs[:0], st.pmeta[:0]
 	statePool.Put(st)
 }
 
@@ -199,12 +200,18 @@ type headScan struct {
 	eofDecided bool          // the region's end depended on where the input ended
 	page       bool          // a token before the head's end says this is a document, not a fragment (§16.1)
 	xhtml      bool          // application/xhtml+xml: never a fragment
+	wantMeta   []string      // meta names the config's templates read
+	wantLang   bool          // some template reads <html lang>
+	htmlAt     [2]int        // start and end of the first <html> start tag, +1; 0: none
 }
 
 func (h *headScan) run() {
 	r, st := h.r, h.st
 	h.open, h.charsetAt, h.insertAt, h.openAt = -1, -1, -1, -1
 	h.xhtml = isXHTML(r.opts.ContentType)
+	if m := r.opts.Match; m != nil && m.Config() != nil {
+		h.wantMeta, h.wantLang = m.Config().PageMetaNames(), m.Config().WantsLang()
+	}
 	max := r.opts.MaxHeadBytes
 	h.hard = max + min(max, 64<<10)
 	// A byte order mark is not part of the document a parser sees.
@@ -579,6 +586,8 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 	tag := b[t.start:t.end]
 	ne := t.nameEnd - t.start
 	switch {
+	case h.wantLang && h.htmlAt[0] == 0 && len(name) == 4 && asciiEqualFold(name, "html"):
+		h.htmlAt = [2]int{t.start + 1, t.end + 1}
 	case asciiEqualFold(name, "template"):
 		// "<template/>" opens a template too: HTML ignores the self-closing
 		// flag on elements that are not void.
@@ -592,6 +601,9 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 			if cs := metaCharset(tag, ta); cs != "" {
 				h.charsetAt, h.metaCS = t.end, cs
 			}
+		}
+		if len(h.wantMeta) > 0 && where == inHead {
+			h.notePageMeta(t, tag, ta)
 		}
 		var mi metaInfo
 		if ta.has&hasProperty != 0 {
@@ -817,6 +829,7 @@ func (h *headScan) decide() {
 			}
 		}
 	}
+	h.pageValues(&page, cs)
 	head := o.Match.Render(page)
 	r.res.Head, r.res.Page = head, page
 	changes := st.changes[:0]
@@ -852,7 +865,8 @@ func (h *headScan) decide() {
 			continue
 		}
 		id := ht.identity
-		if id == rules.IdentTitle && head.Title != nil || !fill && (id == rules.IdentJSONLD && head.ReplaceJSONLD || id != rules.IdentJSONLD && head.Sets(id)) {
+		if id == rules.IdentTitle && head.Title != nil || !fill && (id == rules.IdentJSONLD && head.ReplaceJSONLD || id != rules.IdentJSONLD && head.Sets(id)) ||
+			id == rules.IdentCanonical && head.ForceCanonical {
 			replace(i)
 		}
 	}
@@ -890,7 +904,8 @@ func (h *headScan) decide() {
 	// Which identities headgate writes: all it sets under override; under
 	// fill, only those the head lacks.
 	writesSet := func(id string) bool { // for an identity the head sets
-		return !fill || !present.has(id) || id == rules.IdentTitle || id == rules.IdentDescription
+		return !fill || !present.has(id) || id == rules.IdentTitle || id == rules.IdentDescription ||
+			id == rules.IdentCanonical && head.ForceCanonical
 	}
 	writes := func(id string) bool { return head.Sets(id) && writesSet(id) }
 	writeJSONLD := !fill || !head.ReplaceJSONLD || !present.has(rules.IdentJSONLD)

@@ -42,6 +42,9 @@ type Config struct {
 
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
+
+	pageMeta []string // meta names templates read (rules/tmplpage.go)
+	pageLang bool     // some template reads {page.lang}
 }
 
 // Server is the [server] table.
@@ -146,6 +149,11 @@ type Rule struct {
 	SitemapSource  string // "upstream:/path" or "file:path", as written
 	SitemapEntries []Entry
 	Deny           bool
+
+	// SPEC §16 (rules/cms.go): nil is unset.
+	Rewrite *bool       // rewrite = false: proxied, never rewritten
+	Inherit *bool       // inherit = false: the merge starts afresh here
+	Query   []QueryCond // query conditions, by key
 }
 
 // Robots is a rule's robots table.

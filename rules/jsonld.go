@@ -46,10 +46,15 @@ func appendJSONValue(b []byte, node any, v *vars) []byte {
 	switch n := node.(type) {
 	case *jsonObject:
 		b = append(b, '{')
+		first := true
 		for i, k := range n.keys {
-			if i > 0 {
+			if t, ok := n.vals[i].(*Template); ok && t.emptyWith(v) {
+				continue // a property that comes out empty is left out (§17)
+			}
+			if !first {
 				b = append(b, ',')
 			}
+			first = false
 			b = appendJSONString(b, k)
 			b = append(b, ':')
 			b = appendJSONValue(b, n.vals[i], v)
@@ -72,7 +77,7 @@ func appendJSONValue(b []byte, node any, v *vars) []byte {
 			if p.v == "" {
 				continue
 			}
-			if val, _ := v.lookup(p.v); !utf8.ValidString(val) {
+			if val, _ := v.part(&p); !utf8.ValidString(val) {
 				return appendJSONString(b, n.render(v, false))
 			}
 		}
@@ -81,7 +86,7 @@ func appendJSONValue(b []byte, node any, v *vars) []byte {
 			if p.v == "" {
 				b = appendJSONChars(b, p.lit)
 			} else {
-				val, _ := v.lookup(p.v)
+				val, _ := v.part(&p)
 				b = appendJSONChars(b, val)
 			}
 		}

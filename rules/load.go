@@ -135,7 +135,7 @@ var schema = map[string][]string{
 	"robots":  {"mode"},
 	"rule": {"match", "title", "description", "canonical", "keep_query", "robots", "open_graph",
 		"twitter", "json_ld", "json_ld_file", "replace_json_ld", "headers", "localized", "sitemap",
-		"sitemap_source", "sitemap_entries", "policy", "deny"},
+		"sitemap_source", "sitemap_entries", "policy", "deny", "rewrite", "inherit", "query"},
 	"rule.robots":             {"index", "follow", "directives"},
 	"rule.open_graph":         {"title", "description", "type", "url", "site_name", "locale", "image", "article"},
 	"rule.open_graph.image":   {"url", "width", "height", "alt", "type", "secure_url"},
@@ -683,6 +683,7 @@ func (l *loader) rule(i int, t map[string]any) {
 	if r.Localized && len(l.cfg.Site.Locales) == 0 {
 		l.add("HG170", path+".localized", "localized = true needs site.locales")
 	}
+	l.cmsRule(path, r, t)
 	tc := &tmplCtx{l: l, rule: r}
 	for _, k := range sortedKeys(t) {
 		v, key := t[k], path+"."+k
@@ -692,7 +693,9 @@ func (l *loader) rule(i int, t map[string]any) {
 		case "description":
 			r.Description = tc.tmpl(key, v)
 		case "canonical":
-			if s, ok := v.(string); ok && s == "self" {
+			if s, ok := v.(string); ok && s == UpstreamOrSelf {
+				r.Canonical = &Template{Raw: UpstreamOrSelf, parts: []tpart{{lit: UpstreamOrSelf}}}
+			} else if s, ok := v.(string); ok && s == "self" {
 				r.Canonical = &Template{Raw: "self", parts: []tpart{{lit: "self"}}}
 			} else {
 				r.Canonical = tc.urlTmpl(key, v)
@@ -894,7 +897,7 @@ func (l *loader) checkSitemapRule(path string, r *Rule) {
 	if r.Robots != nil && r.Robots.Index != nil && !*r.Robots.Index {
 		l.add("HG111", path+".sitemap", "a sitemap lists pages to index, but this rule says robots.index = false")
 	}
-	if r.Canonical != nil && r.Canonical.Raw != "self" {
+	if r.Canonical != nil && r.Canonical.Raw != "self" && r.Canonical.Raw != UpstreamOrSelf {
 		l.add("HG112", path+".sitemap", "a page whose canonical names another address is no sitemap entry (use canonical = \"self\")")
 	}
 	if r.Deny {
@@ -918,22 +921,20 @@ func (tc *tmplCtx) tmpl(key string, v any) *Template {
 		tc.l.add("HG121", key, "%v", err)
 		return nil
 	}
+	tc.l.notePageVars(t)
 	for _, name := range t.Vars() {
 		if fixedVars[name] {
 			continue
 		}
-		known := false
-		if tc.rule.Pattern != nil {
-			for _, p := range tc.rule.Pattern.Params() {
-				known = known || p == name
-			}
+		known := pageVarName(name)
+		for _, p := range tc.rule.paramNames() {
+			known = known || p == name
 		}
 		if !known {
 			msg := fmt.Sprintf("unknown template variable {%s}", name)
-			cands := []string{"locale", "path", "base_url", "canonical", "title", "description", "page.title", "page.description"}
-			if tc.rule.Pattern != nil {
-				cands = append(cands, tc.rule.Pattern.Params()...)
-			}
+			cands := []string{"locale", "path", "base_url", "canonical", "title", "description", "page.title", "page.description",
+				"page.canonical", "page.lang", "page.og.image"}
+			cands = append(cands, tc.rule.paramNames()...)
 			if s := suggest(name, cands); s != "" {
 				msg += " (did you mean {" + s + "}?)"
 			}

@@ -103,7 +103,12 @@ func compareRules(a, b *Rule) int {
 	case len(kb) > n && kb[n] == segWild:
 		return 1
 	}
-	return len(ka) - len(kb)
+	if len(ka) != len(kb) {
+		return len(ka) - len(kb)
+	}
+	// The same path pattern: query conditions make a rule more specific,
+	// more conditions more so (§16.2).
+	return len(a.Query) - len(b.Query)
 }
 
 func kinds(r *Rule) []segKind {
@@ -331,6 +336,7 @@ func (c *Config) Resolve(target string) *Match {
 			ms[j], ms[j-1] = ms[j-1], ms[j]
 		}
 	}
+	m.inheritCut()
 	m.merge()
 	return m
 }

@@ -14,8 +14,9 @@ type Template struct {
 }
 
 type tpart struct {
-	lit string
-	v   string // variable name; "" for a literal part
+	lit     string
+	v       string   // variable name; "" for a literal part
+	filters []filter // applied left to right to the variable's value (§16.3)
 }
 
 // The variables every template may name besides the rule's parameters.
@@ -39,11 +40,14 @@ func parseTemplate(s string) (*Template, error) {
 			lit.WriteByte('}')
 			i++
 		case c == '{':
-			end := strings.IndexByte(s[i+1:], '}')
-			if end < 0 {
+			// A variable, with filters (rules/filter.go).
+			name, filters, end, err := parseVarRef(s[i+1:])
+			if err == errUnclosed {
 				return nil, fmt.Errorf("unclosed { in template %q (write {{ for a literal brace)", s)
 			}
-			name := s[i+1 : i+1+end]
+			if err != nil {
+				return nil, fmt.Errorf("%v in template %q", err, s)
+			}
 			if name == "" || strings.ContainsAny(name, "{ ") {
 				return nil, fmt.Errorf("bad variable {%s} in template %q", name, s)
 			}
@@ -51,7 +55,7 @@ func parseTemplate(s string) (*Template, error) {
 				t.parts = append(t.parts, tpart{lit: lit.String()})
 				lit.Reset()
 			}
-			t.parts = append(t.parts, tpart{v: name})
+			t.parts = append(t.parts, tpart{v: name, filters: filters})
 			i += end + 1
 		case c == '}':
 			return nil, fmt.Errorf("stray } in template %q (write }} for a literal brace)", s)
@@ -89,6 +93,7 @@ func (t *Template) Static() bool {
 
 // vars is what a template is rendered with.
 type vars struct {
+	page        *Page // the upstream head's facts, for {page.meta.NAME} and the like; nil: none
 	params      []Param
 	locale      string
 	path        string
@@ -128,6 +133,9 @@ func (v *vars) lookup(name string) (string, varKind) {
 	case "page.description":
 		return v.pageDesc, textVar
 	}
+	if strings.HasPrefix(name, "page.") {
+		return v.pageLookup(name)
+	}
 	for _, p := range v.params {
 		if p.Name == name {
 			return p.Value, paramVar
@@ -150,7 +158,7 @@ func (t *Template) render(v *vars, forURL bool) string {
 	for _, p := range t.parts {
 		n += len(p.lit)
 		if p.v != "" {
-			val, _ := v.lookup(p.v)
+			val, _ := v.part(&p)
 			n += len(val) + len(val)/4 // room for a few escapes
 		}
 	}
@@ -162,7 +170,7 @@ func (t *Template) render(v *vars, forURL bool) string {
 			inQuery = inQuery || forURL && strings.ContainsAny(p.lit, "?#")
 			continue
 		}
-		val, kind := v.lookup(p.v)
+		val, kind := v.part(&p)
 		if forURL {
 			switch {
 			case inQuery:
