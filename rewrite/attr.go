@@ -14,8 +14,10 @@ type attr struct {
 // tagAttrs holds the attributes headgate reads from a head tag: the first
 // of each name wins, as in the tokenizer.
 type tagAttrs struct {
-	name, property, content, rel, href, hreflang, typ, charset, httpEquiv, nonce, lang attr
+	name, property, content, rel, href, hreflang, typ, charset, httpEquiv, nonce attr
 	has                                                                          uint16
+
+	lang attr // of <html>, for {page.lang}
 }
 
 const (

@@ -36,11 +36,12 @@ type Head struct {
 	Meta          []Meta   // og:*, article:* and twitter:* in the order they are written
 	JSONLD        [][]byte // serialized, with < > & U+2028 U+2029 escaped
 	ReplaceJSONLD bool
+	Headers       []HeaderValue
+	Dropped       []Drop // values the URL rules or header rules refused
+
 	// ForceCanonical: the canonical replaces the upstream's under fill
 	// too (canonical = "upstream-or-self" re-spells the upstream's, §16.4).
 	ForceCanonical bool
-	Headers        []HeaderValue
-	Dropped       []Drop // values the URL rules or header rules refused
 
 	// Where Title, Description, Robots and Canonical point, so that the
 	// head is one allocation, not five.
