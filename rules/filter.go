@@ -246,8 +246,9 @@ func truncate(s string, n int) string {
 	}
 	cut := s[:end]
 	next, _ := utf8.DecodeRuneInString(s[end:])
-	if !unicode.IsSpace(next) {
-		// Back to the last space, unless the first word is longer than n.
+	if unicode.IsLetter(next) || unicode.IsDigit(next) {
+		// Inside a word: back to the last space, unless the first word is
+		// longer than n.
 		if i := strings.LastIndexFunc(cut, unicode.IsSpace); i > 0 {
 			cut = cut[:i]
 		}

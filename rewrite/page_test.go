@@ -1,0 +1,72 @@
+package rewrite
+
+import (
+	"strings"
+	"testing"
+)
+
+const wpLayout = `
+[server]
+upstream = "http://127.0.0.1:1"
+[site]
+base_url = "https://notes.example"
+[[rule]]
+match = "/*"
+policy = "fill"
+canonical = "upstream-or-self"
+description = '{page.title|before_last:" – "}'
+[rule.open_graph]
+title = '{page.title|before_last:" – "}'
+image = "{page.og.image}"
+locale = "{page.lang}"
+[rule.open_graph.article]
+published_time = "{page.meta.article:published_time|date}"
+authors = ["{page.meta.author}"]
+[[rule.json_ld]]
+"@type" = "BlogPosting"
+datePublished = "{page.meta.article:published_time|date}"
+dateModified = "{page.meta.article:modified_time|date}"
+`
+
+// The page values templates read come from the upstream head, decoded
+// from its charset; the upstream's canonical is kept re-spelled even under
+// fill (§16.3, §16.4).
+func TestPageValuesFromHead(t *testing.T) {
+	m := mustMatch(t, wpLayout, "/2024/05/caf%c3%a9/")
+	doc := "<!DOCTYPE html>\n<html lang=\"de-DE\">\n<head>\n<meta charset=\"windows-1252\">\n" +
+		"<title>Caf\xe9 culture &#8211; Tiergarten Notes</title>\n" +
+		"<meta name=\"Author\" content=\"J\xfcrgen\">\n" +
+		"<meta property=\"og:image\" content=\"https://notes.example/c.jpg\">\n" +
+		"<meta property=\"article:published_time\" content=\"2024-05-01T23:30:00-02:00\">\n" +
+		"<link rel=\"canonical\" href=\"https://notes.example/2024/05/caf%c3%a9/\">\n" +
+		"</head><body>x</body></html>"
+	out, res, err := rewriteBytes([]byte(doc), Options{Match: m, ContentType: "text/html", CorrectUpstream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != Rewritten {
+		t.Fatalf("outcome %s", res.Outcome)
+	}
+	for _, want := range []string{
+		`<meta name="description" content="Caf&#233; culture">`,
+		`<link rel="canonical" href="https://notes.example/2024/05/caf%C3%A9/">`,
+		`<meta property="og:title" content="Caf&#233; culture">`,
+		`<meta property="og:locale" content="de-DE">`,
+		`{"@type":"BlogPosting","datePublished":"2024-05-02"}`,
+		`<meta property="article:author" content="J&#252;rgen">`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "caf%c3%a9") {
+		t.Errorf("the upstream's spelling of the canonical stayed:\n%s", out)
+	}
+	if strings.Count(string(out), `rel="canonical"`) != 1 {
+		t.Errorf("not one canonical:\n%s", out)
+	}
+	// og:image: the upstream has one and the policy is fill: kept, not doubled.
+	if strings.Count(string(out), `og:image"`) != 1 {
+		t.Errorf("og:image doubled:\n%s", out)
+	}
+}
