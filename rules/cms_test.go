@@ -189,3 +189,36 @@ func TestSelfCanonicalOneSpelling(t *testing.T) {
 		t.Errorf("two spellings of one path: %q and %q", a, b)
 	}
 }
+
+func TestPatternBind(t *testing.T) {
+	cases := []struct{ pattern, path, want string }{
+		{"/:year{[0-9]{4}}/:month{[0-9]{2}}/:slug/", "/2024/05/caf%c3%a9/", "/2024/05/caf%C3%A9/"},
+		{"/:year{[0-9]{4}}/:month{[0-9]{2}}/:slug/", "/2024/05/cafe", ""},
+		{"/:year{[0-9]{4}}/:month{[0-9]{2}}/:slug/", "/category/news/", ""},
+		{"/category/:slug/", "/category/news/", "/category/news/"},
+		{"/:page/", "/about/", "/about/"},
+		{"/:page/", "/about/team/", ""},
+		{"/*", "/a/b/", "/a/b/"},
+		{"/*", "/", "/"},
+		{"/docs/:rest{.+}", "/docs/a/b", "/docs/a/b"},
+		{"/:slug/", "/a%2Fb/", ""},
+		{"/:slug/", "/%2e%2e/", ""},
+		{"/:slug/", "/%zz/", ""},
+	}
+	for _, c := range cases {
+		p, err := ParsePattern(c.pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		params, ok := p.Bind(c.path)
+		got := ""
+		if ok {
+			if got, err = p.Fill(params); err != nil {
+				t.Errorf("%s %s: Fill(%v): %v", c.pattern, c.path, params, err)
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s: Bind(%q) then Fill = %q, want %q", c.pattern, c.path, got, c.want)
+		}
+	}
+}

@@ -830,7 +830,7 @@ func (l *loader) robots(key string, v any) *Robots {
 
 func (l *loader) checkSource(key, src string) {
 	switch {
-	case strings.HasPrefix(src, "upstream:/"):
+	case strings.HasPrefix(src, "upstream:/") || strings.HasPrefix(src, "upstream-sitemap:/"):
 		if strings.ContainsAny(src, " \r\n\x00") {
 			l.add("HG114", key, "%q: an upstream path holds no spaces or control characters", src)
 		}
@@ -843,7 +843,7 @@ func (l *loader) checkSource(key, src string) {
 			l.add("HG114", key, "%q: no such file (%s)", src, p)
 		}
 	default:
-		l.add("HG114", key, `%q is neither "upstream:/path" nor "file:path"`, src)
+		l.add("HG114", key, `%q is neither "upstream:/path", "upstream-sitemap:/path" nor "file:path"`, src)
 	}
 }
 

@@ -121,6 +121,7 @@ type result struct {
 	parts []*file // /sitemap-1.xml …; nil without an index
 	urls  int
 	at    time.Time
+	empty []string // rules whose source yielded lines but no entry (§16.5)
 }
 
 func (r *result) lookup(path string) *file {
