@@ -186,7 +186,9 @@ func (g *generation) upstreamSitemap(ctx context.Context, path string, fn func(*
 		children++
 		pos := position{posSitemap, children}
 		if children > maxChildren {
-			g.rep.add(reasonTooLarge, pos, func() string { return fmt.Sprintf("the index names more than %d sitemaps: the rest is not read", maxChildren) })
+			g.rep.add(reasonTooLarge, pos, func() string {
+				return fmt.Sprintf("the index names more than %d sitemaps: the rest is not read", maxChildren)
+			})
 			return
 		}
 		cpath, why := g.childPath(loc)
@@ -201,7 +203,9 @@ func (g *generation) upstreamSitemap(ctx context.Context, path string, fn func(*
 		case err != nil:
 			g.rep.add(reasonBadSitemap, pos, func() string { return fmt.Sprintf("child sitemap %s: %v", cpath, err) })
 		case root == "sitemapindex":
-			g.rep.add(reasonNestedIndex, pos, func() string { return fmt.Sprintf("child sitemap %s is an index itself: an index is followed one level", cpath) })
+			g.rep.add(reasonNestedIndex, pos, func() string {
+				return fmt.Sprintf("child sitemap %s is an index itself: an index is followed one level", cpath)
+			})
 		}
 	}
 	_, err := g.readUpstreamSitemap(ctx, path, page, child)
@@ -310,8 +314,8 @@ func scanSitemapXML(r io.Reader, fn func(root, loc, lastmod string)) (string, er
 	dec.Strict = true
 	root := ""
 	depth := 0
-	var item string       // "url" or "sitemap" being read, at depth 2
-	var field string      // "loc" or "lastmod" being read, at depth 3
+	var item string  // "url" or "sitemap" being read, at depth 2
+	var field string // "loc" or "lastmod" being read, at depth 3
 	var loc, lastmod []byte
 	var locLong bool
 	for {
