@@ -127,12 +127,13 @@ func (r *Rule) paramNames() []string {
 	return out
 }
 
-// queryValue returns the first value of key in a raw query, decoded as a
-// form value (+ is a space). A pair whose key or value does not decode, or
-// whose value is not valid UTF-8 or holds a control character, does not
-// count: such a value can not match a condition, so it never reaches a
-// template.
+// queryValue returns the last value of key in a raw query, decoded as a
+// form value (+ is a space): the one PHP, Rails and Django hand the app
+// when a key is given twice. A value that does not decode, is not valid
+// UTF-8 or holds a control character does not count: such a value can not
+// match a condition, so it never reaches a template.
 func queryValue(query, key string) (string, bool) {
+	val, found := "", false
 	for query != "" {
 		var kv string
 		kv, query, _ = strings.Cut(query, "&")
@@ -148,11 +149,12 @@ func queryValue(query, key string) (string, bool) {
 		}
 		dv, err := url.QueryUnescape(v)
 		if err != nil || !utf8.ValidString(dv) || hasControl(dv) {
-			return "", false // the first value is the one apps read
+			val, found = "", false
+			continue
 		}
-		return dv, true
+		val, found = dv, true
 	}
-	return "", false
+	return val, found
 }
 
 func hasControl(s string) bool {

@@ -49,7 +49,8 @@ func TestQueryRules(t *testing.T) {
 		{"/?s=go&paged=x", "/ /?s=:q", "https://notes.example/search/go/", "noindex, follow", "Results for go", "<nil>"},
 		{"/?s=", "/", "https://notes.example/", "<nil>", "Home", "<nil>"},   // :name needs a value
 		{"/?S=go", "/", "https://notes.example/", "<nil>", "Home", "<nil>"}, // keys are case-sensitive
-		{"/?s=a&s=b", "/ /?s=:q", "https://notes.example/search/a/", "noindex, follow", "Results for a", "<nil>"},
+		{"/?s=a&s=b", "/ /?s=:q", "https://notes.example/search/b/", "noindex, follow", "Results for b", "<nil>"}, // the last, as PHP reads it
+		{"/?s=a&s=%0a", "/", "https://notes.example/", "<nil>", "Home", "<nil>"},
 		{"/?p=123", "/ /?p=:id{[0-9]+}", "https://notes.example/?p=123", "<nil>", "Home", "<nil>"},
 		{"/?p=12a", "/", "https://notes.example/", "<nil>", "Home", "<nil>"},
 		{"/?feed=rss2", "/ /?feed=rss2", "https://notes.example/", "<nil>", "The feed", "<nil>"},
