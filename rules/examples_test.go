@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -65,5 +66,20 @@ func TestWordPressExample(t *testing.T) {
 	}
 	if n != 3 || cfg.Robots.Mode != "append" {
 		t.Errorf("%d sitemap rules, robots.mode %q", n, cfg.Robots.Mode)
+	}
+}
+
+// The cookbook shows the example file as it is.
+func TestWordPressExampleInCookbook(t *testing.T) {
+	file, err := os.ReadFile("../docs/examples/wordpress.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	book, err := os.ReadFile("../docs/cookbook.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(book), "```toml\n"+string(file)+"```\n") {
+		t.Error("docs/cookbook.md does not show docs/examples/wordpress.toml as it is")
 	}
 }
