@@ -223,3 +223,39 @@ func TestPatternBind(t *testing.T) {
 		}
 	}
 }
+
+func TestCMSRuleProblems(t *testing.T) {
+	_, err := Parse("t.toml", []byte(header+`
+[[rule]]
+match = "/"
+query = { s = ":q" }
+sitemap = true
+
+[[rule]]
+match = "/:slug/"
+sitemap = true
+canonical = "upstream-or-self"
+sitemap_source = "upstream-sitemap:/wp-sitemap.xml"
+
+[[rule]]
+match = "/x"
+rewrite = "no"
+inherit = 0
+`), nil)
+	got := ""
+	if err != nil {
+		got = err.Error()
+	}
+	for _, want := range []string{
+		"HG141 t.toml:10: rule[0].sitemap: a sitemap lists addresses without a query",
+		"HG141 t.toml:21: rule[2].inherit: must be a boolean",
+		"HG141 t.toml:20: rule[2].rewrite: must be a boolean",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("problems:\n%s\nwant %q", got, want)
+		}
+	}
+	if strings.Contains(got, "HG112") || strings.Contains(got, "HG114") {
+		t.Errorf("upstream-or-self or upstream-sitemap: refused:\n%s", got)
+	}
+}
