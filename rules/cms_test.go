@@ -47,8 +47,8 @@ func TestQueryRules(t *testing.T) {
 		{"/?s=two+words", "/ /?s=:q", "https://notes.example/search/two%20words/", "noindex, follow", "Results for two words", "<nil>"},
 		{"/?paged=2&s=go", "/ /?s=:q /?paged=:n{[0-9]+}&s=:q", "https://notes.example/search/go/", "noindex, follow", "Results for go", "Results for go, page 2"},
 		{"/?s=go&paged=x", "/ /?s=:q", "https://notes.example/search/go/", "noindex, follow", "Results for go", "<nil>"},
-		{"/?s=", "/", "https://notes.example/", "<nil>", "Home", "<nil>"},   // :name needs a value
-		{"/?S=go", "/", "https://notes.example/", "<nil>", "Home", "<nil>"}, // keys are case-sensitive
+		{"/?s=", "/", "https://notes.example/", "<nil>", "Home", "<nil>"},                                         // :name needs a value
+		{"/?S=go", "/", "https://notes.example/", "<nil>", "Home", "<nil>"},                                       // keys are case-sensitive
 		{"/?s=a&s=b", "/ /?s=:q", "https://notes.example/search/b/", "noindex, follow", "Results for b", "<nil>"}, // the last, as PHP reads it
 		{"/?s=a&s=%0a", "/", "https://notes.example/", "<nil>", "Home", "<nil>"},
 		{"/?p=123", "/ /?p=:id{[0-9]+}", "https://notes.example/?p=123", "<nil>", "Home", "<nil>"},
