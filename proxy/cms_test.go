@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 const cmsRules = `
@@ -38,7 +39,7 @@ func TestFragmentsAndRewriteFalseThroughProxy(t *testing.T) {
 		"/ajax/div":                `<div class="x">ok</div>`,
 		"/ajax/htmx":               "\n  <!-- partial -->\n<div hx-swap-oob=\"true\">x</div>",
 	}
-	_, front := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+	p, front := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
 		b, ok := bodies[r.URL.Path]
 		if !ok {
@@ -72,6 +73,19 @@ func TestFragmentsAndRewriteFalseThroughProxy(t *testing.T) {
 	if res.Header.Get("X-Robots-Tag") != "noindex" || !strings.Contains(res.Header.Get("Link"), "canonical") {
 		t.Errorf("rewrite = false: §4.8 headers missing: X-Robots-Tag %q, Link %q", res.Header.Get("X-Robots-Tag"), res.Header.Get("Link"))
 	}
+	// The counter is incremented once the handler returns, which may be
+	// just after the client has the body: wait for it, bounded.
+	var counts map[string]float64
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		counts = outcomes(t, p)
+		if counts["skipped_fragment"] == 5 && counts["skipped_rule"] == 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if counts["skipped_fragment"] != 5 || counts["skipped_rule"] != 2 {
+		t.Errorf("outcomes %v, want skipped_fragment=5 skipped_rule=2", counts)
+	}
 	// A more specific rule turns rewriting back on (§17), and pages are
 	// still rewritten.
 	for _, path := range []string{"/wp-admin/edit.php", "/2024/05/post/"} {
@@ -79,4 +93,25 @@ func TestFragmentsAndRewriteFalseThroughProxy(t *testing.T) {
 			t.Errorf("%s: not rewritten:\n%s", path, got)
 		}
 	}
+}
+
+func outcomes(t *testing.T, p *Proxy) map[string]float64 {
+	counts := map[string]float64{}
+	mfs, err := p.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "headgate_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" {
+					counts[l.GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return counts
 }
