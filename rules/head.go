@@ -161,7 +161,7 @@ func (m *Match) Render(page Page) *Head {
 		base, _ = url.Parse(c.Site.BaseURL + "/")
 	}
 	v := vars{
-		page:      &page,
+		pageMeta: page.Meta, pageCanon: page.Canonical, pageLang: page.Lang,
 		locale:    m.Locale,
 		path:      EscapePath(m.Path),
 		baseURL:   c.Site.BaseURL,

@@ -93,7 +93,11 @@ func (t *Template) Static() bool {
 
 // vars is what a template is rendered with.
 type vars struct {
-	page        *Page // the upstream head's facts, for {page.meta.NAME} and the like; nil: none
+	// For {page.meta.NAME}, {page.canonical} and {page.lang}: copies of
+	// the Page's, not a pointer to it, which would move it to the heap.
+	pageMeta    []PageMeta
+	pageCanon   string
+	pageLang    string
 	params      []Param
 	locale      string
 	path        string

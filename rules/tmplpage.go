@@ -62,15 +62,11 @@ var urlMeta = map[string]bool{
 
 // pageLookup returns the value of a page variable.
 func (v *vars) pageLookup(name string) (string, varKind) {
-	p := v.page
-	if p == nil {
-		return "", textVar
-	}
 	switch name {
 	case "page.canonical":
-		return p.Canonical, urlVar
+		return v.pageCanon, urlVar
 	case "page.lang":
-		return p.Lang, textVar
+		return v.pageLang, textVar
 	}
 	key, ok := metaOf(name)
 	if !ok {
@@ -80,7 +76,7 @@ func (v *vars) pageLookup(name string) (string, varKind) {
 	if urlMeta[key] {
 		kind = urlVar
 	}
-	for _, m := range p.Meta {
+	for _, m := range v.pageMeta {
 		if m.Name == key {
 			return m.Content, kind
 		}
