@@ -166,3 +166,17 @@ url = "{page.canonical}"
 		t.Errorf("empty fields reported as dropped: %v", drops(h))
 	}
 }
+
+func TestEmptyHeaderNotWritten(t *testing.T) {
+	cfg := mustParse(t, `
+[[rule]]
+match = "/*"
+[rule.headers]
+x-author = "{page.meta.author}"
+x-static = ""
+`)
+	h := cfg.Resolve("/a").Render(Page{})
+	sameList(t, "headers", headers(h), []string{"x-static: "})
+	h = cfg.Resolve("/a").Render(Page{Meta: []PageMeta{{"author", "Jürgen"}}})
+	sameList(t, "headers", headers(h), []string{"x-author: Jürgen", "x-static: "})
+}

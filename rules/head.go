@@ -431,6 +431,9 @@ func (m *Match) Render(page Page) *Head {
 		mr := &m.Matched[i]
 		for _, hd := range mr.Rule.Headers {
 			val := hd.Value.render(withParams(mr), false)
+			if val == "" && !hd.Value.Static() {
+				continue // a value that comes out empty is not written (§16.3)
+			}
 			if badHeaderValue(val) {
 				h.Dropped = append(h.Dropped, Drop{Rule: mr.Rule.Match, Field: "headers." + hd.Name, Value: val, Reason: "header_value"})
 				continue

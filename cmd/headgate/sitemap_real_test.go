@@ -46,3 +46,18 @@ sitemap_source = "upstream-sitemap:/wp-sitemap.xml"
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 }
+
+// explain shows query conditions, the values they bind, what inherit =
+// false leaves out and rewrite = false (SPEC §16.1, §16.2).
+func TestExplainRealUpstream(t *testing.T) {
+	cfg := "../../docs/examples/wordpress.toml"
+	code, out, errs := runCmd(t, "", "explain", "-config", cfg, "/?s=M%C3%BCll")
+	if code != exitOK || !strings.Contains(out, "/?s=:q") || !strings.Contains(out, `q="Müll"`) ||
+		!strings.Contains(out, `<link rel="canonical" href="https://notes.example/search/M%C3%BCll/">`) {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+	code, out, errs = runCmd(t, "", "explain", "-config", cfg, "/wp-admin/admin-ajax.php?action=rest-nonce")
+	if code != exitOK || !strings.Contains(out, "rewrite = false") || !strings.Contains(out, "not inherited (a more specific rule says inherit = false): /*") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}
