@@ -55,7 +55,7 @@ func (h *headScan) hasPageMeta(want int) bool {
 }
 
 // pageValues decodes the noted page values into page.
-func (h *headScan) pageValues(page *rules.Page, cs docCharset) {
+func (h *headScan) pageValues(page *rules.Page, cs *docCharset) {
 	buf := h.st.buf
 	if len(h.st.pmeta) > 0 {
 		page.Meta = make([]rules.PageMeta, 0, len(h.st.pmeta))

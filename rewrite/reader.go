@@ -829,7 +829,9 @@ func (h *headScan) decide() {
 			}
 		}
 	}
-	h.pageValues(&page, cs)
+	if len(st.pmeta) > 0 || h.htmlAt[0] > 0 {
+		h.pageValues(&page, &cs) // page.go
+	}
 	head := o.Match.Render(page)
 	r.res.Head, r.res.Page = head, page
 	changes := st.changes[:0]
@@ -924,7 +926,7 @@ func (h *headScan) decide() {
 
 	// 5. The tags headgate writes, in the order of §4.4.
 	nonce := cspNonce(o.CSP)
-	xhtml := isXHTML(o.ContentType)
+	xhtml := h.xhtml
 	tw := tagWriter{w: st.w[:0], utf8: cs.utf8, xhtml: xhtml}
 	wrote := func(id, v string) { changes = append(changes, Change{Action: Wrote, Identity: id, Value: v}) }
 	if head.Title != nil && !titleInPlace {

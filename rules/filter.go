@@ -161,33 +161,25 @@ func quotedArg(s string) (string, int, error) {
 	return "", 0, errors.New("unclosed quote in the argument")
 }
 
-// part is the value of a variable part, its filters applied.
-func (v *vars) part(p *tpart) (string, varKind) {
-	val, kind := v.lookup(p.v)
-	if len(p.filters) > 0 {
+// extend gives a variable part that has filters or names a page variable
+// of §16.3 its value: lookup's (val and kind) for the others, the page's
+// for a page variable, then the filters applied. Kept out of lookup, so
+// that lookup stays small enough to inline.
+func (v *vars) extend(p *tpart, val string, kind varKind) (string, varKind) {
+	if pageVarName(p.v) {
+		val, kind = v.pageLookup(p.v)
+	}
+	if p.filters != nil {
 		val = applyFilters(val, p.filters)
 	}
 	return val, kind
 }
 
-// emptyWith reports whether a template that names variables comes out
-// empty: a JSON-LD property that does is left out of its block.
-func (t *Template) emptyWith(v *vars) bool {
-	named := false
-	for i := range t.parts {
-		p := &t.parts[i]
-		if p.v == "" {
-			if p.lit != "" {
-				return false
-			}
-			continue
-		}
-		named = true
-		if val, _ := v.part(p); val != "" {
-			return false
-		}
-	}
-	return named
+// namesVars reports whether a JSON-LD value is a template that names a
+// variable: one that comes out empty is left out of its object.
+func namesVars(node any) bool {
+	t, ok := node.(*Template)
+	return ok && (len(t.parts) > 1 || len(t.parts) == 1 && t.parts[0].v != "")
 }
 
 func applyFilters(s string, fs []filter) string {

@@ -17,6 +17,7 @@ type tpart struct {
 	lit     string
 	v       string   // variable name; "" for a literal part
 	filters []filter // applied left to right to the variable's value (§16.3)
+	ext     bool     // filters or a page variable of §16.3: vars.extend has the value
 }
 
 // The variables every template may name besides the rule's parameters.
@@ -55,7 +56,7 @@ func parseTemplate(s string) (*Template, error) {
 				t.parts = append(t.parts, tpart{lit: lit.String()})
 				lit.Reset()
 			}
-			t.parts = append(t.parts, tpart{v: name, filters: filters})
+			t.parts = append(t.parts, tpart{v: name, filters: filters, ext: filters != nil || pageVarName(name)})
 			i += end + 1
 		case c == '}':
 			return nil, fmt.Errorf("stray } in template %q (write }} for a literal brace)", s)
@@ -137,9 +138,6 @@ func (v *vars) lookup(name string) (string, varKind) {
 	case "page.description":
 		return v.pageDesc, textVar
 	}
-	if strings.HasPrefix(name, "page.") {
-		return v.pageLookup(name)
-	}
 	for _, p := range v.params {
 		if p.Name == name {
 			return p.Value, paramVar
@@ -159,22 +157,30 @@ func (t *Template) render(v *vars, forURL bool) string {
 	}
 	var b strings.Builder
 	n := 0
-	for _, p := range t.parts {
+	for i := range t.parts {
+		p := &t.parts[i]
 		n += len(p.lit)
 		if p.v != "" {
-			val, _ := v.part(&p)
+			val, kind := v.lookup(p.v)
+			if p.ext {
+				val, _ = v.extend(p, val, kind)
+			}
 			n += len(val) + len(val)/4 // room for a few escapes
 		}
 	}
 	b.Grow(n)
 	inQuery := false
-	for _, p := range t.parts {
+	for i := range t.parts {
+		p := &t.parts[i]
 		if p.v == "" {
 			b.WriteString(p.lit)
 			inQuery = inQuery || forURL && strings.ContainsAny(p.lit, "?#")
 			continue
 		}
-		val, kind := v.part(&p)
+		val, kind := v.lookup(p.v)
+		if p.ext {
+			val, kind = v.extend(p, val, kind) // rules/filter.go
+		}
 		if forURL {
 			switch {
 			case inQuery:
