@@ -83,3 +83,13 @@ func pageText(s string) string {
 	}
 	return strings.ToValidUTF8(s, "\uFFFD")
 }
+
+// sameCanonical reports whether an upstream canonical link already names
+// want, byte for byte once made absolute.
+func (h *headScan) sameCanonical(ht *headTag, want string, cs *docCharset, abs func(string) (string, string)) bool {
+	if !ht.hasURL || len(ht.relKeep) > 0 {
+		return false
+	}
+	got, why := abs(cs.decodeText(ht.urlAttr.val(h.st.buf[ht.start:ht.tagEnd])))
+	return why == "" && got == want
+}

@@ -70,3 +70,36 @@ func TestPageValuesFromHead(t *testing.T) {
 		t.Errorf("og:image doubled:\n%s", out)
 	}
 }
+
+// Rewriting headgate's own output gives the same bytes again (§17), also
+// where upstream-or-self keeps or re-spells the canonical under fill.
+// (JSON-LD is left out here: not writing a block twice is §17's other
+// half, which this change does not touch.)
+func TestUpstreamOrSelfIdempotent(t *testing.T) {
+	layout, _, _ := strings.Cut(wpLayout, "[[rule.json_ld]]")
+	for _, path := range []string{"/2024/05/caf%c3%a9/", "/2024/05/caf%C3%A9/", "/category/news/"} {
+		m := mustMatch(t, layout, path)
+		for _, canon := range []string{"https://notes.example/2024/05/caf%c3%a9/", "https://notes.example/2024/05/caf%C3%A9/", "https://other.example/x", ""} {
+			doc := "<!DOCTYPE html><html lang=\"de\"><head><meta charset=\"utf-8\"><title>Café – Notes</title>\n"
+			if canon != "" {
+				doc += "<link rel=\"canonical\" href=\"" + canon + "\">\n"
+			}
+			doc += "</head><body>x</body></html>"
+			opts := Options{Match: m, ContentType: "text/html", CorrectUpstream: true}
+			once, _, err := rewriteBytes([]byte(doc), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			twice, res, err := rewriteBytes(once, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(twice) != string(once) {
+				t.Errorf("%s, upstream %q: not idempotent:\nonce:  %s\ntwice: %s\n%v", path, canon, once, twice, res.Changes)
+			}
+			if n := strings.Count(string(once), `rel="canonical"`); n != 1 {
+				t.Errorf("%s, upstream %q: %d canonicals:\n%s", path, canon, n, once)
+			}
+		}
+	}
+}

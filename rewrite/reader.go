@@ -868,7 +868,10 @@ func (h *headScan) decide() {
 		}
 		id := ht.identity
 		if id == rules.IdentTitle && head.Title != nil || !fill && (id == rules.IdentJSONLD && head.ReplaceJSONLD || id != rules.IdentJSONLD && head.Sets(id)) ||
-			id == rules.IdentCanonical && head.ForceCanonical {
+			fill && id == rules.IdentCanonical && head.ForceCanonical && !h.sameCanonical(ht, *head.Canonical, &cs, absURL) {
+			// Under fill, upstream-or-self replaces an upstream canonical
+			// that is not already the one it writes, spelling included;
+			// one that is stays where it is (rewriting is idempotent).
 			replace(i)
 		}
 	}
@@ -906,8 +909,7 @@ func (h *headScan) decide() {
 	// Which identities headgate writes: all it sets under override; under
 	// fill, only those the head lacks.
 	writesSet := func(id string) bool { // for an identity the head sets
-		return !fill || !present.has(id) || id == rules.IdentTitle || id == rules.IdentDescription ||
-			id == rules.IdentCanonical && head.ForceCanonical
+		return !fill || !present.has(id) || id == rules.IdentTitle || id == rules.IdentDescription
 	}
 	writes := func(id string) bool { return head.Sets(id) && writesSet(id) }
 	writeJSONLD := !fill || !head.ReplaceJSONLD || !present.has(rules.IdentJSONLD)
