@@ -115,3 +115,25 @@ func outcomes(t *testing.T, p *Proxy) map[string]float64 {
 	}
 	return counts
 }
+
+// A HEAD under rewrite = false gets the upstream's own headers, length
+// included, as its GET gets the upstream's bytes.
+func TestRewriteFalseHead(t *testing.T) {
+	_, front := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+		w.Header().Set("Content-Length", "10")
+		w.Header().Set("ETag", `"abc"`)
+		if r.Method != http.MethodHead {
+			io.WriteString(w, "a1b2c3d4e5")
+		}
+	}, cmsRules)
+	req, _ := http.NewRequest(http.MethodHead, front.URL+"/wp-admin/admin-ajax.php", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.ContentLength != 10 || res.Header.Get("ETag") != `"abc"` {
+		t.Errorf("HEAD: Content-Length %d, ETag %q", res.ContentLength, res.Header.Get("ETag"))
+	}
+}
