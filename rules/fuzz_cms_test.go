@@ -75,3 +75,33 @@ func mustQ(t *testing.T, m *Match) string {
 	}
 	return ""
 }
+
+// FuzzTemplateFilters parses templates with filters and renders them with
+// any value: no panic; what truncate gives is at most N characters; a
+// template that parses renders the same twice.
+func FuzzTemplateFilters(f *testing.F) {
+	for _, s := range []string{`{page.title|before_last:" – "}`, `{page.title|truncate:5|default:"x"}`, `{page.title|date}`,
+		`a{page.title|after:"\""|lower}b`, `{page.meta.og:image}`, `{page.title|before:"}"}`, `{{x}}`, `{x|`, `{x|truncate:99999999999}`} {
+		f.Add(s, "Café culture – Tiergarten Notes")
+	}
+	f.Fuzz(func(t *testing.T, tmpl, val string) {
+		tm, err := parseTemplate(tmpl)
+		if err != nil {
+			return
+		}
+		v := &vars{pageTitle: val, pageMeta: []PageMeta{{"og:image", val}}}
+		a, b := tm.render(v, false), tm.render(v, true)
+		if a != tm.render(v, false) || b != tm.render(v, true) {
+			t.Fatal("not deterministic")
+		}
+		for _, p := range tm.parts {
+			for _, fl := range p.filters {
+				if fl.kind == fTruncate && len(tm.parts) == 1 && len(p.filters) == 1 && utf8.ValidString(val) {
+					if n := utf8.RuneCountInString(a); n > fl.n {
+						t.Fatalf("truncate:%d gave %d characters", fl.n, n)
+					}
+				}
+			}
+		}
+	})
+}
