@@ -259,3 +259,18 @@ inherit = 0
 		t.Errorf("upstream-or-self or upstream-sitemap: refused:\n%s", got)
 	}
 }
+
+// A deny with query conditions also denies the %2F-decoded form (§2.2).
+func TestQueryDenyForms(t *testing.T) {
+	cfg := mustParse(t, `
+[[rule]]
+match = "/admin/:x"
+query = { debug = "1" }
+deny = true
+`)
+	for target, want := range map[string]bool{"/admin/a?debug=1": true, "/admin%2Fa?debug=1": true, "/admin/a": false, "/admin%2Fa?debug=0": false} {
+		if got := cfg.Resolve(target).Deny; got != want {
+			t.Errorf("%s: deny %v, want %v", target, got, want)
+		}
+	}
+}

@@ -309,7 +309,7 @@ func (c *Config) Resolve(target string) *Match {
 	}
 	if t.hasDeny && !m.Deny && w.budget >= 0 {
 		for _, alt := range denyForms(path) {
-			probe := Match{cfg: c}
+			probe := Match{cfg: c, Query: query} // a deny with query conditions sees the query too
 			pw, joined := t.walker(alt, segBuf[:0], offBuf[:0], stack[:0], w.budget)
 			t.match(&pw, &probe, joined)
 			for _, mr := range probe.Matched {
