@@ -274,3 +274,34 @@ deny = true
 		}
 	}
 }
+
+// A sitemap <loc> (Fill), a templated path and a "self" canonical spell
+// sub-delimiters as a browser sends them: /wiki/Tea_(drink) one way.
+func TestOneSpellingSubDelims(t *testing.T) {
+	cfg := mustParse(t, `
+[[rule]]
+match = "/wiki/:page{.+}"
+canonical = "self"
+
+[[rule]]
+match = "/wiki/:page{.+}"
+query = { oldid = ":rev" }
+canonical = "/wiki/{page}"
+`)
+	self := str(cfg.Resolve("/wiki/Tea_(drink)").Render(Page{}).Canonical)
+	tmpl := str(cfg.Resolve("/wiki/Tea_(drink)?oldid=4").Render(Page{}).Canonical)
+	p := cfg.Rules[0].Pattern
+	params, _ := p.Bind("/wiki/Tea_%28drink%29")
+	loc, err := p.Fill(params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "https://notes.example/wiki/Tea_(drink)"
+	if self != want || tmpl != want || "https://notes.example"+loc != want {
+		t.Errorf("self %s, template %s, sitemap %s; want %s", self, tmpl, loc, want)
+	}
+	// What a segment can not hold raw is still encoded.
+	if got, _ := p.Fill(map[string]string{"page": "a b?c#d\"<é"}); got != "/wiki/a%20b%3Fc%23d%22%3C%C3%A9" {
+		t.Errorf("Fill = %s", got)
+	}
+}

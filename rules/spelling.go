@@ -120,3 +120,35 @@ func respellURLPath(s, origin string) string {
 	}
 	return prefix + RespellPath(rest[:end]) + rest[end:]
 }
+
+// escapePathSegment percent-encodes a value for one path segment, in the
+// spelling EscapePath gives a request path: the characters a segment may
+// hold raw (RFC 3986 pchar: unreserved, sub-delimiters, ":" and "@") stay,
+// every other byte is encoded with upper-case hex. So a sitemap <loc> and a
+// templated path spell /wiki/Tea_(drink) as the browser's request and the
+// "self" canonical do.
+func escapePathSegment(s string) string {
+	clean := true
+	for i := 0; i < len(s) && clean; i++ {
+		clean = segmentByte(s[i])
+	}
+	if clean {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if segmentByte(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
+func segmentByte(c byte) bool { return c != '/' && pathByte(c) }

@@ -204,14 +204,14 @@ func (t *Template) render(v *vars, forURL bool) string {
 // URL can not climb out of it.
 func escapeParam(val string) string {
 	if strings.IndexByte(val, '/') < 0 && val != "." && val != ".." {
-		return url.PathEscape(val)
+		return escapePathSegment(val)
 	}
 	parts := strings.Split(val, "/")
 	for i, p := range parts {
 		if p == "." || p == ".." {
 			parts[i] = strings.Repeat("%2E", len(p))
 		} else {
-			parts[i] = url.PathEscape(p)
+			parts[i] = escapePathSegment(p)
 		}
 	}
 	return strings.Join(parts, "/")
