@@ -208,9 +208,9 @@ func TestWordPress(t *testing.T) {
 		t.Run("lighthouse-direct", func(t *testing.T) {
 			stop := plainProxy(t, listen, wp.Upstream)
 			defer stop()
+			res := lh.seo(t, "direct", absolute(wp.Public, lhPages))
 			for _, name := range sortedKeys(lhPages) {
-				score, failed := lh.seo(t, "direct-"+name, wp.Public+lhPages[name])
-				t.Logf("WordPress directly, %s (%s): SEO %.0f; failing audits: %s", name, lhPages[name], score*100, failed)
+				t.Logf("WordPress directly, %s (%s): SEO %.0f; failing audits: %s", name, lhPages[name], res[name].score*100, res[name].failed)
 			}
 		})
 	}
@@ -583,11 +583,12 @@ rewrite = true
 		return
 	}
 	t.Run("lighthouse-seo", func(t *testing.T) {
+		res := lh.seo(t, "headgate", absolute(pub, lhPages))
 		for _, name := range sortedKeys(lhPages) {
-			score, failed := lh.seo(t, "headgate-"+name, pub+lhPages[name])
-			t.Logf("through headgate, %s (%s): SEO %.0f", name, lhPages[name], score*100)
-			if score != 1 {
-				t.Errorf("%s (%s): Lighthouse SEO %.0f through headgate, want 100; failing audits: %s", name, lhPages[name], score*100, failed)
+			r, ok := res[name]
+			t.Logf("through headgate, %s (%s): SEO %.0f", name, lhPages[name], r.score*100)
+			if !ok || r.score != 1 {
+				t.Errorf("%s (%s): Lighthouse SEO %.0f through headgate, want 100; failing audits: %s", name, lhPages[name], r.score*100, r.failed)
 			}
 		}
 	})
@@ -743,6 +744,14 @@ func firstDiff(a, b []byte) string {
 	return fmt.Sprintf("first difference at byte %d: %q vs %q", i, a[lo:min(len(a), i+80)], b[lo:min(len(b), i+80)])
 }
 
+func absolute(origin string, paths map[string]string) map[string]string {
+	m := map[string]string{}
+	for k, p := range paths {
+		m[k] = origin + p
+	}
+	return m
+}
+
 func sortedKeys(m map[string]string) []string {
 	var ks []string
 	for k := range m {
@@ -773,86 +782,64 @@ func plainProxy(t testing.TB, listen, upstream string) func() {
 
 const lighthouseMissing = "no Lighthouse: run `npm ci` in test/wordpress (.ci/run does) and install Debian's chromium"
 
-// lighthouse runs npm's lighthouse with Debian's chromium.
+// lighthouse runs test/wordpress/lighthouse.mjs (npm's lighthouse, with
+// Debian's chromium).
 type lighthouse struct {
-	cli, chrome string
+	script, chrome string
 }
 
 func lighthouseRunner(t testing.TB) *lighthouse {
-	cli, _ := filepath.Abs(filepath.Join("wordpress", "node_modules", "lighthouse", "cli", "index.js"))
+	script, _ := filepath.Abs(filepath.Join("wordpress", "lighthouse.mjs"))
+	mod := filepath.Join("wordpress", "node_modules", "lighthouse", "package.json")
 	chrome := envOr("CHROME_PATH", "/usr/bin/chromium")
-	if _, err := os.Stat(cli); err != nil {
-		t.Logf("%s (%v)", lighthouseMissing, err)
-		return nil
-	}
-	if _, err := os.Stat(chrome); err != nil {
-		t.Logf("%s (%v)", lighthouseMissing, err)
-		return nil
+	for _, f := range []string{mod, chrome} {
+		if _, err := os.Stat(f); err != nil {
+			t.Logf("%s (%v)", lighthouseMissing, err)
+			return nil
+		}
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Logf("%s (no node)", lighthouseMissing)
 		return nil
 	}
-	return &lighthouse{cli: cli, chrome: chrome}
+	return &lighthouse{script: script, chrome: chrome}
 }
 
-// seo runs Lighthouse's SEO category on u, saves the JSON report as
-// NAME.json in the test's artifact directory, and returns the score (0–1)
-// and the audits that failed.
-func (l *lighthouse) seo(t *testing.T, name, u string) (float64, string) {
+// lhResult is one page's SEO score (0–1) and the audits that failed.
+type lhResult struct {
+	score  float64
+	failed string
+}
+
+// seo runs Lighthouse's SEO category on each page (name → URL) in one
+// Chromium, saves the JSON reports as PREFIX-NAME.json in the test's
+// artifact directory, and returns each page's result.
+func (l *lighthouse) seo(t *testing.T, prefix string, pages map[string]string) map[string]lhResult {
 	t.Helper()
-	out := filepath.Join(t.ArtifactDir(), name+".json")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	args := []string{l.script, t.ArtifactDir()}
+	for _, name := range sortedKeys(pages) {
+		args = append(args, prefix+"-"+name+"="+pages[name])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	profile := t.TempDir()
-	cmd := exec.CommandContext(ctx, "node", l.cli, u,
-		"--only-categories=seo", "--output=json", "--output-path="+out, "--quiet",
-		"--form-factor=desktop", "--screenEmulation.disabled", "--throttling-method=provided",
-		"--max-wait-for-load=60000",
-		"--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-quic --disable-background-networking "+
-			"--disable-component-update --disable-sync --no-first-run --user-data-dir="+profile)
+	cmd := exec.CommandContext(ctx, "node", args...)
+	cmd.Dir = filepath.Dir(l.script)
 	cmd.Env = append(os.Environ(), "CHROME_PATH="+l.chrome)
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("lighthouse %s: %v\n%s", u, err, msg)
-	}
-	data, err := os.ReadFile(out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("lighthouse: %v\n%s%s", err, out, stderr.Bytes())
 	}
-	var rep struct {
-		Categories struct {
-			SEO struct {
-				Score     *float64 `json:"score"`
-				AuditRefs []struct {
-					ID     string  `json:"id"`
-					Weight float64 `json:"weight"`
-				} `json:"auditRefs"`
-			} `json:"seo"`
-		} `json:"categories"`
-		Audits map[string]struct {
-			Score *float64 `json:"score"`
-			Title string   `json:"title"`
-		} `json:"audits"`
-		RuntimeError *struct{ Code, Message string } `json:"runtimeError"`
-	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatalf("lighthouse report %s: %v", out, err)
-	}
-	if rep.RuntimeError != nil {
-		t.Fatalf("lighthouse %s: %s: %s", u, rep.RuntimeError.Code, rep.RuntimeError.Message)
-	}
-	if rep.Categories.SEO.Score == nil {
-		t.Fatalf("lighthouse %s: no SEO score in %s", u, out)
-	}
-	var failed []string
-	for _, r := range rep.Categories.SEO.AuditRefs {
-		a := rep.Audits[r.ID]
-		if r.Weight > 0 && a.Score != nil && *a.Score < 1 {
-			failed = append(failed, r.ID)
+	res := map[string]lhResult{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var name, failed string
+		var score float64
+		if _, err := fmt.Sscanf(line, "%s %g %s", &name, &score, &failed); err != nil {
+			t.Fatalf("lighthouse said %q: %v", line, err)
 		}
+		res[strings.TrimPrefix(name, prefix+"-")] = lhResult{score, failed}
 	}
-	if len(failed) == 0 {
-		failed = []string{"none"}
-	}
-	return *rep.Categories.SEO.Score, strings.Join(failed, ", ")
+	t.Logf("Lighthouse reports: %s", t.ArtifactDir())
+	return res
 }
