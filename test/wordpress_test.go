@@ -339,6 +339,21 @@ func TestWordPress(t *testing.T) {
 			t.Fatalf("no heartbeat nonce in /wp-admin/")
 		}
 		hbNonce := string(m[1])
+		// The block editor's page: the nonces its scripts send.
+		_, edit := admin.do(t, "GET", fmt.Sprintf("%s/wp-admin/post.php?post=%d&action=edit", pub, cafe.ID), "", nil)
+		find := func(re string) string {
+			m := regexp.MustCompile(re).FindSubmatch(edit)
+			if m == nil {
+				t.Fatalf("the block editor's page has no %s", re)
+			}
+			return string(m[1])
+		}
+		unlockNonce := find(`"unlockNonce":"([0-9a-f]+)"`)
+		activeLock := find(`"activePostLock":"([0-9]+:[0-9]+)"`)
+		closedNonce := find(`name="closedpostboxesnonce" value="([0-9a-f]+)"`)
+		orderNonce := find(`name="meta-box-order-nonce" value="([0-9a-f]+)"`)
+		permalinkNonce := find(`name="samplepermalinknonce" value="([0-9a-f]+)"`)
+		id := fmt.Sprint(cafe.ID)
 		type call struct {
 			name, method, query string
 			form                url.Values
@@ -353,6 +368,18 @@ func TestWordPress(t *testing.T) {
 			{name: "heartbeat", method: "POST", form: url.Values{"action": {"heartbeat"}, "_nonce": {hbNonce},
 				"interval": {"60"}, "screen_id": {"post"}, "has_focus": {"false"},
 				"data[wp-refresh-post-lock][post_id]": {fmt.Sprint(cafe.ID)}, "data[wp-auth-check]": {"true"}}},
+			{name: "heartbeat in the editor", method: "POST", form: url.Values{"action": {"heartbeat"}, "_nonce": {hbNonce},
+				"interval": {"15"}, "screen_id": {"post"}, "has_focus": {"true"},
+				"data[wp-refresh-post-nonces][post_id]": {id}, "data[wp-refresh-post-lock][lock]": {activeLock},
+				"data[wp-refresh-post-lock][post_id]": {id}}},
+			{name: "wp-remove-post-lock", method: "POST", form: url.Values{"action": {"wp-remove-post-lock"},
+				"_wpnonce": {unlockNonce}, "post_ID": {id}, "active_post_lock": {activeLock}}},
+			{name: "closed-postboxes", method: "POST", form: url.Values{"action": {"closed-postboxes"},
+				"closedpostboxesnonce": {closedNonce}, "page": {"post"}, "closed": {""}, "hidden": {""}}},
+			{name: "meta-box-order", method: "POST", form: url.Values{"action": {"meta-box-order"},
+				"_ajax_nonce": {orderNonce}, "page": {"post"}, "page_columns": {"0"}, "order[side]": {""}, "order[normal]": {""}}},
+			{name: "sample-permalink", method: "POST", form: url.Values{"action": {"sample-permalink"},
+				"samplepermalinknonce": {permalinkNonce}, "post_id": {id}, "new_title": {"Café culture"}, "new_slug": {""}}},
 			{name: "wp-compression-test 1", method: "GET", query: "action=wp-compression-test&test=1"},
 			{name: "wp-compression-test 2 gzip", method: "GET", query: "action=wp-compression-test&test=2", headers: []string{"Accept-Encoding: gzip"}},
 			{name: "query-attachments", method: "POST", form: url.Values{"action": {"query-attachments"}, "query[posts_per_page]": {"40"}}},
