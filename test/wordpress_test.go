@@ -151,7 +151,12 @@ func startWordPressHeadgate(t *testing.T, wp wordpress, listen, extra string) *h
 		t.Fatal(err)
 	}
 	admin := freePort(t)
-	data = regexp.MustCompile(`(?m)^admin_listen\s*=.*$`).ReplaceAll(data, []byte(fmt.Sprintf("admin_listen = %q", admin)))
+	line := []byte(fmt.Sprintf("admin_listen = %q", admin))
+	if re := regexp.MustCompile(`(?m)^admin_listen\s*=.*$`); re.Match(data) {
+		data = re.ReplaceAll(data, line)
+	} else {
+		data = regexp.MustCompile(`(?m)^\[server\]\s*$`).ReplaceAll(data, append([]byte("[server]\n"), line...))
+	}
 	path := filepath.Join(t.TempDir(), "headgate.toml")
 	if err := os.WriteFile(path, append(data, extra...), 0o644); err != nil {
 		t.Fatal(err)
@@ -611,6 +616,21 @@ rewrite = true
 	}
 	t.Run("lighthouse-seo", func(t *testing.T) {
 		res := lh.seo(t, "headgate", absolute(pub, lhPages))
+		// Lighthouse gives robots.txt 2 s: on a loaded machine a page can
+		// miss it. A page that is not 100 runs once more; what headgate
+		// writes wrong fails both runs.
+		again := map[string]string{}
+		for name, r := range res {
+			if r.score != 1 {
+				t.Logf("%s: SEO %.0f in the first run (failing: %s); running it again", name, r.score*100, r.failed)
+				again[name] = pub + lhPages[name]
+			}
+		}
+		if len(again) > 0 {
+			for name, r := range lh.seo(t, "headgate-again", again) {
+				res[name] = r
+			}
+		}
 		for _, name := range sortedKeys(lhPages) {
 			r, ok := res[name]
 			t.Logf("through headgate, %s (%s): SEO %.0f", name, lhPages[name], r.score*100)
