@@ -144,11 +144,24 @@ func (b *browser) do(t testing.TB, method, u, host string, form url.Values, head
 // startWordPressHeadgate runs headgate with the WordPress config (plus
 // extra TOML) on listen, in front of wp.
 func startWordPressHeadgate(t *testing.T, wp wordpress, listen, extra string) *headgate {
+	return startWordPressHeadgateWith(t, wp, listen, extra, nil)
+}
+
+// startWordPressHeadgateWith also replaces each line of the [server]
+// table whose key is in server (key → the new line).
+func startWordPressHeadgateWith(t *testing.T, wp wordpress, listen, extra string, server map[string]string) *headgate {
 	t.Helper()
 	src := envOr("HEADGATE_WORDPRESS_CONFIG", filepath.Join("wordpress", "headgate.toml"))
 	data, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for k, line := range server {
+		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(k) + `\s*=.*$`)
+		if !re.Match(data) {
+			t.Fatalf("%s has no %s line to replace", src, k)
+		}
+		data = re.ReplaceAll(data, []byte(line))
 	}
 	admin := freePort(t)
 	line := []byte(fmt.Sprintf("admin_listen = %q", admin))
@@ -331,6 +344,28 @@ func TestWordPress(t *testing.T) {
 		}
 		if stored["Visitor 1"] != a || stored["Visitor 2"] != b {
 			t.Errorf("WordPress stored the comments' addresses %v, want Visitor 1 %s, Visitor 2 %s", stored, a, b)
+		}
+	})
+
+	t.Run("forged-forwarding-from-untrusted-peer", func(t *testing.T) {
+		// A visitor who reaches headgate itself (not through the balancer)
+		// cannot choose the address WordPress stores: from a peer outside
+		// trusted_proxies, X-Forwarded-For and -Proto are replaced.
+		hg3 := startWordPressHeadgateWith(t, wp, freePort(t), "", map[string]string{
+			"trusted_proxies": `trusted_proxies = ["127.0.0.3/32"]`})
+		_, body := newBrowser(t, "127.0.0.2").do(t, "GET", hg3.URL+"/hg-echo.php", "", nil,
+			"X-Forwarded-For: 198.51.100.99", "X-Forwarded-Proto: https")
+		var echo struct {
+			XFF    string `json:"x_forwarded_for"`
+			Proto  string `json:"x_forwarded_proto"`
+			Remote string `json:"remote_addr"`
+		}
+		if err := json.Unmarshal(body, &echo); err != nil {
+			t.Fatalf("hg-echo.php: %v: %s", err, clip(body))
+		}
+		if echo.XFF != "127.0.0.2" || echo.Proto != "http" || echo.Remote != "127.0.0.2" {
+			t.Errorf("from an untrusted peer WordPress got X-Forwarded-For %q, -Proto %q and saw %q; want 127.0.0.2, http, 127.0.0.2",
+				echo.XFF, echo.Proto, echo.Remote)
 		}
 	})
 
