@@ -37,6 +37,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/BurntSushi/toml"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -517,6 +518,24 @@ rewrite = true
 	})
 
 	t.Run("sitemap", func(t *testing.T) {
+		// The config writes no export: every sitemap rule with parameters
+		// reads WordPress' own sitemap.
+		var cfg struct {
+			Rule []struct {
+				Match         string
+				Sitemap       bool
+				SitemapSource string `toml:"sitemap_source"`
+			}
+		}
+		src := envOr("HEADGATE_WORDPRESS_CONFIG", filepath.Join("wordpress", "headgate.toml"))
+		if _, err := toml.DecodeFile(src, &cfg); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range cfg.Rule {
+			if r.Sitemap && strings.Contains(r.Match, ":") && r.SitemapSource != "upstream-sitemap:/wp-sitemap.xml" {
+				t.Errorf("%s: sitemap rule %s reads %q, not WordPress' own upstream-sitemap:/wp-sitemap.xml", src, r.Match, r.SitemapSource)
+			}
+		}
 		anon := newBrowser(t, "")
 		locs := sitemapLocs(t, anon, pub+"/sitemap.xml", "")
 		count := map[string]int{}
