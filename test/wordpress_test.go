@@ -234,7 +234,7 @@ func TestWordPress(t *testing.T) {
 		})
 	}
 
-	hg := startWordPressHeadgate(t, wp, listen, "")
+	startWordPressHeadgate(t, wp, listen, "") // its log is printed when a subtest fails
 	pub := wp.Public
 	admin := newBrowser(t, "")
 	loggedIn := false
@@ -693,7 +693,6 @@ rewrite = true
 			}
 		}
 	})
-	_ = hg
 }
 
 // head is what a crawler reads from a document's head, parsed as a browser
