@@ -12,7 +12,8 @@
 # Usage: test/wordpress/setup.sh [ENVFILE]
 # ENVFILE (default test/wordpress/.env) receives the variables the test reads:
 # HEADGATE_WORDPRESS_URL (Apache), HEADGATE_WORDPRESS_PUBLIC (the site
-# address, where the test runs headgate) and the login.
+# address, where the test runs headgate) and the login; on failure,
+# HEADGATE_WORDPRESS_SKIP with the reason instead.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -29,7 +30,13 @@ WP_ADMIN_USER=editor
 WP_ADMIN_PASSWORD=headgate-wp-login     # a throw-away site on loopback
 
 say() { echo "wordpress-setup: $*"; }
-fail() { echo "wordpress-setup: FAILED: $*" >&2; exit 1; }
+# fail says why, and leaves the reason in ENVFILE for the test to skip with.
+fail() {
+  echo "wordpress-setup: FAILED: $*" >&2
+  printf 'HEADGATE_WORDPRESS_SKIP=%q\n' "WordPress setup failed: $*" >"$envfile" 2>/dev/null || true
+  exit 1
+}
+rm -f "$envfile"
 
 [ "$(id -u)" = 0 ] || fail "must run as root (apt-get, services)"
 command -v apt-get >/dev/null 2>&1 || fail "no apt-get: not a Debian system"
