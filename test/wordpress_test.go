@@ -291,6 +291,19 @@ func TestWordPress(t *testing.T) {
 			if h := parseHead(body); h.metas["og:site_name"] != "" || h.metas["twitter:card"] != "" {
 				t.Errorf("%s: the layout's tags were written into an admin page", p)
 			}
+			// Where WordPress answers the same bytes twice in a row, headgate
+			// must answer those bytes too.
+			_, d1 := admin.do(t, "GET", wp.Upstream+p, wp.host, nil)
+			_, g := admin.do(t, "GET", pub+p, "", nil)
+			_, d2 := admin.do(t, "GET", wp.Upstream+p, wp.host, nil)
+			switch {
+			case !bytes.Equal(d1, d2):
+				t.Logf("%s: WordPress' own answers differ from one request to the next (%d, %d bytes)", p, len(d1), len(d2))
+			case !bytes.Equal(g, d1):
+				t.Errorf("%s: headgate's answer differs from WordPress' (%d vs %d bytes): %s", p, len(g), len(d1), firstDiff(g, d1))
+			default:
+				t.Logf("%s: %d bytes, identical to WordPress'", p, len(g))
+			}
 		}
 	})
 
