@@ -161,7 +161,7 @@ func TestWordPressExampleThroughProxy(t *testing.T) {
 	if res.StatusCode != 200 {
 		t.Fatalf("/sitemap.xml: %d %s", res.StatusCode, sm)
 	}
-	if strings.Count(sm, "<loc>") != 1 || !strings.Contains(sm, "<loc>https://notes.example/2024/05/%E6%9D%B1%E4%BA%AC/</loc>") || !strings.Contains(sm, "<lastmod>2024-05-02</lastmod>") {
+	if strings.Count(sm, "<loc>") != 2 || !strings.Contains(sm, "<loc>https://notes.example/</loc>") || !strings.Contains(sm, "<loc>https://notes.example/2024/05/%E6%9D%B1%E4%BA%AC/</loc>") || !strings.Contains(sm, "<lastmod>2024-05-02</lastmod>") {
 		t.Errorf("sitemap:\n%s", sm)
 	}
 	if res, _ := get("/2024/05/%E6%9D%B1%E4%BA%AC/"); res.StatusCode != 200 {

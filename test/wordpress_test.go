@@ -3,14 +3,15 @@ package test
 // The real-upstream test of issue 12: headgate in front of a real WordPress
 // (Debian's wordpress, MariaDB and Apache with mod_php, set up on loopback
 // by test/wordpress/setup.sh, which .ci/run runs), with the config in
-// test/wordpress/headgate.toml. Each promise is its own subtest.
+// docs/examples/wordpress.toml, the config docs/cookbook.md tells a WordPress
+// operator to copy. Each promise is its own subtest.
 //
 // Environment (setup.sh writes it to test/wordpress/.env):
 //   HEADGATE_WORDPRESS_URL       Apache, headgate's upstream (required, else skip)
 //   HEADGATE_WORDPRESS_SKIP      setup.sh's reason when it failed (skip with it)
 //   HEADGATE_WORDPRESS_PUBLIC    WordPress' site address, where headgate listens
 //   HEADGATE_WORDPRESS_USER, HEADGATE_WORDPRESS_PASSWORD   the login
-//   HEADGATE_WORDPRESS_CONFIG    another config to run (default wordpress/headgate.toml)
+//   HEADGATE_WORDPRESS_CONFIG    another config to run (default ../docs/examples/wordpress.toml)
 //   CHROME_PATH                  chromium for Lighthouse (default /usr/bin/chromium)
 // Lighthouse is test/wordpress/node_modules (npm ci there); its JSON reports
 // go to the test's artifact directory (go test -artifacts keeps them).
@@ -156,10 +157,14 @@ func startWordPressHeadgate(t *testing.T, wp wordpress, listen, extra string) *h
 // table whose key is in server (key → the new line).
 func startWordPressHeadgateWith(t *testing.T, wp wordpress, listen, extra string, server map[string]string) *headgate {
 	t.Helper()
-	src := envOr("HEADGATE_WORDPRESS_CONFIG", filepath.Join("wordpress", "headgate.toml"))
+	src := envOr("HEADGATE_WORDPRESS_CONFIG", wordpressConfig)
 	data, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if src == wordpressConfig {
+		// The cookbook's balancer range, here the test's loopback front.
+		data = regexp.MustCompile(`(?m)^trusted_proxies\s*=.*$`).ReplaceAll(data, []byte(`trusted_proxies = ["127.0.0.0/8"]`))
 	}
 	for k, line := range server {
 		re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(k) + `\s*=.*$`)
@@ -191,6 +196,10 @@ func startWordPressHeadgateWith(t *testing.T, wp wordpress, listen, extra string
 	}
 	return h
 }
+
+// wordpressConfig is the config the tests run by default: the one
+// docs/cookbook.md tells a WordPress operator to copy.
+var wordpressConfig = filepath.Join("..", "docs", "examples", "wordpress.toml")
 
 // post is one published post as WordPress' REST API lists it.
 type wpPost struct {
@@ -544,7 +553,7 @@ rewrite = true
 				SitemapSource string `toml:"sitemap_source"`
 			}
 		}
-		src := envOr("HEADGATE_WORDPRESS_CONFIG", filepath.Join("wordpress", "headgate.toml"))
+		src := envOr("HEADGATE_WORDPRESS_CONFIG", wordpressConfig)
 		if _, err := toml.DecodeFile(src, &cfg); err != nil {
 			t.Fatal(err)
 		}
