@@ -28,14 +28,6 @@ const (
 	Warning = "warning"
 )
 
-// SitemapHandler answers the paths headgate serves itself (/sitemap.xml,
-// /sitemap-N.xml, /robots.txt); *sitemap.Sitemap is one.
-type SitemapHandler interface {
-	http.Handler
-	// Handles reports whether the handler answers path (without query).
-	Handles(path string) bool
-}
-
 // Options configures an audit. The zero value of every field but Config
 // (in-process mode) or Live works.
 type Options struct {
@@ -46,20 +38,29 @@ type Options struct {
 	// the site.
 	Config *rules.Config
 	// Live is the URL of a running site, crawled as it answers. "": the
-	// in-process mode, which fetches every page from Upstream and puts it
-	// through the rewrite engine as the proxy would.
+	// in-process mode, which asks Handler — headgate's own request
+	// pipeline — for every page, as a client would ask headgate.
 	Live string
-	// Upstream is the in-process mode's upstream base URL. "": the
-	// config's server.upstream (which must then be an http(s) URL).
+	// Handler, in the in-process mode, is headgate's request pipeline for
+	// Config: cmd builds it with proxy.New, so that the audit reads exactly
+	// what headgate serves (400s, deny, its own files, redirects, rewrites,
+	// headers) and decides nothing itself. For a staging config, cmd builds
+	// it with the production mode: the checks judge what production will
+	// send, and the audit marks the responses noindex itself (§6).
+	Handler http.Handler
+	// Observe, in the in-process mode, returns a context whose requests
+	// report to fn what the handler did: the outcome, the upstream's head
+	// bytes and the rewrite's result (proxy.Observe). nil: pages carry no
+	// change record.
+	Observe func(ctx context.Context, fn func(outcome string, upstream []byte, res *rewrite.Result)) context.Context
+	// Upstream is the in-process mode's upstream base URL, so that a
+	// redirect the upstream answers with its own origin is read as the
+	// site's. "": the config's server.upstream.
 	Upstream string
 	// Transport makes every request. nil: a transport of its own (proxy
 	// from the environment, keep-alives, gzip). Redirects are never
 	// followed by the client: the crawl records them.
 	Transport http.RoundTripper
-	// Sitemap, in the in-process mode, answers /sitemap.xml,
-	// /sitemap-N.xml and /robots.txt where it Handles them, as headgate
-	// does. nil: those are fetched like any other path.
-	Sitemap SitemapHandler
 	// MaxPages bounds the URLs fetched (pages, redirects, errors; not the
 	// sitemap files and robots.txt). 0: DefaultMaxPages.
 	MaxPages int
@@ -78,13 +79,6 @@ type Options struct {
 	Progress io.Writer
 	// Logger receives one debug line per fetch. nil: discard.
 	Logger *slog.Logger
-	// Redirect, in the in-process mode, answers the redirects headgate
-	// answers itself (SPEC §11: normalization, redirect rules and tables),
-	// before anything is asked of the upstream: for a request target (path
-	// and query) it returns the status (301, 302, 307, 308, or 410 for
-	// gone) and the absolute Location ("" for 410), ok false when headgate
-	// serves the target. nil: none. cmd wires the config's redirects here.
-	Redirect func(target string) (status int, location string, ok bool)
 	// Compare, when set, is the URL of a second site (production): once
 	// the crawl is done, every crawled path is fetched there too, and the
 	// differences are diff-* findings (SPEC §15).
@@ -128,12 +122,11 @@ type Page struct {
 	Status    int    // 0: no answer (the reason is in Skipped)
 	Location  string // a redirect's target, absolute
 	Canonical string // the canonical crawlers read (head tag, else Link header), absolute
-	// Outcome is, in the in-process mode, what the rewrite did
-	// ("rewritten", "passthrough", "skipped_too_large", "skipped_charset"),
-	// "redirected" for a redirect headgate answers itself (Options.Redirect),
-	// or "denied" for a path a deny rule answers 404, "bad_path" for one
-	// headgate answers 400, "not_rewritten" for a response that is not a
-	// 200 HTML page; "" in live mode.
+	// Outcome is, in the in-process mode, what headgate did with the
+	// request: the outcome label of headgate_requests_total, from the proxy
+	// itself ("rewritten", "passthrough", "skipped_fragment", "redirected",
+	// "denied", "bad_request", "sitemap", "robots", "upstream_error", …;
+	// docs/operations.md lists them); "" in live mode.
 	Outcome string
 	Changes []rewrite.Change // in-process mode: what headgate wrote, replaced, corrected, dropped
 	// Redirects is, for a redirect, every hop from this URL on: the URLs it
@@ -262,8 +255,8 @@ func siteFor(o *Options) (*site, error) {
 		}
 		return &s, nil
 	}
-	if o.Config == nil {
-		return nil, errors.New("audit: the in-process mode needs a Config (or set Live)")
+	if o.Config == nil || o.Handler == nil {
+		return nil, errors.New("audit: the in-process mode needs a Config and headgate's Handler (or set Live)")
 	}
 	b, err := url.Parse(o.Config.Site.BaseURL)
 	if err != nil || b.Host == "" {
@@ -274,11 +267,9 @@ func siteFor(o *Options) (*site, error) {
 	if up == "" {
 		up = o.Config.Server.Upstream
 	}
-	u, err := url.Parse(up)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("audit: upstream %q is not an http(s) URL (for builtin:demo, serve the demo and pass its URL as Upstream)", up)
+	if u, err := url.Parse(up); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
+		s.upstream = u
+		s.upstreamOrigin = originOf(u)
 	}
-	s.upstream = u
-	s.upstreamOrigin = originOf(u)
 	return &s, nil
 }

@@ -19,7 +19,7 @@ import (
 // crawl.
 func (c *crawler) compare(ctx context.Context) error {
 	po := c.o
-	po.Live, po.Compare, po.Sitemap, po.Progress = c.o.Compare, "", nil, nil
+	po.Live, po.Compare, po.Handler, po.Observe, po.Progress = c.o.Compare, "", nil, nil, nil
 	po.Upstream = ""
 	if c.o.Config != nil {
 		cfg := *c.o.Config

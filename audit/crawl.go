@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/headgate/headgate/internal/linkheader"
 	"github.com/headgate/headgate/rewrite"
 )
 
@@ -360,9 +361,9 @@ func (c *crawler) visit(ctx context.Context, j job) *result {
 		p.noindex, p.noindexIn = true, "X-Robots-Tag"
 	}
 	var linkCanon []string
-	for _, l := range parseLinkHeader(resp.header.Values("Link")) {
-		if l.has("canonical") {
-			linkCanon = append(linkCanon, l.target)
+	for _, l := range linkheader.Parse(resp.header.Values("Link")) {
+		if l.Has("canonical") {
+			linkCanon = append(linkCanon, l.Target)
 		}
 	}
 	ct := resp.header.Get("Content-Type")

@@ -136,23 +136,6 @@ func TestParseLD(t *testing.T) {
 	}
 }
 
-func TestParseLinkHeader(t *testing.T) {
-	ls := parseLinkHeader([]string{
-		`<https://a.example/x>; rel="canonical", </s.css>; rel=preload; as=style`,
-		`garbage, <https://a.example/y>;rel="alternate canonical";title="a, b"`,
-		`<unterminated`,
-	})
-	var canon []string
-	for _, l := range ls {
-		if l.has("canonical") {
-			canon = append(canon, l.target)
-		}
-	}
-	if !slices.Equal(canon, []string{"https://a.example/x", "https://a.example/y"}) || len(ls) != 3 {
-		t.Errorf("links %+v", ls)
-	}
-}
-
 func TestHeaderNoindex(t *testing.T) {
 	for _, tc := range []struct {
 		values []string

@@ -1,11 +1,7 @@
 package audit
 
 import (
-	"bufio"
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
-	"compress/zlib"
 	"context"
 	"fmt"
 	"io"
@@ -14,9 +10,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
@@ -158,105 +152,60 @@ func (f *fetcher) location(base *url.URL, loc string) *url.URL {
 	return u
 }
 
+// fetchInProcess asks headgate's own request pipeline (Options.Handler)
+// for key, as a client would ask headgate: every decision — 400, deny,
+// headgate's own files, redirects, pass-through or rewrite, headers — is the
+// proxy's. Options.Observe hands back the outcome, the upstream's head and
+// the change record of each response.
 func (f *fetcher) fetchInProcess(ctx context.Context, key string) (*response, error) {
-	path, _, _ := strings.Cut(key, "?")
-	if f.o.Sitemap != nil && f.o.Sitemap.Handles(path) {
-		return f.serveLocal(ctx, key)
+	var outcome string
+	var upstream []byte
+	var res *rewrite.Result
+	if f.o.Observe != nil {
+		ctx = f.o.Observe(ctx, func(o string, up []byte, rr *rewrite.Result) {
+			outcome, upstream, res = o, up, rr
+		})
 	}
-	if rules.CheckPath(path) != nil {
-		return &response{status: http.StatusBadRequest, header: http.Header{}, body: http.NoBody, outcome: "bad_path"}, nil
-	}
-	if f.o.Redirect != nil {
-		if status, loc, ok := f.o.Redirect(key); ok {
-			r := &response{status: status, header: http.Header{}, body: http.NoBody, outcome: "redirected"}
-			if loc != "" {
-				r.header.Set("Location", loc)
-				r.location = f.location(f.site.parse(key), loc)
-			} else {
-				r.header.Set("X-Robots-Tag", "noindex")
-			}
-			r.xRobots = r.header.Values("X-Robots-Tag")
-			return r, nil
-		}
-	}
-	m := f.cfg.Resolve(key)
-	if m.Deny {
-		return &response{status: http.StatusNotFound, header: http.Header{}, body: http.NoBody, outcome: "denied"}, nil
-	}
-	host := ""
-	if f.cfg.Server.PreserveHost {
-		host = f.site.parse("/").Host
-	}
-	up := strings.TrimSuffix(f.site.upstream.Scheme+"://"+f.site.upstream.Host+f.site.upstream.EscapedPath(), "/")
-	resp, err := f.get(ctx, up+key, host)
+	r, err := f.serveLocal(ctx, f.o.Handler, key)
 	if err != nil {
 		return nil, err
 	}
-	r := &response{status: resp.StatusCode, header: resp.Header, body: resp.Body, outcome: "not_rewritten"}
-	r.location = f.location(f.site.parse(key), resp.Header.Get("Location"))
-	if err := decodeBody(r, resp); err != nil {
-		resp.Body.Close()
-		return nil, err
+	// The observer was told before the header went out: it is set now.
+	r.outcome = outcome
+	if r.outcome == "" {
+		r.outcome = "unknown"
 	}
-	shadow := f.cfg.Site.Mode == rules.ModeShadow
-	ct := r.header.Get("Content-Type")
-	var head *rules.Head
-	if r.status == http.StatusOK && isHTML(ct) {
-		r.upTap = &headTap{r: r.body}
-		rr := rewrite.NewReader(r.upTap, rewrite.Options{
-			Match:           m,
-			ContentType:     ct,
-			CSP:             r.header.Get("Content-Security-Policy"),
-			MaxHeadBytes:    f.cfg.Server.MaxHeadBytes,
-			CorrectUpstream: f.cfg.Site.CorrectUpstream,
-			Shadow:          shadow,
-		})
-		// A source that fails inside the head comes out as its bytes, then
-		// the error: the page is checked as far as it was read.
-		_ = rr.Prepare()
-		res := rr.Result()
-		r.outcome = string(res.Outcome)
+	if res != nil {
 		r.changes = append([]rewrite.Change(nil), res.Changes...)
-		head = res.Head
-		if head == nil && m.Any() {
-			head = m.Render(res.Page)
-		}
-		r.outTap = &headTap{r: rr}
-		r.body = readCloser{r.outTap, r.body}
-	} else if m.Any() {
-		// SPEC §4.8: a response that is not rewritten carries the
-		// canonical and robots as headers.
-		head = m.Render(rules.Page{})
-		if !shadow {
-			if head.Canonical != nil {
-				setCanonicalLink(r.header, *head.Canonical)
-			}
-			if head.Robots != nil {
-				r.header.Set("X-Robots-Tag", *head.Robots)
-			}
+		if res.Outcome == rewrite.Rewritten && upstream != nil {
+			r.upTap = &headTap{buf: upstream[:min(len(upstream), maxHeadShown)]}
+			r.outTap = &headTap{r: r.body}
+			r.body = readCloser{r.outTap, r.body}
 		}
 	}
-	if head != nil && !shadow {
-		for _, h := range head.Headers {
-			r.header.Set(h.Name, h.Value)
-		}
+	if err := decodeBody(r, &http.Response{StatusCode: r.status, Header: r.header, Body: r.body}); err != nil {
+		r.body.Close()
+		return nil, err
 	}
 	r.xRobots = r.header.Values("X-Robots-Tag")
 	if f.staging {
 		// §6: every staging response says noindex, nofollow; the checks
-		// judge what production will send (r.xRobots, kept above).
+		// judge what production will send (r.xRobots, kept above: cmd
+		// builds the handler with the production mode, see Handler).
 		r.header.Set("X-Robots-Tag", "noindex, nofollow")
 	}
 	return r, nil
 }
 
-// serveLocal asks the in-process sitemap handler, streaming its answer.
-func (f *fetcher) serveLocal(ctx context.Context, key string) (*response, error) {
+// serveLocal asks h for key, streaming its answer through a pipe: the
+// handler runs on its own goroutine, as behind a connection.
+func (f *fetcher) serveLocal(ctx context.Context, h http.Handler, key string) (*response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.site.url(key), nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("User-Agent", userAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
 	req.RemoteAddr = "127.0.0.1:0"
 	req.RequestURI = key
 	pr, pw := io.Pipe()
@@ -264,7 +213,7 @@ func (f *fetcher) serveLocal(ctx context.Context, key string) (*response, error)
 	go func() {
 		defer func() {
 			if p := recover(); p != nil {
-				err := fmt.Errorf("the sitemap handler panicked: %v", p)
+				err := fmt.Errorf("headgate's handler panicked: %v", p)
 				if w.sent == nil {
 					w.err = err
 					close(w.ready)
@@ -275,7 +224,7 @@ func (f *fetcher) serveLocal(ctx context.Context, key string) (*response, error)
 			w.WriteHeader(http.StatusOK) // no-op when the handler wrote one
 			pw.Close()
 		}()
-		f.o.Sitemap.ServeHTTP(w, req)
+		h.ServeHTTP(w, req)
 	}()
 	stop := context.AfterFunc(ctx, func() { pr.CloseWithError(ctx.Err()) })
 	select {
@@ -289,7 +238,7 @@ func (f *fetcher) serveLocal(ctx context.Context, key string) (*response, error)
 		stop()
 		return nil, w.err
 	}
-	r := &response{status: w.status, header: w.sent, outcome: "sitemap",
+	r := &response{status: w.status, header: w.sent,
 		body: readCloser{pr, closerFunc(func() error { stop(); return pr.Close() })}}
 	r.location = f.location(f.site.parse(key), w.sent.Get("Location"))
 	return r, nil
@@ -335,45 +284,22 @@ func (f closerFunc) Close() error { return f() }
 // decodeBody undoes a content coding the transport left in place, so that
 // the body is what a browser would parse.
 func decodeBody(r *response, resp *http.Response) error {
-	ce := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
-	if ce == "" || ce == "identity" || resp.StatusCode != http.StatusOK {
+	if resp.StatusCode != http.StatusOK {
+		return nil
+	}
+	ce, ok := codec.Normalize(resp.Header.Get("Content-Encoding"))
+	if !ok {
+		return fmt.Errorf("content encoding %q is not one a browser decodes", ce)
+	}
+	if ce == codec.Identity {
 		return nil
 	}
 	body := resp.Body
-	var dec io.Reader
-	closeDec := func() error { return nil }
-	switch ce {
-	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(body)
-		if err != nil {
-			return fmt.Errorf("gzip body: %w", err)
-		}
-		dec = zr
-	case "deflate":
-		br := bufio.NewReader(body)
-		b, err := br.Peek(2)
-		if err == nil && b[0]&0x0f == 8 && (uint16(b[0])<<8|uint16(b[1]))%31 == 0 {
-			zr, err := zlib.NewReader(br)
-			if err != nil {
-				return fmt.Errorf("deflate body: %w", err)
-			}
-			dec = zr
-		} else {
-			dec = flate.NewReader(br) // raw deflate, as some servers send
-		}
-	case "br":
-		dec = brotli.NewReader(body)
-	case "zstd":
-		zr, err := zstd.NewReader(body, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(64<<20))
-		if err != nil {
-			return fmt.Errorf("zstd body: %w", err)
-		}
-		dec = zr
-		closeDec = func() error { zr.Close(); return nil }
-	default:
-		return fmt.Errorf("content encoding %q is not one a browser decodes", ce)
+	dec, err := codec.NewDecoder(ce, body)
+	if err != nil {
+		return fmt.Errorf("%s body: %w", ce, err)
 	}
-	r.body = readCloser{dec, closerFunc(func() error { closeDec(); return body.Close() })}
+	r.body = readCloser{dec, closerFunc(func() error { dec.Release(); return body.Close() })}
 	r.header.Del("Content-Encoding")
 	r.header.Del("Content-Length")
 	return nil
@@ -386,17 +312,4 @@ func isHTML(ct string) bool {
 		mt = strings.ToLower(strings.TrimSpace(strings.Split(ct, ";")[0]))
 	}
 	return mt == "text/html" || mt == "application/xhtml+xml"
-}
-
-// setCanonicalLink replaces any canonical in the Link header with url,
-// keeping the header's other links.
-func setCanonicalLink(h http.Header, target string) {
-	var keep []string
-	for _, l := range parseLinkHeader(h.Values("Link")) {
-		if !l.has("canonical") {
-			keep = append(keep, l.raw)
-		}
-	}
-	keep = append(keep, "<"+target+`>; rel="canonical"`)
-	h.Set("Link", strings.Join(keep, ", "))
 }

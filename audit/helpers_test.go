@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/headgate/headgate/proxy"
+	"github.com/headgate/headgate/rules"
 )
 
 // resp is one canned answer of a test site. In every string, {origin} is
@@ -145,4 +148,30 @@ func pageOf(r *Report, url string) *Page {
 		}
 	}
 	return nil
+}
+
+// withHeadgate gives an in-process Options headgate's own pipeline, as
+// internal/wire.AuditInProcess does for the commands (which this package's
+// tests can not import): the proxy for o.Config over o.Upstream, the
+// staging mode audited as production, sm (when set) as its sitemap handler.
+func withHeadgate(t testing.TB, o *Options, sm proxy.SitemapHandler) {
+	t.Helper()
+	cfg := *o.Config
+	if o.Upstream != "" {
+		cfg.Server.Upstream = o.Upstream
+	}
+	if cfg.Site.Mode == rules.ModeStaging {
+		cfg.Site.Mode = rules.ModeProduction
+	}
+	po := proxy.Options{}
+	if sm != nil {
+		po.Sitemap = func(*rules.Config, func(context.Context, string) (io.ReadCloser, error)) proxy.SitemapHandler {
+			return sm
+		}
+	}
+	p, err := proxy.New(&cfg, po)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Handler, o.Observe = p, proxy.Observe
 }

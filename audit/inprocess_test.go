@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
@@ -64,10 +65,16 @@ func config(t *testing.T, extra string) *rules.Config {
 }
 
 func auditInProcess(t *testing.T, site map[string]resp, toml string, o Options, start ...string) (*Report, *upstream) {
+	return auditInProcessWith(t, site, toml, o, nil, start...)
+}
+
+// auditInProcessWith is auditInProcess with sm as headgate's sitemap handler.
+func auditInProcessWith(t *testing.T, site map[string]resp, toml string, o Options, sm proxy.SitemapHandler, start ...string) (*Report, *upstream) {
 	t.Helper()
 	up := serveUpstream(t, site)
 	o.Config = config(t, toml)
 	o.Upstream = up.srv.URL
+	withHeadgate(t, &o, sm)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	r, err := Run(ctx, o, start)
@@ -97,7 +104,7 @@ func TestInProcessDenyAndHost(t *testing.T) {
 	if p := pageOf(r, base+"/internal/admin"); p == nil || p.Status != 404 || p.Outcome != "denied" {
 		t.Errorf("denied page = %+v", p)
 	}
-	if p := pageOf(r, base+"/%2e%2e/x"); p == nil || p.Status != 400 || p.Outcome != "bad_path" {
+	if p := pageOf(r, base+"/%2e%2e/x"); p == nil || p.Status != 400 || p.Outcome != "bad_request" {
 		t.Errorf("dot-segment page = %+v", p)
 	}
 	for _, s := range up.requests() {
@@ -125,7 +132,7 @@ func TestInProcessNoPreserveHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Run(context.Background(), Options{Config: cfg, Upstream: up.srv.URL}, nil); err != nil {
+	if _, err := Run(context.Background(), headgateOptions(t, Options{Config: cfg, Upstream: up.srv.URL}), nil); err != nil {
 		t.Fatal(err)
 	}
 	want := strings.TrimPrefix(up.srv.URL, "http://")
@@ -258,7 +265,7 @@ func TestInProcessSitemapHandler(t *testing.T) {
 		"/":            doc(clean("/"), `<a href="/print/x">print</a>`),
 		"/print/x":     doc(`<title>Print</title>`+canon("/"), ""),
 	}
-	r, up := auditInProcess(t, site, "", Options{Sitemap: fakeSitemap{}})
+	r, up := auditInProcessWith(t, site, "", Options{}, fakeSitemap{})
 	if got := pathsOf(r, base, SitemapNot200); !slices.Equal(got, []string{"/gone"}) {
 		t.Errorf("sitemap-not-200 on %v", got)
 	}
@@ -271,7 +278,7 @@ func TestInProcessSitemapHandler(t *testing.T) {
 		}
 	}
 
-	r, _ = auditInProcess(t, site, "", Options{Sitemap: fakeSitemap{panicOn: "/robots.txt"}})
+	r, _ = auditInProcessWith(t, site, "", Options{}, fakeSitemap{panicOn: "/robots.txt"})
 	if f := findingsOf(r, RobotsTxtInvalid); len(f) != 1 || !strings.Contains(f[0].Detail, "panicked") || pageOf(r, base+"/") == nil {
 		t.Errorf("a panicking handler: findings %+v, pages %+v", r.Findings, r.Pages)
 	}
@@ -293,7 +300,7 @@ func TestInProcessRedirects(t *testing.T) {
 	}))
 	defer srv.Close()
 	upURL = srv.URL
-	r, err := Run(context.Background(), Options{Config: config(t, ""), Upstream: srv.URL}, nil)
+	r, err := Run(context.Background(), headgateOptions(t, Options{Config: config(t, ""), Upstream: srv.URL}), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,8 +317,9 @@ func TestInProcessRedirects(t *testing.T) {
 	}
 }
 
-// An upstream that stalls inside the head: the page is checked as far as
-// it was read, as live.
+// An upstream that stalls inside the head: the audit sees what headgate
+// serves, a 504 once server.upstream_timeout has passed (headgate reads the
+// head before it sends a header).
 func TestInProcessStallInHead(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
@@ -324,46 +332,60 @@ func TestInProcessStallInHead(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	r, err := Run(context.Background(), Options{Config: config(t, ""), Upstream: srv.URL, Timeout: 300 * time.Millisecond}, nil)
+	cfg, err := rules.Parse("test.toml", []byte("[server]\nupstream = \"http://127.0.0.1:1\"\nupstream_timeout = \"200ms\"\n[site]\nbase_url = \""+base+"\"\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := pageOf(r, base+"/"); p == nil || p.Status != 200 {
-		t.Fatalf("page / = %+v", p)
+	r, err := Run(context.Background(), headgateOptions(t, Options{Config: cfg, Upstream: srv.URL, Timeout: 5 * time.Second}), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(skipped(r, "reading stopped")) != 1 || len(pathsOf(r, base, TitleMissing)) != 0 {
-		t.Errorf("skipped %+v, findings %+v", r.Skipped, r.Findings)
+	if p := pageOf(r, base+"/"); p == nil || p.Status != http.StatusGatewayTimeout || p.Outcome != "upstream_error" {
+		t.Fatalf("page / = %+v, want headgate's 504", p)
 	}
 }
 
-// The redirects headgate answers itself are crawled as hops, without
-// asking the upstream: a chain through them is redirect-chain, a 410 a
-// broken link.
+// The redirects headgate answers itself (SPEC §11) are the proxy's: the
+// audit crawls them as hops without the upstream being asked, a chain of
+// rules is one hop (collapsed at load), and a 410 is a broken link.
 func TestInProcessOwnRedirects(t *testing.T) {
 	site := map[string]resp{
 		"/":    doc(clean("/"), `<a href="/old">old</a> <a href="/older">older</a> <a href="/removed">removed</a>`),
 		"/new": withHead("/new", ""),
 	}
-	own := map[string]string{"/old": base + "/new", "/older": base + "/old"}
-	r, up := auditInProcess(t, site, "", Options{Redirect: func(target string) (int, string, bool) {
-		if target == "/removed" {
-			return 410, "", true
-		}
-		loc, ok := own[target]
-		return 301, loc, ok
-	}})
+	r, up := auditInProcess(t, site, `
+[[redirect]]
+from = "/old"
+to = "/new"
+[[redirect]]
+from = "/older"
+to = "/old"
+[[redirect]]
+from = "/removed"
+status = 410
+`, Options{})
 	for _, s := range up.requests() {
 		if s == "/old" || s == "/older" || s == "/removed" {
 			t.Errorf("the upstream was asked for %s", s)
 		}
 	}
-	if p := pageOf(r, base+"/older"); p == nil || p.Status != 301 || p.Outcome != "redirected" || !slices.Equal(p.Redirects, []string{base + "/old", base + "/new"}) {
-		t.Errorf("/older = %+v", p)
+	if p := pageOf(r, base+"/older"); p == nil || p.Status != 301 || p.Outcome != "redirected" || !slices.Equal(p.Redirects, []string{base + "/new"}) {
+		t.Errorf("/older = %+v, want one hop to /new", p)
 	}
-	if got := pathsOf(r, base, RedirectChain); !slices.Equal(got, []string{"/"}) {
-		t.Errorf("redirect-chain on %v", got)
+	if got := pathsOf(r, base, RedirectChain); len(got) != 0 {
+		t.Errorf("redirect-chain on %v: headgate collapses its chains", got)
+	}
+	if got := pathsOf(r, base, LinkToRedirect); !slices.Equal(got, []string{"/", "/"}) && !slices.Equal(got, []string{"/"}) {
+		t.Errorf("link-to-redirect on %v", got)
 	}
 	if got := findingsOf(r, LinkBroken); len(got) != 1 || !strings.Contains(got[0].Detail, "410") {
 		t.Errorf("link-broken %+v", got)
 	}
+}
+
+// headgateOptions is o with headgate's pipeline (withHeadgate).
+func headgateOptions(t testing.TB, o Options) Options {
+	t.Helper()
+	withHeadgate(t, &o, nil)
+	return o
 }

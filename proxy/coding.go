@@ -1,8 +1,6 @@
 package proxy
 
 import (
-	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -10,21 +8,20 @@ import (
 	"sync"
 
 	"github.com/andybalholm/brotli"
-	"github.com/klauspost/compress/flate"
+	"github.com/headgate/headgate/internal/codec"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zlib"
 	"github.com/klauspost/compress/zstd"
 )
 
-// Content codings headgate decodes and may produce. "deflate" is the zlib
-// format of RFC 9110 on the way out; on the way in a raw deflate stream is
-// accepted too, as some servers send one.
+// Content codings headgate decodes (internal/codec) and may produce.
+// "deflate" is the zlib format of RFC 9110 on the way out.
 const (
-	identity = "identity"
-	cGzip    = "gzip"
-	cDeflate = "deflate"
-	cBr      = "br"
-	cZstd    = "zstd"
+	identity = codec.Identity
+	cGzip    = codec.Gzip
+	cDeflate = codec.Deflate
+	cBr      = codec.Br
+	cZstd    = codec.Zstd
 )
 
 // decodable lists the codings headgate reads, in the order it offers them
@@ -38,29 +35,6 @@ const (
 	deflateLevel = 5
 	brotliLevel  = 4
 )
-
-// zstdMaxWindow bounds the memory one zstd response may make headgate
-// allocate: 8 MiB is what RFC 8878 asks of web decoders.
-const zstdMaxWindow = 8 << 20
-
-// upstreamCoding normalises a response's Content-Encoding. ok is false for
-// a coding headgate does not decode (also a stack of several codings).
-func upstreamCoding(h string) (coding string, ok bool) {
-	h = strings.TrimSpace(h)
-	switch strings.ToLower(h) {
-	case "", identity:
-		return identity, true
-	case cGzip, "x-gzip":
-		return cGzip, true
-	case cDeflate:
-		return cDeflate, true
-	case cBr:
-		return cBr, true
-	case cZstd:
-		return cZstd, true
-	}
-	return h, false
-}
 
 // acceptEncoding is a parsed Accept-Encoding header: the q-value (in
 // thousandths) of each coding headgate knows, with "*" applied.
@@ -172,132 +146,6 @@ func (ae *acceptEncoding) choose(prefs []string) string {
 		}
 	}
 	return best
-}
-
-// ---- decoders ----
-
-// decoder is a pooled reader of one coding.
-type decoder interface {
-	io.Reader
-	release() // return to its pool; the decoder must not be used after
-}
-
-var (
-	gzipReaders   sync.Pool // *gzipDecoder
-	zstdReaders   sync.Pool // *zstdDecoder
-	brotliReaders sync.Pool // *brotliDecoder
-	flateReaders  sync.Pool // *flateDecoder
-)
-
-type gzipDecoder struct{ gzip.Reader }
-
-func (d *gzipDecoder) release() { gzipReaders.Put(d) }
-
-type zstdDecoder struct{ *zstd.Decoder }
-
-func (d *zstdDecoder) release() {
-	_ = d.Decoder.Reset(nil) // drop the reference to the body
-	zstdReaders.Put(d)
-}
-
-type brotliDecoder struct{ *brotli.Reader }
-
-func (d *brotliDecoder) release() { brotliReaders.Put(d) }
-
-// flateDecoder reads "deflate": zlib-wrapped as the RFC says, or raw.
-type flateDecoder struct {
-	br  *bufio.Reader
-	rc  io.ReadCloser // the zlib or raw flate reader
-	raw bool
-}
-
-func (d *flateDecoder) Read(p []byte) (int, error) { return d.rc.Read(p) }
-func (d *flateDecoder) release() {
-	d.br.Reset(nil)
-	flateReaders.Put(d)
-}
-
-// errBadEncoding marks a body that does not decode in its declared coding.
-var errBadEncoding = errors.New("corrupt content coding")
-
-// newDecoder returns a decoder of coding over r. It may read from r (the
-// gzip and zlib headers); an error wraps errBadEncoding (callers that wrap r
-// tell a failing source apart themselves).
-func newDecoder(coding string, r io.Reader) (decoder, error) {
-	bad := func(err error) error {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return fmt.Errorf("%w: %s: %w", errBadEncoding, coding, err)
-	}
-	switch coding {
-	case cGzip:
-		d, _ := gzipReaders.Get().(*gzipDecoder)
-		if d == nil {
-			d = new(gzipDecoder)
-		}
-		if err := d.Reset(r); err != nil {
-			gzipReaders.Put(d)
-			return nil, bad(err)
-		}
-		return d, nil
-	case cZstd:
-		d, _ := zstdReaders.Get().(*zstdDecoder)
-		if d == nil {
-			zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-				zstd.WithDecoderMaxWindow(zstdMaxWindow))
-			if err != nil {
-				return nil, err
-			}
-			d = &zstdDecoder{zd}
-		}
-		if err := d.Decoder.Reset(r); err != nil {
-			d.release()
-			return nil, bad(err)
-		}
-		return d, nil
-	case cBr:
-		d, _ := brotliReaders.Get().(*brotliDecoder)
-		if d == nil {
-			return &brotliDecoder{brotli.NewReader(r)}, nil
-		}
-		if err := d.Reset(r); err != nil {
-			return nil, bad(err)
-		}
-		return d, nil
-	case cDeflate:
-		d, _ := flateReaders.Get().(*flateDecoder)
-		if d == nil {
-			d = &flateDecoder{br: bufio.NewReaderSize(r, 4096)}
-		} else {
-			d.br.Reset(r)
-		}
-		hdr, err := d.br.Peek(2)
-		if err != nil && len(hdr) < 2 {
-			d.release()
-			return nil, bad(err)
-		}
-		isZlib := hdr[0]&0x0f == 8 && (uint16(hdr[0])<<8|uint16(hdr[1]))%31 == 0
-		if isZlib {
-			if d.rc != nil && !d.raw {
-				err = d.rc.(zlib.Resetter).Reset(d.br, nil)
-			} else {
-				d.rc, err = zlib.NewReader(d.br)
-			}
-			if err != nil {
-				d.rc = nil
-				d.release()
-				return nil, bad(err)
-			}
-		} else if d.rc != nil && d.raw {
-			_ = d.rc.(flate.Resetter).Reset(d.br, nil)
-		} else {
-			d.rc = flate.NewReader(d.br)
-		}
-		d.raw = !isZlib
-		return d, nil
-	}
-	return nil, fmt.Errorf("coding %q is not decodable", coding)
 }
 
 // ---- encoders ----

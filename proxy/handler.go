@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/headgate/headgate/internal/codec"
+	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -27,7 +29,13 @@ type reqState struct {
 	etagMapped bool // If-None-Match held a current headgate tag
 	cancel     context.CancelCauseFunc
 	body       *upstreamBody // the upstream body, once there is one
-	redirect   string        // the source of a redirect headgate answered (§11)
+
+	obs      Observer        // the request's observer (Observe); nil for most
+	reported bool            // obs was told
+	upHead   []byte          // for obs: the upstream bytes the rewriter read
+	result   *rewrite.Result // for obs: the rewrite's result
+
+	redirect string // the source of a redirect headgate answered (§11)
 }
 
 type reqKey struct{}
@@ -41,7 +49,10 @@ func reqStateOf(ctx context.Context) *reqState {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	st := p.state.Load()
-	rs := &reqState{st: st, w: &responseWriter{w: w}}
+	rs := &reqState{st: st, w: &responseWriter{w: w}, obs: observerOf(r.Context())}
+	if rs.obs != nil {
+		rs.w.onHeader = rs.observed
+	}
 	defer p.finish(rs, r, start)
 	if st.staging {
 		// Every response, also headgate's own, says noindex (§6). Not
@@ -112,7 +123,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 		case rs.body != nil && rs.body.err != nil && r.Context().Err() == nil:
 			rs.outcome = outUpstreamError
 			kind := "aborted"
-			if errors.Is(rs.body.err, errBadEncoding) {
+			if errors.Is(rs.body.err, codec.ErrBadEncoding) {
 				kind = "corrupt"
 			}
 			p.m.upstreamErrors.WithLabelValues(kind).Inc()
@@ -177,7 +188,7 @@ func (p *Proxy) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.Is(err, errHeadTimeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		status, kind, msg = http.StatusGatewayTimeout, "timeout", "The site behind this address did not answer in time."
-	case errors.Is(err, errBadEncoding):
+	case errors.Is(err, codec.ErrBadEncoding):
 		kind, msg = "corrupt", "The site behind this address sent a response that could not be read."
 	case rs != nil && rs.body != nil:
 		kind, msg = "aborted", "The site behind this address sent a response that could not be read."

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 
+	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
@@ -291,7 +292,7 @@ func notRewritten(hk *inspectHook, m *rules.Match, cfg *rules.Config) string {
 	case !m.Any() && !cfg.Site.CorrectUpstream:
 		return "no rule matches and correct_upstream is off: nothing could change"
 	}
-	if _, ok := upstreamCoding(hk.header.Get("Content-Encoding")); !ok {
+	if _, ok := codec.Normalize(hk.header.Get("Content-Encoding")); !ok {
 		return "a content coding headgate does not decode"
 	}
 	return ""

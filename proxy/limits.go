@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 )
 
@@ -36,9 +37,9 @@ var errRecordLimit = errors.New("compressed head larger than the recording limit
 // passRecorded sends a compressed page whose head search passed the
 // recording limit as the upstream sent it: the recorded bytes, then the
 // rest, coding and length unchanged.
-func (p *Proxy) passRecorded(res *http.Response, rs *reqState, dec decoder) error {
+func (p *Proxy) passRecorded(res *http.Response, rs *reqState, dec codec.Decoder) error {
 	if dec != nil {
-		dec.release()
+		dec.Release()
 	}
 	body := rs.body
 	body.replay()

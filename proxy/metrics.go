@@ -1,9 +1,10 @@
 package proxy
 
 import (
+	"sync"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	"sync"
 
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"

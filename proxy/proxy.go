@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
@@ -40,7 +41,8 @@ type Options struct {
 	Sitemap func(cfg *rules.Config, fetch func(ctx context.Context, path string) (io.ReadCloser, error)) SitemapHandler
 	// Demo returns the address of the builtin:demo upstream, starting it on
 	// first use; nil: a config whose upstream is builtin:demo is refused.
-	// Serve sets it.
+	// cmd/headgate supplies it (internal/wire.Demo): the proxy knows no
+	// demo site.
 	Demo func() (*url.URL, error)
 }
 
@@ -148,7 +150,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 	}
 	if cfg.Server.Upstream == rules.BuiltinDemo {
 		if p.opts.Demo == nil {
-			return errors.New(`upstream "builtin:demo" is only served by proxy.Serve`)
+			return errors.New(`upstream "builtin:demo" needs Options.Demo (headgate's commands supply it)`)
 		}
 		u, err := p.opts.Demo()
 		if err != nil {
@@ -185,6 +187,23 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 	}
 	p.state.Store(st)
 	return nil
+}
+
+// Fetch GETs path from the upstream as headgate's own sitemap and robots.txt
+// do (no client headers, no cookies, the base URL's host under
+// preserve_host, the config's transport and upstream_timeout), and returns
+// the decoded body of a 2xx response; any other status is a *StatusError.
+// `headgate sitemap` and `headgate indexnow` read their sources through it,
+// so what they write is what the proxy serves.
+func (p *Proxy) Fetch(ctx context.Context, path string) (io.ReadCloser, error) {
+	return p.state.Load().fetch(ctx, path)
+}
+
+// Upstream returns the address requests are forwarded to under the config
+// in use: server.upstream, or the demo site's loopback address.
+func (p *Proxy) Upstream() *url.URL {
+	u := *p.state.Load().upstream
+	return &u
 }
 
 // Config returns the config in use.
@@ -262,14 +281,14 @@ func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) 
 		res.Body.Close()
 		return nil, &StatusError{Path: path, StatusCode: res.StatusCode}
 	}
-	coding, ok := upstreamCoding(res.Header.Get("Content-Encoding"))
+	coding, ok := codec.Normalize(res.Header.Get("Content-Encoding"))
 	switch {
 	case !ok:
 		res.Body.Close()
 		return nil, fmt.Errorf("fetch %s: Content-Encoding %q", path, coding)
 	case coding != identity:
 		// Not asked for, but sent: read it anyway.
-		d, err := newDecoder(coding, res.Body)
+		d, err := codec.NewDecoder(coding, res.Body)
 		if err != nil {
 			res.Body.Close()
 			return nil, fmt.Errorf("fetch %s: %w", path, err)
@@ -294,7 +313,7 @@ func (e *StatusError) Error() string {
 func (e *StatusError) HTTPStatus() int { return e.StatusCode }
 
 type decodedBody struct {
-	d  decoder
+	d  codec.Decoder
 	rc io.ReadCloser
 }
 
@@ -302,7 +321,7 @@ func (b *decodedBody) Read(p []byte) (int, error) { return b.d.Read(p) }
 
 func (b *decodedBody) Close() error {
 	if b.d != nil {
-		b.d.release()
+		b.d.Release()
 		b.d = nil
 	}
 	return b.rc.Close()

@@ -9,13 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
 
-	"github.com/headgate/headgate/internal/demo"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -44,8 +42,8 @@ const (
 )
 
 // Serve loads the config at path and runs headgate: the public listener
-// (server.listen), the admin listener (server.admin_listen) and, for
-// upstream "builtin:demo", the demo site on a loopback port. It reloads the
+// (server.listen) and the admin listener (server.admin_listen); for
+// upstream "builtin:demo", o.Demo gives the demo site's address. It reloads the
 // config on o.Reload and when the file changes (its resolved path, mtime,
 // size and content, polled: this also sees a Kubernetes ConfigMap's
 // symlink swap); a config that fails to load is refused and the old one
@@ -72,11 +70,6 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 		return err
 	}
 	w.watch(cfg.Files)
-	d := &demoServer{log: log}
-	defer d.close()
-	if o.Demo == nil {
-		o.Demo = d.url
-	}
 	p, err := New(cfg, o.Options)
 	if err != nil {
 		return err
@@ -112,7 +105,7 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 	go func() { serveErr <- adm.Serve(admL) }()
 	log.Info("headgate serving", "listen", pubL.Addr().String(), "admin", admL.Addr().String(),
 		"inspect", inspectURL(admL.Addr()), "upstream", cfg.Server.Upstream,
-		"upstream_addr", p.state.Load().upstream.String(),
+		"upstream_addr", p.Upstream().String(),
 		"config", path, "hash", cfg.Hash, "mode", cfg.Site.Mode)
 	if o.Started != nil {
 		o.Started(pubL.Addr(), admL.Addr())
@@ -280,34 +273,4 @@ func (fp *fingerprint) update(name string) bool {
 	diff := sum != fp.sum
 	fp.resolved, fp.mtime, fp.size, fp.sum = resolved, fi.ModTime(), fi.Size(), sum
 	return diff && !first
-}
-
-// demoServer runs the builtin:demo site on a loopback port, once needed.
-type demoServer struct {
-	log  *slog.Logger
-	once sync.Once
-	u    *url.URL
-	err  error
-	srv  *http.Server
-}
-
-func (d *demoServer) url() (*url.URL, error) {
-	d.once.Do(func() {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			d.err = err
-			return
-		}
-		d.srv = &http.Server{Handler: demo.Handler(), ReadHeaderTimeout: readHeaderTimeout}
-		go d.srv.Serve(l)
-		d.u = &url.URL{Scheme: "http", Host: l.Addr().String()}
-		d.log.Info("builtin:demo serving", "addr", d.u.Host)
-	})
-	return d.u, d.err
-}
-
-func (d *demoServer) close() {
-	if d.srv != nil {
-		d.srv.Close()
-	}
 }

@@ -2,7 +2,8 @@ package proxy
 
 import (
 	"net/http"
-	"strings"
+
+	"github.com/headgate/headgate/internal/linkheader"
 
 	"github.com/headgate/headgate/rules"
 )
@@ -13,42 +14,12 @@ import (
 // Rows are checked at load (absolute http(s) URLs, hreflang codes of
 // letters and "-"); < and > are encoded all the same.
 func setAlternateLinks(h http.Header, alts []rules.Alternate) {
-	var keep []string
-	for _, v := range h.Values("Link") {
-		for _, link := range splitLinks(v) {
-			if !linkIsHreflang(link) {
-				keep = append(keep, link)
-			}
-		}
+	add := make([]string, len(alts))
+	for i, a := range alts {
+		add[i] = linkheader.Format(a.Href, "alternate", [2]string{"hreflang", a.Hreflang})
 	}
-	h.Del("Link")
-	for _, l := range keep {
-		h.Add("Link", l)
-	}
-	esc := strings.NewReplacer("<", "%3C", ">", "%3E")
-	for _, a := range alts {
-		h.Add("Link", "<"+esc.Replace(a.Href)+`>; rel="alternate"; hreflang="`+a.Hreflang+`"`)
-	}
-}
-
-// linkIsHreflang reports whether a Link value is a language alternate:
-// rel holds "alternate" and it has an hreflang parameter.
-func linkIsHreflang(link string) bool {
-	_, params, ok := strings.Cut(link, ">")
-	if !ok {
-		return false
-	}
-	alt, lang := false, false
-	for _, p := range strings.Split(params, ";") {
-		k, v, _ := strings.Cut(p, "=")
-		switch k = strings.TrimSpace(k); {
-		case strings.EqualFold(k, "rel"):
-			for _, tok := range strings.Fields(strings.Trim(strings.TrimSpace(v), `"`)) {
-				alt = alt || strings.EqualFold(tok, "alternate")
-			}
-		case strings.EqualFold(k, "hreflang"):
-			lang = true
-		}
-	}
-	return alt && lang
+	linkheader.Replace(h, func(l linkheader.Link) bool {
+		_, lang := l.Params["hreflang"]
+		return l.Has("alternate") && lang
+	}, add...)
 }

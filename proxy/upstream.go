@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/headgate/headgate/internal/codec"
+	"github.com/headgate/headgate/internal/linkheader"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
@@ -101,7 +103,7 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 	method := res.Request.Method
 
 	if mayRewrite(method) && res.StatusCode == http.StatusOK && htmlType(h.Get("Content-Type")) {
-		coding, ok := upstreamCoding(h.Get("Content-Encoding"))
+		coding, ok := codec.Normalize(h.Get("Content-Encoding"))
 		switch {
 		case !ok:
 			rs.outcome = outSkippedEncoding
@@ -143,9 +145,9 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		body.startRecording(recordLimit(cfg.Server.MaxHeadBytes))
 	}
 	var src io.Reader = body
-	var dec decoder
+	var dec codec.Decoder
 	if coding != identity {
-		d, err := newDecoder(coding, body)
+		d, err := codec.NewDecoder(coding, body)
 		if err != nil {
 			return body.failed(err)
 		}
@@ -159,21 +161,24 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		CorrectUpstream: cfg.Site.CorrectUpstream,
 		Shadow:          st.shadow,
 		Cache:           st.plans,
-		Observe:         hookOf(res.Request.Context()).observer(),
+		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
 	})
 	timer := time.AfterFunc(cfg.Server.UpstreamTimeout, func() { rs.cancel(errHeadTimeout) })
 	err, panicked := prepare(rr)
 	timer.Stop()
+	if rs.obs != nil {
+		rs.result = rr.Result()
+	}
 	body.stopRecording()
 	if body.overLimit {
 		return p.passRecorded(res, rs, dec)
 	}
 	if err != nil {
 		if dec != nil {
-			dec.release()
+			dec.Release()
 		}
 		if dec != nil && body.err == nil {
-			err = fmt.Errorf("%w: %s: %w", errBadEncoding, coding, err)
+			err = fmt.Errorf("%w: %s: %w", codec.ErrBadEncoding, coding, err)
 		}
 		return body.failed(err)
 	}
@@ -199,7 +204,7 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		if dec != nil {
 			body.replay()
 			res.Body = body
-			dec.release()
+			dec.Release()
 		} else {
 			res.Body = &rewrittenBody{r: rr, up: body, coding: coding}
 		}
@@ -371,71 +376,7 @@ func (p *Proxy) finishHeaders(h http.Header, rs *reqState) {
 // setCanonicalLink replaces any canonical in the Link header with url,
 // keeping the other links.
 func setCanonicalLink(h http.Header, url string) {
-	url = strings.NewReplacer("<", "%3C", ">", "%3E").Replace(url)
-	var keep []string
-	for _, v := range h.Values("Link") {
-		for _, link := range splitLinks(v) {
-			if !linkIsCanonical(link) {
-				keep = append(keep, link)
-			}
-		}
-	}
-	h.Del("Link")
-	for _, l := range keep {
-		h.Add("Link", l)
-	}
-	h.Add("Link", "<"+url+`>; rel="canonical"`)
-}
-
-// splitLinks splits a Link header value at the commas between links.
-func splitLinks(v string) []string {
-	var out []string
-	start, inURL, quoted := 0, false, false
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case quoted:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				quoted = false
-			}
-		case c == '<':
-			inURL = true
-		case c == '>':
-			inURL = false
-		case c == '"' && !inURL:
-			quoted = true
-		case c == ',' && !inURL:
-			if s := strings.TrimSpace(v[start:i]); s != "" {
-				out = append(out, s)
-			}
-			start = i + 1
-		}
-	}
-	if s := strings.TrimSpace(v[start:]); s != "" {
-		out = append(out, s)
-	}
-	return out
-}
-
-func linkIsCanonical(link string) bool {
-	_, params, ok := strings.Cut(link, ">")
-	if !ok {
-		return false
-	}
-	for _, p := range strings.Split(params, ";") {
-		k, v, _ := strings.Cut(p, "=")
-		if !strings.EqualFold(strings.TrimSpace(k), "rel") {
-			continue
-		}
-		v = strings.Trim(strings.TrimSpace(v), `"`)
-		for _, tok := range strings.Fields(v) {
-			if strings.EqualFold(tok, "canonical") {
-				return true
-			}
-		}
-	}
-	return false
+	linkheader.Replace(h, func(l linkheader.Link) bool { return l.Has("canonical") }, linkheader.Format(url, "canonical"))
 }
 
 func addVary(h http.Header, token string) {
@@ -589,7 +530,7 @@ func (b *upstreamBody) failed(err error) error {
 // rewrittenBody is the rewriter's output over the decoded upstream body.
 type rewrittenBody struct {
 	r      *rewrite.Reader
-	dec    decoder
+	dec    codec.Decoder
 	up     *upstreamBody
 	coding string
 }
@@ -599,14 +540,14 @@ func (b *rewrittenBody) Read(p []byte) (int, error) {
 	if err != nil && err != io.EOF && b.up.err == nil {
 		// The upstream's own errors are noted by up; what is left is the
 		// coding.
-		b.up.err = fmt.Errorf("%w: %s: %w", errBadEncoding, b.coding, err)
+		b.up.err = fmt.Errorf("%w: %s: %w", codec.ErrBadEncoding, b.coding, err)
 	}
 	return n, err
 }
 
 func (b *rewrittenBody) Close() error {
 	if b.dec != nil {
-		b.dec.release()
+		b.dec.Release()
 		b.dec = nil
 	}
 	return b.up.Close()
@@ -624,6 +565,7 @@ type responseWriter struct {
 	wroteHeader bool
 	enc         encoder
 	wire        wire
+	onHeader    func() // called once, as the status goes out (an Observer's report)
 }
 
 // wire is where the encoder writes: the client connection, counted.
@@ -645,6 +587,9 @@ func (w *responseWriter) Header() http.Header { return w.w.Header() }
 func (w *responseWriter) WriteHeader(code int) {
 	if !w.wroteHeader && code >= 200 {
 		w.status, w.wroteHeader = code, true
+		if w.onHeader != nil {
+			w.onHeader()
+		}
 	}
 	w.w.WriteHeader(code)
 }

@@ -8,8 +8,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"sort"
@@ -18,9 +16,9 @@ import (
 	"time"
 
 	"github.com/headgate/headgate/audit"
+	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
-	"github.com/headgate/headgate/sitemap"
 )
 
 func audConfig(t *testing.T, upstream, rest string) *rules.Config {
@@ -50,6 +48,14 @@ func audPaths(r *audit.Report, origin string) map[string][]string {
 
 func audRun(t *testing.T, o audit.Options, start []string) *audit.Report {
 	t.Helper()
+	if o.Live == "" && o.Handler == nil {
+		// In process, as cmd wires it: headgate's own pipeline.
+		stop, err := wire.AuditInProcess(&o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer stop()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	r, err := audit.Run(ctx, o, start)
@@ -178,27 +184,12 @@ func TestAuditFixtureInProcess(t *testing.T) {
 	up := httptest.NewServer(audFixture())
 	defer up.Close()
 	cfg := audConfig(t, up.URL, audFixes)
-	// As cmd wires it: headgate's own sitemap and robots.txt (here, with no
-	// sitemap rule, both pass through to the upstream).
-	sm := sitemap.New(cfg, sitemap.Options{Fetch: func(ctx context.Context, path string) (io.ReadCloser, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, up.URL+path, nil)
-		if err != nil {
-			return nil, err
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode/100 != 2 {
-			resp.Body.Close()
-			return nil, &sitemap.StatusError{StatusCode: resp.StatusCode}
-		}
-		return resp.Body, nil
-	}})
+	// As cmd wires it (audRun): headgate's own pipeline, whose sitemap and
+	// robots.txt here, with no sitemap rule, pass through to the upstream.
 	// In process, start URLs replace "/" and the sitemap as seeds (SPEC §7;
 	// the sitemap is still read for the sitemap checks): name them all.
 	start := append([]string{"/", "/p/sitemap-duplicate", "/p/sitemap-noindex", "/p/sitemap-gone", "/p/sitemap-orphan", "/p/blocked/secret"}, audStart...)
-	r := audRun(t, audit.Options{Config: cfg, Upstream: up.URL, Sitemap: sm}, start)
+	r := audRun(t, audit.Options{Config: cfg, Upstream: up.URL}, start)
 	gone := map[string]bool{}
 	for check := range audFixed {
 		gone[check] = true
@@ -227,7 +218,7 @@ func TestAuditFixtureInProcess(t *testing.T) {
 
 	// Without start URLs the crawl starts from "/" and the sitemap: the
 	// sitemap's planted pages are found, the unlinked ones are not reached.
-	r2 := audRun(t, audit.Options{Config: cfg, Upstream: up.URL, Sitemap: sm}, nil)
+	r2 := audRun(t, audit.Options{Config: cfg, Upstream: up.URL}, nil)
 	got := audPaths(r2, audOrigin)
 	for _, check := range []string{"sitemap-non-canonical", "sitemap-noindex", "sitemap-not-200", "title-duplicate"} {
 		if !slices.Equal(got[check], audPlanted[check]) {

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/headgate/headgate/indexnow"
+	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/sitemap"
 )
 
@@ -43,14 +44,15 @@ func cmdIndexnow(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		fmt.Fprintf(stderr, "headgate indexnow: %s has no [indexnow] table (key = …)\n", *cfgPath)
 		return exitFix
 	}
-	base, stop, err := upstream(cfg)
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// The proxy's own upstream client, as for headgate sitemap.
+	p, stop, err := wire.Proxy(cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "headgate indexnow: %v\n", err)
 		return exitFix
 	}
 	defer stop()
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	sm := sitemap.New(cfg, sitemap.Options{Fetch: fetcher(base, cfg.Server.UpstreamTimeout), Logger: log})
+	sm := sitemap.New(cfg, sitemap.Options{Fetch: p.Fetch, Logger: log})
 	if !sm.Enabled() {
 		fmt.Fprintf(stderr, "headgate indexnow: no rule in %s has sitemap = true: there are no URLs to submit\n", *cfgPath)
 		return exitFix

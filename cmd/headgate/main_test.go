@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
 
+	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -297,20 +299,29 @@ file = "r.csv"
 	}
 }
 
-func TestAuditRedirectHook(t *testing.T) {
-	cfg, err := rules.Parse("h.toml", []byte("[server]\nupstream = \"builtin:demo\"\n[site]\nbase_url = \"https://notes.example\"\n[normalize]\nlowercase = true\n[[redirect]]\nfrom = \"/gone\"\nstatus = 410\n"), nil)
+// headgate sitemap writes the sitemap the proxy serves, byte for byte: one
+// upstream client (the proxy's Fetch), one generation.
+func TestSitemapCommandEqualsServed(t *testing.T) {
+	code, out, errs := runCmd(t, "", "sitemap", "-config", example)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	cfg, err := rules.Load(example)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hook := auditRedirect(cfg)
-	for target, want := range map[string]string{"/A?x=1": "301 https://notes.example/a?x=1 true", "/gone": "410  true", "/a": "0  false"} {
-		s, loc, ok := hook(target)
-		if got := fmt.Sprintf("%d %s %v", s, loc, ok); got != want {
-			t.Errorf("%s: %s, want %s", target, got, want)
-		}
+	p, stop, err := wire.Proxy(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	shadow, _ := rules.Parse("h.toml", []byte("[server]\nupstream = \"builtin:demo\"\n[site]\nbase_url = \"https://notes.example\"\nmode = \"shadow\"\n[normalize]\nlowercase = true\n"), nil)
-	if auditRedirect(shadow) != nil {
-		t.Error("shadow mode answers redirects in the audit")
+	defer stop()
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/sitemap.xml", nil)
+	p.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("/sitemap.xml: %d", rec.Code)
+	}
+	if served := rec.Body.String(); served != out {
+		t.Errorf("headgate sitemap and the served /sitemap.xml differ:\n--- command\n%.2000s\n--- served\n%.2000s", out, served)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/headgate/headgate/audit"
+	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/sitemap"
 )
 
@@ -26,14 +27,15 @@ func cmdSitemap(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if cfg == nil {
 		return code
 	}
-	base, stop, err := upstream(cfg)
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	// The proxy's own upstream client: the file written is the one served.
+	p, stop, err := wire.Proxy(cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "headgate sitemap: %v\n", err)
 		return exitFix
 	}
 	defer stop()
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	sm := sitemap.New(cfg, sitemap.Options{Fetch: fetcher(base, cfg.Server.UpstreamTimeout), Logger: log})
+	sm := sitemap.New(cfg, sitemap.Options{Fetch: p.Fetch, Logger: log})
 	if !sm.Enabled() {
 		fmt.Fprintf(stderr, "headgate sitemap: no rule in %s has sitemap = true\n", *cfgPath)
 		return exitFix
@@ -109,16 +111,13 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		Logger:      slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	if *live == "" {
-		base, stop, err := upstream(cfg)
+		// In process: the audit asks headgate's own request pipeline.
+		stop, err := wire.AuditInProcess(&o)
 		if err != nil {
 			fmt.Fprintf(stderr, "headgate audit: %v\n", err)
 			return exitFix
 		}
 		defer stop()
-		o.Upstream = base
-		sm := sitemap.New(cfg, sitemap.Options{Fetch: fetcher(base, cfg.Server.UpstreamTimeout), Logger: o.Logger})
-		o.Sitemap = sm
-		o.Redirect = auditRedirect(cfg)
 	}
 	if isTerminal(stderr) {
 		o.Progress = stderr

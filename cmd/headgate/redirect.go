@@ -55,23 +55,3 @@ func explainRedirect(w io.Writer, cfg *rules.Config, req rules.RedirectRequest) 
 	fmt.Fprintln(w, "  headgate answers this itself; nothing is forwarded")
 	return true
 }
-
-// auditRedirect is audit.Options.Redirect for the in-process mode: the
-// redirects the proxy would answer for a GET of target on base_url's own
-// host and scheme. nil when the config redirects nothing; in shadow mode
-// none are answered, as the proxy answers none.
-func auditRedirect(cfg *rules.Config) func(string) (int, string, bool) {
-	if !cfg.HasRedirects() || cfg.Site.Mode == rules.ModeShadow {
-		return nil
-	}
-	_, req := explainTarget(cfg, "/")
-	return func(target string) (int, string, bool) {
-		r := req
-		r.Target = target
-		rd, _ := cfg.Redirect(r)
-		if rd == nil {
-			return 0, "", false
-		}
-		return rd.Status, rd.Location, true
-	}
-}

@@ -6,22 +6,16 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
-	"github.com/headgate/headgate/internal/demo"
+	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rules"
-	"github.com/headgate/headgate/sitemap"
 )
 
 func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
@@ -60,13 +54,14 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	demo := &wire.Demo{Logger: log}
+	defer demo.Close()
 	o := proxy.ServeOptions{
 		Options: proxy.Options{
 			Logger:   log,
 			Registry: reg,
-			Sitemap: func(cfg *rules.Config, fetch func(context.Context, string) (io.ReadCloser, error)) proxy.SitemapHandler {
-				return sitemap.New(cfg, sitemap.Options{Fetch: fetch, Logger: log, Registerer: reg})
-			},
+			Sitemap:  wire.Sitemaps(log, reg),
+			Demo:     demo.URL,
 		},
 		Reload: reload,
 		Stderr: stderr,
@@ -96,48 +91,4 @@ func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
 	return nil, fmt.Errorf("-log-format %q: use text or json", format)
-}
-
-// upstream returns the upstream base URL for the one-shot commands
-// (sitemap, audit), starting the embedded demo site on a loopback port for
-// builtin:demo; stop releases it.
-func upstream(cfg *rules.Config) (base string, stop func(), err error) {
-	if cfg.Server.Upstream != rules.BuiltinDemo {
-		return strings.TrimRight(cfg.Server.Upstream, "/"), func() {}, nil
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, fmt.Errorf("builtin:demo: %w", err)
-	}
-	srv := &http.Server{Handler: demo.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	go srv.Serve(ln)
-	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
-}
-
-// fetcher reads upstream paths for sitemap sources: no cookies, no client
-// headers, an error for any status but 2xx.
-func fetcher(base string, timeout time.Duration) func(context.Context, string) (io.ReadCloser, error) {
-	client := &http.Client{
-		Timeout:       timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
-	return func(ctx context.Context, path string) (io.ReadCloser, error) {
-		u, err := url.Parse(base + path)
-		if err != nil {
-			return nil, err
-		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return nil, err
-		}
-		res, err := client.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		if res.StatusCode/100 != 2 {
-			res.Body.Close()
-			return nil, &sitemap.StatusError{Path: path, StatusCode: res.StatusCode}
-		}
-		return res.Body, nil
-	}
 }
