@@ -34,8 +34,7 @@ type reqState struct {
 	reported bool            // obs was told
 	upHead   []byte          // for obs: the upstream bytes the rewriter read
 	result   *rewrite.Result // for obs: the rewrite's result
-
-	redirect string // the source of a redirect headgate answered (§11)
+	redirect string          // the source of a redirect headgate answered (§11)
 }
 
 type reqKey struct{}
