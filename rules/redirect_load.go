@@ -244,6 +244,9 @@ func (l *loader) compileRedirects() {
 		if r.Pattern == nil {
 			continue
 		}
+		if why := deadPattern(n, r.Pattern); why != "" {
+			l.add("HG180", fmt.Sprintf("redirect[%d].from", r.Index), "%q %s", r.From, why)
+		}
 		r.rule = &Rule{Index: r.Index, Line: r.Line, Match: r.From, Pattern: r.Pattern}
 		pseudo = append(pseudo, r.rule)
 		rd.templated = rd.templated || r.To != nil && !r.To.Static()
@@ -513,4 +516,31 @@ func (l *loader) checkRedirectSources() {
 			}
 		}
 	}
+}
+
+// deadPattern says why a [[redirect]] pattern can never match a GET or
+// HEAD: patterns see the normalized path, so a literal that normalization
+// always changes names no address a browser arrives at.
+func deadPattern(n *Normalize, p *Pattern) string {
+	if n.Lowercase {
+		for _, s := range p.segs {
+			if s.kind == segLiteral && strings.ToLower(s.lit) != s.lit {
+				return "has upper-case letters, but [normalize] lowercase = true lowercases every path first: write it in lower case"
+			}
+		}
+	}
+	if len(p.segs) == 0 {
+		return ""
+	}
+	last := p.segs[len(p.segs)-1]
+	if last.kind != segLiteral {
+		return ""
+	}
+	switch {
+	case n.TrailingSlash == "strip" && last.lit == "" && len(p.segs) > 1:
+		return `ends with /, but [normalize] trailing_slash = "strip" removes it from every path first`
+	case n.TrailingSlash == "add" && last.lit != "" && !strings.Contains(last.lit, "."):
+		return `does not end with /, but [normalize] trailing_slash = "add" adds one to every such path first: write it with the slash`
+	}
+	return ""
 }

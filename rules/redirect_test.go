@@ -541,3 +541,27 @@ func TestWouldRedirect(t *testing.T) {
 		}
 	}
 }
+
+// A pattern that normalization makes unreachable is a config error, not a
+// rule that silently never matches.
+func TestDeadPatterns(t *testing.T) {
+	for _, c := range []struct{ normalize, from, want string }{
+		{"lowercase = true", "/Old-Page", "has upper-case letters"},
+		{"lowercase = true", "/old/:ID", ""}, // a parameter's name is no literal
+		{"trailing_slash = \"strip\"", "/old/", "ends with /"},
+		{"trailing_slash = \"strip\"", "/", ""},
+		{"trailing_slash = \"add\"", "/old", "does not end with /"},
+		{"trailing_slash = \"add\"", "/old/", ""},
+		{"trailing_slash = \"add\"", "/old.html", ""},
+		{"trailing_slash = \"add\"", "/old/:id", ""},
+		{"trailing_slash = \"add\"", "/old/*", ""},
+	} {
+		_, err := redirConfig(t, "[normalize]\n"+c.normalize+"\n[[redirect]]\nfrom = \""+c.from+"\"\nto = \"/new/\"\n", nil)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s, %s: %v", c.normalize, c.from, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), "HG180") || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s, %s: %v, want HG180 %q", c.normalize, c.from, err, c.want)
+		}
+	}
+}
