@@ -40,7 +40,8 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 	defer r.Close()
 	col := map[string]int{"from": -1, "to": -1, "status": -1}
 	for i, c := range r.Columns() {
-		if _, ok := col[c]; ok {
+		c = strings.ToLower(c) // a spreadsheet's "From", "To"
+		if j, ok := col[c]; ok && j < 0 {
 			col[c] = i
 		}
 	}

@@ -308,6 +308,13 @@ func TestRedirectTable(t *testing.T) {
 	}
 }
 
+func TestRedirectTableHeaderCase(t *testing.T) {
+	cfg := mustRedirConfig(t, "[[redirect_table]]\nfile = \"r.csv\"\n", map[string]string{"r.csv": "Note,From,To,Status\nmoved,/a,/b,302\n"})
+	if got := answer(cfg, RedirectRequest{Target: "/a", HTTPS: true}); got != "302 https://notes.example/b table" {
+		t.Errorf("got %s", got)
+	}
+}
+
 func TestRedirectTableJSONLines(t *testing.T) {
 	cfg := mustRedirConfig(t, "[[redirect_table]]\nfile = \"r.jsonl\"\nstatus = 302\nquery = \"drop\"\n", map[string]string{"r.jsonl": `{"from": "/a", "to": "/b", "note": "moved in 2024"}
 {"from": "/c", "to": "/d", "status": 308}
