@@ -23,6 +23,7 @@ const (
 	outCanceled        = "canceled"         // the client went away before the upstream answered
 	outShadow          = "shadow"           // shadow mode: served unchanged, the rules would have changed it
 	outPassthrough     = string(rewrite.Unchanged)
+	outSkippedRule     = "skipped_rule" // a rule says rewrite = false (§16.1)
 )
 
 type metrics struct {
@@ -107,7 +108,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	// Make the series exist from the start, so dashboards and alerts see
 	// zeros instead of gaps.
 	for _, o := range []string{string(rewrite.Rewritten), outPassthrough, string(rewrite.SkippedTooLarge),
-		outSkippedEncoding, string(rewrite.SkippedCharset), outDenied, outSitemap, outRobots, outLLMSTxt, outUpstreamError, outBadRequest, outShadow} {
+		outSkippedEncoding, string(rewrite.SkippedCharset), string(rewrite.SkippedFragment), outSkippedRule, outDenied, outSitemap, outRobots, outLLMSTxt, outUpstreamError, outBadRequest, outShadow} {
 		m.requests.WithLabelValues(o)
 	}
 	for _, r := range []string{"ok", "error", "refused"} {

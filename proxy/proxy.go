@@ -20,6 +20,7 @@ import (
 	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
+	"github.com/headgate/headgate/sitemap"
 )
 
 // Options configures a Proxy. The zero value works.
@@ -193,7 +194,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 // Fetch GETs path from the upstream as headgate's own sitemap and robots.txt
 // do (no client headers, no cookies, the base URL's host under
 // preserve_host, the config's transport and upstream_timeout), and returns
-// the decoded body of a 2xx response; any other status is a *StatusError.
+// the decoded body of a 2xx response; any other status is a *sitemap.StatusError (the one error type sources branch on).
 // `headgate sitemap` and `headgate indexnow` read their sources through it,
 // so what they write is what the proxy serves.
 func (p *Proxy) Fetch(ctx context.Context, path string) (io.ReadCloser, error) {
@@ -249,7 +250,7 @@ func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
 
 // fetch GETs path from the upstream for the sitemap: no client headers,
 // no cookies, the base URL's host (with preserve_host). It returns the
-// decoded body of a 2xx response; any other status is a *StatusError.
+// decoded body of a 2xx response; any other status is a *sitemap.StatusError (the one error type sources branch on).
 func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) {
 	if !strings.HasPrefix(path, "/") {
 		return nil, fmt.Errorf("fetch %q: not a path", path)
@@ -280,7 +281,7 @@ func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) 
 	}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		res.Body.Close()
-		return nil, &StatusError{Path: path, StatusCode: res.StatusCode}
+		return nil, &sitemap.StatusError{Path: path, StatusCode: res.StatusCode}
 	}
 	coding, ok := codec.Normalize(res.Header.Get("Content-Encoding"))
 	switch {
@@ -298,20 +299,6 @@ func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) 
 	}
 	return res.Body, nil
 }
-
-// StatusError is the error of a sitemap fetch the upstream answered with
-// a status other than 2xx.
-type StatusError struct {
-	Path       string
-	StatusCode int
-}
-
-func (e *StatusError) Error() string {
-	return fmt.Sprintf("GET %s: upstream answered %d", e.Path, e.StatusCode)
-}
-
-// HTTPStatus returns the status code.
-func (e *StatusError) HTTPStatus() int { return e.StatusCode }
 
 type decodedBody struct {
 	d  codec.Decoder

@@ -107,6 +107,9 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 		switch {
 		case !ok:
 			rs.outcome = outSkippedEncoding
+		case !rs.m.Rewrite():
+			// rewrite = false (§16.1): proxied with the §4.8/§4.9 headers.
+			rs.outcome = outSkippedRule
 		case !rs.m.Any() && !cfg.Site.CorrectUpstream:
 			// Nothing could change: skip the tokenizer.
 			rs.outcome = outPassthrough

@@ -46,6 +46,10 @@ const (
 	Unchanged       Outcome = "passthrough"       // nothing to change: output equals input
 	SkippedTooLarge Outcome = "skipped_too_large" // head did not end within MaxHeadBytes, or one token was larger
 	SkippedCharset  Outcome = "skipped_charset"   // not an ASCII-compatible charset
+	// SkippedFragment: a text/html response that is no document (SPEC
+	// §16.1): nothing before its head's end is a doctype, an html, head or
+	// body tag, or a title, meta, link or base element.
+	SkippedFragment Outcome = "skipped_fragment"
 )
 
 // Action is what happened to one tag.

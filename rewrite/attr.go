@@ -16,6 +16,8 @@ type attr struct {
 type tagAttrs struct {
 	name, property, content, rel, href, hreflang, typ, charset, httpEquiv, nonce attr
 	has                                                                          uint16
+
+	lang attr // of <html>, for {page.lang}
 }
 
 const (
@@ -28,6 +30,7 @@ const (
 	hasType
 	hasCharset
 	hasHTTPEquiv
+	hasLang
 )
 
 // readAttrs reads the attributes of tag, whose name ends at nameEnd, into
@@ -112,6 +115,8 @@ func (ta *tagAttrs) put(n []byte, a *attr) {
 			dst, bit = &ta.href, hasHref
 		} else if asciiEqualFold(n, "type") {
 			dst, bit = &ta.typ, hasType
+		} else if asciiEqualFold(n, "lang") {
+			dst, bit = &ta.lang, hasLang
 		}
 	case 7:
 		if asciiEqualFold(n, "content") {

@@ -174,7 +174,7 @@ func checkResult(t testing.TB, in, out []byte, res *Result) {
 		t.Errorf("Result.Delta = %d, want len(out)-len(in) = %d", res.Delta, len(out)-len(in))
 	}
 	switch res.Outcome {
-	case Rewritten, Unchanged, SkippedTooLarge, SkippedCharset:
+	case Rewritten, Unchanged, SkippedTooLarge, SkippedCharset, SkippedFragment:
 	default:
 		t.Errorf("Outcome %q is not one of the documented outcomes", res.Outcome)
 	}

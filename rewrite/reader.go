@@ -42,6 +42,7 @@ type state struct {
 	// changes is where decide records the changes; Result gets an exact
 	// copy, so that a document allocates only what it reports.
 	changes []Change
+	pmeta   []pageMetaRef // metas whose content templates read (page.go)
 }
 
 var statePool = sync.Pool{New: func() any { return &state{buf: make([]byte, 0, 32<<10)} }}
@@ -141,7 +142,7 @@ func (r *Reader) release() {
 	if cap(st.buf) > 1<<20 || cap(st.w) > 1<<20 || cap(st.changes) > 4096 {
 		return // an unusual document: let the collector have it
 	}
-	st.buf, st.tags, st.edits, st.w, st.segs = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.segs[:0]
+	st.buf, st.tags, st.edits, st.w, st.segs, st.pmeta = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.segs[:0], st.pmeta[:0]
 	statePool.Put(st)
 }
 
@@ -204,11 +205,20 @@ type headScan struct {
 	foreign    int           // depth of <svg> and <math> in the stretch
 	lateSeen   int           // how far lateHead looked
 	eofDecided bool          // the region's end depended on where the input ended
+	page       bool          // a token before the head's end says this is a document, not a fragment (§16.1)
+	xhtml      bool          // application/xhtml+xml: never a fragment
+	wantMeta   []string      // meta names the config's templates read
+	wantLang   bool          // some template reads <html lang>
+	htmlAt     [2]int        // start and end of the first <html> start tag, +1; 0: none
 }
 
 func (h *headScan) run() {
 	r, st := h.r, h.st
 	h.open, h.charsetAt, h.insertAt, h.openAt = -1, -1, -1, -1
+	h.xhtml = isXHTML(r.opts.ContentType)
+	if m := r.opts.Match; m != nil && m.Config() != nil {
+		h.wantMeta, h.wantLang = m.Config().PageMetaNames(), m.Config().WantsLang()
+	}
 	max := r.opts.MaxHeadBytes
 	h.hard = max + min(max, 64<<10)
 	// A byte order mark is not part of the document a parser sees.
@@ -273,6 +283,11 @@ func (h *headScan) run() {
 			h.regionEnd, h.mode = h.insertAt, 3
 			h.st.tags = dropStretch(h.st.tags)
 		}
+	}
+	if !h.page && !h.xhtml {
+		h.skip(SkippedFragment, "a fragment: nothing before the head's end is a doctype, html, head, body, title, meta, link or base")
+		r.res.Duration = time.Since(start) - h.waited
+		return
 	}
 	h.decide()
 	if ckey != "" {
@@ -458,27 +473,38 @@ func (h *headScan) token(t token) {
 			if i := firstNonSpace(b[t.start:t.end]); i >= 0 {
 				h.insertAt = t.start + i
 				h.mode = 2
+				h.fragmentEnd()
 			}
+		case tDoctype:
+			h.page = true
 		case tStart:
 			if !headElement(name) {
 				h.insertAt = t.start
 				h.mode = 2
 				if asciiEqualFold(name, "body") {
+					h.page = true
 					h.finish(t.start)
 				} else if (asciiEqualFold(name, "svg") || asciiEqualFold(name, "math")) && !t.selfClose {
 					h.foreign = 1
 				}
+				h.fragmentEnd()
 				return
+			}
+			if !h.page {
+				h.page = pageElement(name)
 			}
 			h.startTag(t, name, inHead)
 		case tEnd:
 			switch {
 			case asciiEqualFold(name, "head"):
+				h.page = true
 				h.insertAt = t.start
 				h.mode = 1
 			case asciiEqualFold(name, "body") || asciiEqualFold(name, "html") || asciiEqualFold(name, "br"):
+				h.page = h.page || !asciiEqualFold(name, "br")
 				h.insertAt = t.start
 				h.mode = 2
+				h.fragmentEnd()
 			}
 		}
 	case 1: // after </head>: whitespace, comments and head elements still belong to the head
@@ -531,6 +557,27 @@ func (h *headScan) token(t token) {
 	}
 }
 
+// fragmentEnd is called where the head ends implicitly: with nothing
+// before that says "document", the response is a fragment (§16.1) and the
+// scan stops here.
+func (h *headScan) fragmentEnd() {
+	if !h.page && !h.xhtml {
+		h.mode = 3
+	}
+}
+
+// pageElement reports whether a start tag in the head says that the
+// response is a document (§16.1): html, head, title, meta, link or base.
+func pageElement(name []byte) bool {
+	switch len(name) {
+	case 4:
+		return asciiEqualFold(name, "html") || asciiEqualFold(name, "head") || asciiEqualFold(name, "meta") || asciiEqualFold(name, "link") || asciiEqualFold(name, "base")
+	case 5:
+		return asciiEqualFold(name, "title")
+	}
+	return false
+}
+
 func firstNonSpace(b []byte) int {
 	for i, c := range b {
 		if !spaceTab[c] {
@@ -546,6 +593,8 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 	tag := b[t.start:t.end]
 	ne := t.nameEnd - t.start
 	switch {
+	case h.wantLang && h.htmlAt[0] == 0 && len(name) == 4 && asciiEqualFold(name, "html"):
+		h.htmlAt = [2]int{t.start + 1, t.end + 1}
 	case asciiEqualFold(name, "template"):
 		// "<template/>" opens a template too: HTML ignores the self-closing
 		// flag on elements that are not void.
@@ -559,6 +608,9 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 			if cs := metaCharset(tag, ta); cs != "" {
 				h.charsetAt, h.metaCS = t.end, cs
 			}
+		}
+		if len(h.wantMeta) > 0 && where == inHead {
+			h.notePageMeta(t, tag, ta)
 		}
 		var mi metaInfo
 		if ta.has&hasProperty != 0 {
@@ -895,6 +947,9 @@ func (h *headScan) decide() {
 			}
 		}
 	}
+	if len(st.pmeta) > 0 || h.htmlAt[0] > 0 {
+		h.pageValues(&page, &cs) // page.go
+	}
 	head := o.Match.Render(page)
 	r.res.Head, r.res.Page = head, page
 	changes := st.changes[:0]
@@ -930,7 +985,11 @@ func (h *headScan) decide() {
 			continue
 		}
 		id := ht.identity
-		if id == rules.IdentTitle && head.Title != nil || !fill && (id == rules.IdentJSONLD && head.ReplaceJSONLD || id != rules.IdentJSONLD && head.Sets(id)) {
+		if id == rules.IdentTitle && head.Title != nil || !fill && (id == rules.IdentJSONLD && head.ReplaceJSONLD || id != rules.IdentJSONLD && head.Sets(id)) ||
+			fill && id == rules.IdentCanonical && head.ForceCanonical && !h.sameCanonical(ht, *head.Canonical, &cs, absURL) {
+			// Under fill, upstream-or-self replaces an upstream canonical
+			// that is not already the one it writes, spelling included;
+			// one that is stays where it is (rewriting is idempotent).
 			replace(i)
 		}
 	}
@@ -987,7 +1046,7 @@ func (h *headScan) decide() {
 
 	// 5. The tags headgate writes, in the order of §4.4.
 	nonce := cspNonce(o.CSP)
-	xhtml := isXHTML(o.ContentType)
+	xhtml := h.xhtml
 	tw := tagWriter{w: st.w[:0], utf8: cs.utf8, xhtml: xhtml}
 	wrote := func(id, v string) { changes = append(changes, Change{Action: Wrote, Identity: id, Value: v}) }
 	if head.Title != nil && !titleInPlace {

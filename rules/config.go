@@ -53,6 +53,9 @@ type Config struct {
 	data  *dataSet // the data tables of §12 (dataload.go); nil when none
 
 	redir *redirector // nil when nothing redirects
+
+	pageMeta []string // meta names templates read (rules/tmplpage.go)
+	pageLang bool     // some template reads {page.lang}
 }
 
 // Server is the [server] table.
@@ -170,6 +173,10 @@ type Rule struct {
 	Deny           bool
 
 	lookups []lookup // lookup: the tables its templates read (dataload.go)
+	// SPEC §16 (rules/cms.go): nil is unset.
+	Rewrite *bool       // rewrite = false: proxied, never rewritten
+	Inherit *bool       // inherit = false: the merge starts afresh here
+	Query   []QueryCond // query conditions, by key
 }
 
 // Robots is a rule's robots table.

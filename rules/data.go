@@ -142,8 +142,6 @@ func normPath(p string) string {
 	return p
 }
 
-func isLowerHex(c byte) bool { return 'a' <= c && c <= 'f' }
-
 func upperHex(c byte) byte {
 	if isLowerHex(c) {
 		return c - 'a' + 'A'

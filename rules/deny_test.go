@@ -229,7 +229,7 @@ func modelDecode(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
-			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			b.WriteByte(modelUnhex(s[i+1])<<4 | modelUnhex(s[i+2]))
 			i += 2
 			continue
 		}
@@ -238,7 +238,7 @@ func modelDecode(s string) string {
 	return b.String()
 }
 
-func unhex(c byte) byte {
+func modelUnhex(c byte) byte {
 	switch {
 	case c <= '9':
 		return c - '0'

@@ -16,6 +16,12 @@ type Page struct {
 	Description    string
 	HasDescription bool
 	Canonical      string // the upstream's canonical, made absolute; "" when none
+
+	// What templates may read besides (§16.3, rules/tmplpage.go): the
+	// first content of each <meta> name or property the config's
+	// templates name, and <html lang>.
+	Meta []PageMeta
+	Lang string
 }
 
 // Head is what the rules write on one page: concrete values, not yet
@@ -38,6 +44,10 @@ type Head struct {
 	HreflangTable bool
 
 	hreflangKey string // the canonical the hreflang group was found by
+
+	// ForceCanonical: the canonical replaces the upstream's under fill
+	// too (canonical = "upstream-or-self" re-spells the upstream's, §16.4).
+	ForceCanonical bool
 
 	// Where Title, Description, Robots and Canonical point, so that the
 	// head is one allocation, not five.
@@ -157,6 +167,7 @@ func (m *Match) Render(page Page) *Head {
 		base, _ = url.Parse(c.Site.BaseURL + "/")
 	}
 	v := vars{
+		pageMeta: page.Meta, pageCanon: page.Canonical, pageLang: page.Lang,
 		locale:    m.Locale,
 		path:      EscapePath(m.Path),
 		baseURL:   c.Site.BaseURL,
@@ -178,6 +189,10 @@ func (m *Match) Render(page Page) *Head {
 			return "", false // §12.1: no row or an empty cell writes nothing
 		}
 		s := r.t.render(withParams(r.m), true)
+		if s == "" && !r.t.Static() {
+			return "", false // a template that comes out empty writes nothing (§16.3)
+		}
+		s = respellURLPath(s, c.Site.BaseURL)
 		abs, why := AbsURL(base, s)
 		if why != "" {
 			h.Dropped = append(h.Dropped, Drop{Rule: r.m.Rule.Match, Field: field, Value: s, Reason: why})
@@ -188,7 +203,12 @@ func (m *Match) Render(page Page) *Head {
 
 	// canonical
 	if f.canonical.set() {
-		if f.canonical.t.Raw == "self" {
+		if f.canonical.t.Raw == UpstreamOrSelf {
+			if h.canonical = c.upstreamCanonical(page.Canonical); h.canonical == "" {
+				h.canonical = m.SelfURL(true)
+			}
+			h.Canonical, h.ForceCanonical = &h.canonical, true
+		} else if f.canonical.t.Raw == "self" {
 			h.canonical = m.SelfURL(true)
 			h.Canonical = &h.canonical
 		} else if s, ok := urlOf("canonical", f.canonical); ok {
@@ -203,7 +223,7 @@ func (m *Match) Render(page Page) *Head {
 	// canon is the page's effective canonical: under fill, an upstream
 	// canonical stays, and og:url, the alternates and {canonical} follow it.
 	canon := h.Canonical
-	if f.policy == Fill && page.Canonical != "" {
+	if f.policy == Fill && page.Canonical != "" && !h.ForceCanonical {
 		h.Canonical = nil
 		c := page.Canonical
 		canon = &c
@@ -457,6 +477,9 @@ func (m *Match) Render(page Page) *Head {
 				continue
 			}
 			val := hd.Value.render(withParams(mr), false)
+			if val == "" && !hd.Value.Static() {
+				continue // a value that comes out empty is not written (§16.3)
+			}
 			if badHeaderValue(val) {
 				h.Dropped = append(h.Dropped, Drop{Rule: mr.Rule.Match, Field: "headers." + hd.Name, Value: val, Reason: "header_value"})
 				continue

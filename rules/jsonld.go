@@ -46,13 +46,23 @@ func appendJSONValue(b []byte, node any, v *vars) []byte {
 	switch n := node.(type) {
 	case *jsonObject:
 		b = append(b, '{')
+		first := true
 		for i, k := range n.keys {
-			if i > 0 {
+			mark := len(b)
+			if !first {
 				b = append(b, ',')
 			}
 			b = appendJSONString(b, k)
 			b = append(b, ':')
+			at := len(b)
 			b = appendJSONValue(b, n.vals[i], v)
+			if len(b)-at == 2 && b[at] == '"' && namesVars(n.vals[i]) {
+				// A property whose template comes out empty is left out
+				// (§17): taken back, not rendered twice.
+				b = b[:mark]
+				continue
+			}
+			first = false
 		}
 		return append(b, '}')
 	case []any:
@@ -68,20 +78,29 @@ func appendJSONValue(b []byte, node any, v *vars) []byte {
 		// Each part escaped straight into b: a template's value is the
 		// concatenation of its parts, and so is its escaped form, as long
 		// as no part is invalid UTF-8 that the next part might complete.
-		for _, p := range n.parts {
+		for i := range n.parts {
+			p := &n.parts[i]
 			if p.v == "" {
 				continue
 			}
-			if val, _ := v.lookup(p.v); !utf8.ValidString(val) {
+			val, kind := v.lookup(p.v)
+			if p.ext {
+				val, _ = v.extend(p, val, kind)
+			}
+			if !utf8.ValidString(val) {
 				return appendJSONString(b, n.render(v, false))
 			}
 		}
 		b = append(b, '"')
-		for _, p := range n.parts {
+		for i := range n.parts {
+			p := &n.parts[i]
 			if p.v == "" {
 				b = appendJSONChars(b, p.lit)
 			} else {
-				val, _ := v.lookup(p.v)
+				val, kind := v.lookup(p.v)
+				if p.ext {
+					val, _ = v.extend(p, val, kind)
+				}
 				b = appendJSONChars(b, val)
 			}
 		}

@@ -139,7 +139,7 @@ var schema = map[string][]string{
 	"robots":  {"mode", "group", "content_signal", "upstream_sitemaps"},
 	"rule": {"match", "title", "description", "canonical", "keep_query", "robots", "open_graph",
 		"twitter", "json_ld", "json_ld_file", "replace_json_ld", "headers", "localized", "sitemap",
-		"sitemap_source", "sitemap_entries", "policy", "deny", "lookup"},
+		"sitemap_source", "sitemap_entries", "policy", "deny", "lookup", "rewrite", "inherit", "query"},
 	"rule.robots":             {"index", "follow", "directives"},
 	"rule.open_graph":         {"title", "description", "type", "url", "site_name", "locale", "image", "article"},
 	"rule.open_graph.image":   {"url", "width", "height", "alt", "type", "secure_url"},
@@ -704,6 +704,7 @@ func (l *loader) rule(i int, t map[string]any) {
 		l.add("HG170", path+".localized", "localized = true needs site.locales")
 	}
 	l.ruleLookups(path, t, r)
+	l.cmsRule(path, r, t)
 	tc := &tmplCtx{l: l, rule: r}
 	for _, k := range sortedKeys(t) {
 		v, key := t[k], path+"."+k
@@ -713,7 +714,9 @@ func (l *loader) rule(i int, t map[string]any) {
 		case "description":
 			r.Description = tc.tmpl(key, v)
 		case "canonical":
-			if s, ok := v.(string); ok && s == "self" {
+			if s, ok := v.(string); ok && s == UpstreamOrSelf {
+				r.Canonical = &Template{Raw: UpstreamOrSelf, parts: []tpart{{lit: UpstreamOrSelf}}}
+			} else if s, ok := v.(string); ok && s == "self" {
 				r.Canonical = &Template{Raw: "self", parts: []tpart{{lit: "self"}}}
 			} else {
 				r.Canonical = tc.urlTmpl(key, v)
@@ -848,7 +851,7 @@ func (l *loader) robots(key string, v any) *Robots {
 
 func (l *loader) checkSource(key, src string) {
 	switch {
-	case strings.HasPrefix(src, "upstream:/"):
+	case strings.HasPrefix(src, "upstream:/") || strings.HasPrefix(src, "upstream-sitemap:/"):
 		if strings.ContainsAny(src, " \r\n\x00") {
 			l.add("HG114", key, "%q: an upstream path holds no spaces or control characters", src)
 		}
@@ -861,7 +864,7 @@ func (l *loader) checkSource(key, src string) {
 			l.add("HG114", key, "%q: no such file (%s)", src, p)
 		}
 	default:
-		l.add("HG114", key, `%q is neither "upstream:/path" nor "file:path"`, src)
+		l.add("HG114", key, `%q is neither "upstream:/path", "upstream-sitemap:/path" nor "file:path"`, src)
 	}
 }
 
@@ -915,7 +918,7 @@ func (l *loader) checkSitemapRule(path string, r *Rule) {
 	if r.Robots != nil && r.Robots.Index != nil && !*r.Robots.Index {
 		l.add("HG111", path+".sitemap", "a sitemap lists pages to index, but this rule says robots.index = false")
 	}
-	if r.Canonical != nil && r.Canonical.Raw != "self" {
+	if r.Canonical != nil && r.Canonical.Raw != "self" && r.Canonical.Raw != UpstreamOrSelf {
 		l.add("HG112", path+".sitemap", "a page whose canonical names another address is no sitemap entry (use canonical = \"self\")")
 	}
 	if r.Deny {
@@ -939,6 +942,7 @@ func (tc *tmplCtx) tmpl(key string, v any) *Template {
 		tc.l.add("HG121", key, "%v", err)
 		return nil
 	}
+	tc.l.notePageVars(t)
 	for _, name := range t.Vars() {
 		if fixedVars[name] {
 			continue
@@ -949,18 +953,15 @@ func (tc *tmplCtx) tmpl(key string, v any) *Template {
 			}
 			continue
 		}
-		known := false
-		if tc.rule.Pattern != nil {
-			for _, p := range tc.rule.Pattern.Params() {
-				known = known || p == name
-			}
+		known := pageVarName(name)
+		for _, p := range tc.rule.paramNames() {
+			known = known || p == name
 		}
 		if !known {
 			msg := fmt.Sprintf("unknown template variable {%s}", name)
-			cands := []string{"locale", "path", "base_url", "canonical", "title", "description", "page.title", "page.description"}
-			if tc.rule.Pattern != nil {
-				cands = append(cands, tc.rule.Pattern.Params()...)
-			}
+			cands := []string{"locale", "path", "base_url", "canonical", "title", "description", "page.title", "page.description",
+				"page.canonical", "page.lang", "page.og.image"}
+			cands = append(cands, tc.rule.paramNames()...)
 			if s := suggest(name, cands); s != "" {
 				msg += " (did you mean {" + s + "}?)"
 			}

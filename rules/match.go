@@ -12,6 +12,9 @@ type Match struct {
 	Locale  string // the locale in its configured spelling; "" when no localized rule matched
 	Deny    bool   // some matching rule denies (also via the %2F-decoded path)
 	Matched []Matched
+	// Ignored are the matching rules less specific than one with
+	// inherit = false: they do not apply (but their deny does).
+	Ignored []Matched
 
 	rest      string // the path after the locale segment: "/about", or "" for "/de"
 	truncated bool   // the span budget ran out: Matched may lack rules
@@ -66,6 +69,7 @@ type merged struct {
 
 	replaceJSON bool
 	localized   bool
+	rewrite     *bool
 }
 
 func (m *Match) record(r *Rule, stack []Param) {
@@ -73,6 +77,14 @@ func (m *Match) record(r *Rule, stack []Param) {
 		if x.Rule == r {
 			return // a spanning parameter can match one rule more than one way
 		}
+	}
+	if len(r.Query) > 0 {
+		var qb [4]Param
+		q, ok := m.queryParams(r, qb[:0])
+		if !ok {
+			return // its query conditions do not hold
+		}
+		stack = append(stack[:len(stack):len(stack)], q...)
 	}
 	var ps []Param
 	if len(stack) > 0 {
@@ -181,6 +193,9 @@ func (m *Match) merge() {
 		if r.Localized {
 			f.localized = true
 		}
+		if r.Rewrite != nil {
+			f.rewrite = r.Rewrite
+		}
 	}
 }
 
@@ -204,6 +219,7 @@ func (m *Match) Patterns() []string {
 				ps[i] += "/"
 			}
 		}
+		ps[i] += mr.Rule.QueryLabel()
 	}
 	return ps
 }

@@ -302,5 +302,7 @@ func (p *Pattern) Fill(params map[string]string) (string, error) {
 	return b.String(), nil
 }
 
-// escapeSegment percent-encodes one segment's value.
-func escapeSegment(s string) string { return url.PathEscape(s) }
+// escapeSegment percent-encodes one segment's value. It is escapePathSegment
+// (rules/spelling.go): the one spelling of §16.4, in which what a browser
+// sends raw (sub-delimiters, ":" and "@") stays raw, as in EscapePath.
+func escapeSegment(s string) string { return escapePathSegment(s) }

@@ -103,7 +103,12 @@ func compareRules(a, b *Rule) int {
 	case len(kb) > n && kb[n] == segWild:
 		return 1
 	}
-	return len(ka) - len(kb)
+	if len(ka) != len(kb) {
+		return len(ka) - len(kb)
+	}
+	// The same path pattern: query conditions make a rule more specific,
+	// more conditions more so (§16.2).
+	return len(a.Query) - len(b.Query)
 }
 
 func kinds(r *Rule) []segKind {
@@ -343,9 +348,9 @@ func (c *Config) Resolve(target string) *Match {
 		var probe *Match // one for all forms: most paths have one or two
 		for _, alt := range denyForms(path) {
 			if probe == nil {
-				probe = &Match{cfg: c}
+				probe = &Match{cfg: c, Query: query} // a deny with query conditions sees the query too
 			} else {
-				*probe = Match{cfg: c}
+				*probe = Match{cfg: c, Query: query}
 			}
 			pw, joined := t.walker(alt, segBuf[:0], offBuf[:0], stack[:0], w.budget)
 			t.match(&pw, probe, joined)
@@ -373,6 +378,7 @@ func (c *Config) Resolve(target string) *Match {
 			ms[j], ms[j-1] = ms[j-1], ms[j]
 		}
 	}
+	m.inheritCut()
 	m.merge()
 	c.resolveData(m)
 	return m

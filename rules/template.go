@@ -15,8 +15,10 @@ type Template struct {
 }
 
 type tpart struct {
-	lit string
-	v   string // variable name; "" for a literal part
+	lit     string
+	v       string   // variable name; "" for a literal part
+	filters []filter // applied left to right to the variable's value (§16.3)
+	ext     bool     // filters or a page variable of §16.3: vars.extend has the value
 }
 
 // The variables every template may name besides the rule's parameters.
@@ -40,11 +42,14 @@ func parseTemplate(s string) (*Template, error) {
 			lit.WriteByte('}')
 			i++
 		case c == '{':
-			end := strings.IndexByte(s[i+1:], '}')
-			if end < 0 {
+			// A variable, with filters (rules/filter.go).
+			name, filters, end, err := parseVarRef(s[i+1:])
+			if err == errUnclosed {
 				return nil, fmt.Errorf("unclosed { in template %q (write {{ for a literal brace)", s)
 			}
-			name := s[i+1 : i+1+end]
+			if err != nil {
+				return nil, fmt.Errorf("%v in template %q", err, s)
+			}
 			if name == "" || strings.ContainsAny(name, "{ ") {
 				return nil, fmt.Errorf("bad variable {%s} in template %q", name, s)
 			}
@@ -52,7 +57,7 @@ func parseTemplate(s string) (*Template, error) {
 				t.parts = append(t.parts, tpart{lit: lit.String()})
 				lit.Reset()
 			}
-			t.parts = append(t.parts, tpart{v: name})
+			t.parts = append(t.parts, tpart{v: name, filters: filters, ext: filters != nil || pageVarName(name)})
 			i += end + 1
 		case c == '}':
 			return nil, fmt.Errorf("stray } in template %q (write }} for a literal brace)", s)
@@ -90,6 +95,11 @@ func (t *Template) Static() bool {
 
 // vars is what a template is rendered with.
 type vars struct {
+	// For {page.meta.NAME}, {page.canonical} and {page.lang}: copies of
+	// the Page's, not a pointer to it, which would move it to the heap.
+	pageMeta    []PageMeta
+	pageCanon   string
+	pageLang    string
 	params      []Param
 	locale      string
 	path        string
@@ -157,22 +167,30 @@ func (t *Template) render(v *vars, forURL bool) string {
 	}
 	var b strings.Builder
 	n := 0
-	for _, p := range t.parts {
+	for i := range t.parts {
+		p := &t.parts[i]
 		n += len(p.lit)
 		if p.v != "" {
-			val, _ := v.lookup(p.v)
+			val, kind := v.lookup(p.v)
+			if p.ext {
+				val, _ = v.extend(p, val, kind)
+			}
 			n += len(val) + len(val)/4 // room for a few escapes
 		}
 	}
 	b.Grow(n)
 	inQuery := false
-	for _, p := range t.parts {
+	for i := range t.parts {
+		p := &t.parts[i]
 		if p.v == "" {
 			b.WriteString(p.lit)
 			inQuery = inQuery || forURL && strings.ContainsAny(p.lit, "?#")
 			continue
 		}
 		val, kind := v.lookup(p.v)
+		if p.ext {
+			val, kind = v.extend(p, val, kind) // rules/filter.go
+		}
 		if forURL {
 			switch {
 			case inQuery:
@@ -202,14 +220,14 @@ func (t *Template) render(v *vars, forURL bool) string {
 // URL can not climb out of it.
 func escapeParam(val string) string {
 	if strings.IndexByte(val, '/') < 0 && val != "." && val != ".." {
-		return url.PathEscape(val)
+		return escapePathSegment(val)
 	}
 	parts := strings.Split(val, "/")
 	for i, p := range parts {
 		if p == "." || p == ".." {
 			parts[i] = strings.Repeat("%2E", len(p))
 		} else {
-			parts[i] = url.PathEscape(p)
+			parts[i] = escapePathSegment(p)
 		}
 	}
 	return strings.Join(parts, "/")

@@ -144,7 +144,8 @@ func ValidURL(origin string, s string) string {
 }
 
 // EscapePath returns a request path in a form safe to write into a URL:
-// valid percent-escapes are kept as they are, every other byte outside the
+// valid percent-escapes are kept (re-spelled by RespellPath: upper-case
+// hex, unreserved characters decoded), every other byte outside the
 // characters a path may hold is percent-encoded.
 func EscapePath(p string) string {
 	clean := true
@@ -152,7 +153,7 @@ func EscapePath(p string) string {
 		clean = pathByte(p[i]) || p[i] == '%' && i+2 < len(p) && ishex(p[i+1]) && ishex(p[i+2])
 	}
 	if clean {
-		return p // the common case: nothing to escape
+		return RespellPath(p) // the common case: nothing to escape
 	}
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
@@ -166,7 +167,7 @@ func EscapePath(p string) string {
 		b.WriteByte(hex[c>>4])
 		b.WriteByte(hex[c&15])
 	}
-	return b.String()
+	return RespellPath(b.String())
 }
 
 func pathByte(c byte) bool {

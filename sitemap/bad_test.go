@@ -33,6 +33,8 @@ func TestBadEntries(t *testing.T) {
 		{"slash", "/n/:id", `{"params":{"id":"a/b"}}`, reasonSlash, 1},
 		{"NUL", "/n/:id", `{"params":{"id":"a\u0000b"}}`, reasonNUL, 1},
 		{"loc too long", "/n/:id", `{"params":{"id":"` + long + `"}}`, reasonLocTooLong, 1},
+		// A lastmod that does not parse drops the date, not the URL (§16.5):
+		// /n/5 is listed, without a date, and counted.
 		{"bad lastmod", "/n/:id", `{"params":{"id":"5"},"lastmod":"2026-13-45"}`, reasonBadLastmod, 1},
 		{"lastmod not a string", "/n/:id", `{"params":{"id":"5"},"lastmod":20260101}`, reasonBadLine, 1},
 		{"not JSON", "/n/:id", `this is not JSON`, reasonBadLine, 1},
@@ -54,8 +56,15 @@ sitemap = true
 sitemap_source = "file:s.jsonl"
 `, map[string]string{"s.jsonl": src})
 			u := parseURLSet(t, generated(t, New(cfg, Options{Logger: log}))["/sitemap.xml"])
-			if got := locs(u); len(got) != 2 || got[0] != "https://notes.example/n/1" || got[1] != "https://notes.example/n/2" {
-				t.Errorf("locs = %q, want the two good entries", got)
+			want := "https://notes.example/n/1 https://notes.example/n/2"
+			switch tc.name {
+			case "bad lastmod":
+				want = "https://notes.example/n/1 https://notes.example/n/5 https://notes.example/n/2"
+			case "several kinds":
+				want = "https://notes.example/n/1 https://notes.example/n/7 https://notes.example/n/2"
+			}
+			if got := locs(u); strings.Join(got, " ") != want {
+				t.Errorf("locs = %q, want %s", got, want)
 			}
 			rec := lg.leftOut(t, tc.match)
 			if rec["left_out"] != float64(tc.n) {
@@ -122,11 +131,12 @@ sitemap_source = "file:s.jsonl"
 oops
 `})
 	u := parseURLSet(t, generated(t, New(cfg, Options{Logger: log}))["/sitemap.xml"])
-	if got := locs(u); len(got) != 2 || got[1] != "https://notes.example/feed" {
+	// n/2's bad lastmod drops the date, not the URL (§16.5).
+	if got := locs(u); len(got) != 3 || got[1] != "https://notes.example/n/2" || got[2] != "https://notes.example/feed" || u.URLs[1].Lastmod != "" {
 		t.Fatalf("locs = %q", got)
 	}
 	// The parameterless rule is listed with the latest good date.
-	if got := u.URLs[1].Lastmod; got != "2026-01-31" {
+	if got := u.URLs[2].Lastmod; got != "2026-01-31" {
 		t.Errorf("/feed lastmod = %q, want 2026-01-31", got)
 	}
 	if got := reasons(lg.leftOut(t, "/n/:id{[0-9]+}")); got[reasonConstraint] != 1 || got[reasonBadLastmod] != 1 {

@@ -49,6 +49,10 @@ type generation struct {
 	kept   []version         // the current entry's listed versions
 	llms   *llmsBuilder      // nil without [llms_txt]
 	each   func(loc, lastmod string)
+	// §16.5 (upstream_sitemap.go): what the current rule's source yielded,
+	// and the rules whose source yielded lines but no entry.
+	lines, nlisted int
+	empty          []string
 }
 
 // version is one address of an entry: one locale of a localized rule.
@@ -112,8 +116,12 @@ func (g *generation) run() (res *result, err error) {
 			return nil, err
 		}
 		g.rule, g.rep = r, &report{}
+		g.lines, g.nlisted = 0, 0
 		err := g.doRule()
 		g.logReport()
+		if err == nil {
+			g.checkEmpty()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("rule %q: sitemap_source %q: %w", r.Match, r.SitemapSource, err)
 		}
@@ -130,7 +138,7 @@ func (g *generation) run() (res *result, err error) {
 		}
 		g.finishPart()
 	}
-	res = &result{urls: g.total}
+	res = &result{urls: g.total, empty: g.empty}
 	if len(g.parts) == 1 {
 		res.main = g.parts[0]
 		return res, nil
@@ -155,7 +163,11 @@ func (g *generation) doRule() error {
 			take(e.Lastmod, position{posStatic, i})
 		}
 		if r.SitemapSource != "" {
-			if err := g.source(func(rec *record) { take(rec.Lastmod, rec.Pos) }); err != nil {
+			if err := g.source(func(rec *record) {
+				if rec.Loc == "" || g.ownLoc(rec) {
+					take(rec.Lastmod, rec.Pos)
+				}
+			}); err != nil {
 				return err
 			}
 		}
@@ -172,7 +184,7 @@ func (g *generation) doRule() error {
 		g.entry(e.Params, e.Lastmod, position{posStatic, i})
 	}
 	if r.SitemapSource != "" {
-		return g.source(func(rec *record) { g.entry(rec.Params, rec.Lastmod, rec.Pos) })
+		return g.source(g.record)
 	}
 	return nil
 }
@@ -181,12 +193,15 @@ func (g *generation) doRule() error {
 func (g *generation) source(fn func(*record)) error {
 	ctx, cancel := context.WithTimeout(g.ctx, g.s.timeout)
 	defer cancel()
+	if path, ok := strings.CutPrefix(g.rule.SitemapSource, upstreamSitemapPrefix); ok {
+		return g.upstreamSitemap(ctx, path, fn)
+	}
 	rc, err := g.s.openSource(ctx, g.rule.SitemapSource)
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	err = scan(rc, fn, func(pos position, p problem) { g.rep.add(p.reason, pos, p.detail) })
+	err = scan(rc, func(rec *record) { g.lines++; fn(rec) }, func(pos position, p problem) { g.lines++; g.rep.add(p.reason, pos, p.detail) })
 	if err != nil && ctx.Err() == context.DeadlineExceeded && g.ctx.Err() == nil {
 		err = fmt.Errorf("not read within %v: %w", g.s.timeout, err)
 	}
@@ -201,7 +216,7 @@ func (g *generation) lastmod(raw string, pos position) (string, bool) {
 	lm, ok := parseLastmod(raw)
 	if !ok {
 		g.rep.add(reasonBadLastmod, pos, func() string {
-			return fmt.Sprintf("lastmod %.60q is neither RFC 3339 nor YYYY-MM-DD", raw)
+			return fmt.Sprintf("lastmod %.60q is neither RFC 3339, YYYY-MM-DD HH:MM:SS nor YYYY-MM-DD: the URL is listed without it", raw)
 		})
 	} else {
 		if g.lastmods == nil || len(g.lastmods) >= 4096 {
@@ -214,10 +229,7 @@ func (g *generation) lastmod(raw string, pos position) (string, bool) {
 
 // entry lists one entry of a parameterised rule.
 func (g *generation) entry(params map[string]string, rawLastmod string, pos position) {
-	lm, ok := g.lastmod(rawLastmod, pos)
-	if !ok {
-		return
-	}
+	lm, _ := g.lastmod(rawLastmod, pos) // a bad date is dropped, not the URL (§16.5)
 	path, err := g.rule.Pattern.Fill(params)
 	if err != nil {
 		g.rep.add(classify(err), pos, err.Error)
@@ -287,6 +299,7 @@ func (g *generation) emit(path, lastmod string, pos position) {
 	if len(kept) == 0 {
 		return
 	}
+	g.nlisted += len(kept)
 	if g.capped || g.total+len(kept) > s.maxURLs {
 		g.capped = true
 		g.leftOut += len(kept)

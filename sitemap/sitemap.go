@@ -122,6 +122,7 @@ type result struct {
 	llms  *llmsFile // /llms.txt; nil without [llms_txt]
 	urls  int
 	at    time.Time
+	empty []string // rules whose source yielded lines but no entry (§16.5)
 }
 
 func (r *result) lookup(path string) *file {

@@ -31,6 +31,7 @@ type record struct {
 	Pos     position
 	Params  map[string]string
 	Lastmod string
+	Loc     string // "loc": a path or an absolute URL, instead of params (§16.5)
 }
 
 // position says where an entry comes from, for the log. It is formatted
@@ -57,6 +58,8 @@ func (p position) String() string {
 		return "element " + strconv.Itoa(p.n)
 	case posStatic:
 		return "sitemap_entries[" + strconv.Itoa(p.n) + "]"
+	case posSitemap:
+		return "loc " + strconv.Itoa(p.n)
 	}
 	return "pattern"
 }
@@ -88,7 +91,7 @@ const (
 	reasonBadLine     = "bad_line"      // not a JSON object of the documented shape
 	reasonLineTooLong = "line_too_long" // a line (or array element) over maxLine
 	reasonTruncated   = "truncated"     // a last line without newline that does not parse
-	reasonBadLastmod  = "bad_lastmod"   // lastmod neither RFC 3339 nor YYYY-MM-DD
+	reasonBadLastmod  = "bad_lastmod"   // lastmod that does not parse: the date is dropped, the URL kept (§16.5)
 	reasonMissing     = "missing_param" // a parameter without a value
 	reasonConstraint  = "constraint"    // a value the pattern's constraint refuses
 	reasonDot         = "dot_segment"   // "." or ".." as a segment
@@ -99,6 +102,12 @@ const (
 	reasonDenied      = "denied"        // a deny rule matches the address
 	reasonNoindex     = "noindex"       // the rules make the page noindex
 	reasonCanonical   = "canonical"     // the rules give the page another canonical
+	reasonOtherHost   = "other_host"    // a loc on neither the upstream's nor base_url's origin
+	reasonLocNoMatch  = "loc_no_match"  // a "loc" line whose path the rule's pattern does not match
+	reasonBadLoc      = "bad_loc"       // a loc that is not a path or an http(s) URL, or holds a query
+	reasonBadSitemap  = "bad_sitemap"   // a child sitemap that can not be read or is not a sitemap
+	reasonNestedIndex = "nested_index"  // an index named by the index: followed one level only
+	reasonTooLarge    = "too_large"     // a sitemap over 50 MiB, or a loc over its bound: read no further
 )
 
 // openSource opens a rule's sitemap_source. The returned reader honours
@@ -318,6 +327,7 @@ type lineDecoder struct {
 type jsonRecord struct {
 	Params  map[string]paramValue `json:"params"`
 	Lastmod *string               `json:"lastmod"`
+	Loc     *string               `json:"loc"`
 }
 
 // paramValue is a parameter: a JSON string, or an integer written as one.
@@ -355,7 +365,7 @@ func (d *lineDecoder) decode(b []byte) (*record, problem) {
 		return &d.rec, problem{}
 	}
 	clear(d.params)
-	d.in.Params, d.in.Lastmod = d.params, nil
+	d.in.Params, d.in.Lastmod, d.in.Loc = d.params, nil, nil
 	if err := json.Unmarshal(b, &d.in); err != nil {
 		return nil, problem{reason: reasonBadLine, msg: `not a {"params": {…}, "lastmod": "…"} object`, err: err}
 	}
@@ -363,9 +373,12 @@ func (d *lineDecoder) decode(b []byte) (*record, problem) {
 	for k, v := range d.in.Params { // nil after "params": null
 		d.rec.Params[k] = string(v)
 	}
-	d.rec.Lastmod = ""
+	d.rec.Lastmod, d.rec.Loc = "", ""
 	if d.in.Lastmod != nil {
 		d.rec.Lastmod = *d.in.Lastmod
+	}
+	if d.in.Loc != nil {
+		d.rec.Loc = *d.in.Loc
 	}
 	return &d.rec, problem{}
 }
@@ -377,10 +390,17 @@ func parseLastmod(s string) (string, bool) {
 	}
 	var t time.Time
 	var err error
-	if len(s) == len(time.DateOnly) {
+	switch {
+	case len(s) == len(time.DateOnly):
 		t, err = time.Parse(time.DateOnly, s)
-	} else {
-		t, err = time.Parse(time.RFC3339, s)
+	case len(s) == len(time.DateTime) && s[10] == ' ':
+		// WordPress' and MySQL's "YYYY-MM-DD HH:MM:SS", read as UTC (§16.5).
+		t, err = time.Parse(time.DateTime, s)
+	default:
+		if t, err = time.Parse(time.RFC3339, s); err != nil {
+			// RFC 3339 without an offset, read as UTC.
+			t, err = time.Parse("2006-01-02T15:04:05.999999999", s)
+		}
 	}
 	if err != nil {
 		return "", false
@@ -400,7 +420,7 @@ func parseLastmod(s string) (string, bool) {
 func (d *lineDecoder) fast(b []byte) bool {
 	p := fastParser{b: b}
 	clear(d.rec.Params)
-	d.rec.Lastmod = ""
+	d.rec.Lastmod, d.rec.Loc = "", ""
 	if !p.next('{') {
 		return false
 	}
@@ -443,6 +463,12 @@ func (d *lineDecoder) fast(b []byte) bool {
 				return false
 			}
 			d.rec.Lastmod = string(v)
+		case "loc":
+			v, ok := p.str()
+			if !ok {
+				return false
+			}
+			d.rec.Loc = string(v)
 		default:
 			return false
 		}

@@ -35,7 +35,7 @@ func (s *Sitemap) WriteFiles(ctx context.Context, dir string) error {
 			return err
 		}
 	}
-	return nil
+	return res.emptyErr()
 }
 
 func writeFile(dir, name string, f *file) (err error) {
@@ -85,6 +85,17 @@ func (s *Sitemap) WriteTo(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	defer zr.Close()
-	_, err = io.Copy(w, zr)
-	return err
+	if _, err = io.Copy(w, zr); err != nil {
+		return err
+	}
+	return res.emptyErr()
+}
+
+// emptyErr is an *EmptyError naming the rules whose source yielded lines
+// but no entry, or nil.
+func (r *result) emptyErr() error {
+	if len(r.empty) == 0 {
+		return nil
+	}
+	return &EmptyError{Rules: r.empty}
 }

@@ -67,6 +67,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	if m.Locale != "" {
 		fmt.Fprintf(stdout, "  locale: %s\n", m.Locale)
 	}
+	explainReal(stdout, m)
 	if m.Deny {
 		fmt.Fprintln(stdout, "  deny: headgate answers 404; nothing is forwarded")
 		return exitOK

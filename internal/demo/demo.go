@@ -159,9 +159,9 @@ func (s *site) noteList(w http.ResponseWriter, r *http.Request) {
 	if page*pageSize < len(s.notes) {
 		data.Next = page + 1
 	}
-	title := "All notes | Notes"
+	title := "Help notes for every feature | Notes"
 	if page > 1 {
-		title = fmt.Sprintf("All notes, page %d | Notes", page)
+		title = fmt.Sprintf("Help notes for every feature, page %d | Notes", page)
 	}
 	s.render(w, r, http.StatusOK, "notes", pageData{Lang: "en", Title: title, Content: data})
 }
@@ -195,20 +195,34 @@ func (s *site) aboutRedirect(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, target, http.StatusFound)
 }
 
-type aboutPage struct{ lang, title, description string }
+type aboutPage struct{ lang, name, title, description string }
+
+// aboutPages are the About page's language versions, in the order the
+// language switcher lists them.
+var aboutPages = []aboutPage{
+	{"en", "English", "About Notes: who makes it, and why | Notes",
+		"Who makes Notes, and why: a small notebook for the web, written in our spare time since 2019."},
+	{"de", "Deutsch", "Über Notes: wer es macht, und warum | Notes",
+		"Wer Notes macht, und warum: ein kleines Notizbuch für das Web, seit 2019 in unserer Freizeit geschrieben."},
+	{"de-AT", "Deutsch (Österreich)", "Über Notes: ein Notizbuch aus Wien | Notes",
+		"Wer Notes macht, und warum: ein kleines Notizbuch fürs Web, seit 2019 in Wien geschrieben, meistens im Kaffeehaus."},
+}
 
 // localizedAbout returns the About page for a locale path segment, which is
 // matched case-insensitively.
 func localizedAbout(locale string) (aboutPage, bool) {
-	switch strings.ToLower(locale) {
-	case "en":
-		return aboutPage{"en", "About | Notes", "Who makes Notes, and why."}, true
-	case "de":
-		return aboutPage{"de", "Über uns | Notes", "Wer Notes macht, und warum."}, true
-	case "de-at":
-		return aboutPage{"de-AT", "Über uns | Notes", "Wer Notes macht, und warum – aus Wien."}, true
+	for _, p := range aboutPages {
+		if strings.EqualFold(p.lang, locale) {
+			return p, true
+		}
 	}
 	return aboutPage{}, false
+}
+
+// language is one entry of the About page's language switcher.
+type language struct {
+	Locale, Name string
+	Current      bool
 }
 
 // fallback serves the localized About pages and answers everything else
@@ -228,12 +242,20 @@ func (s *site) fallback(w http.ResponseWriter, r *http.Request) {
 	}
 	locale, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
 	if p, ok := localizedAbout(locale); ok && rest == "about" {
+		var langs []language
+		for _, l := range aboutPages {
+			langs = append(langs, language{l.lang, l.name, l.lang == p.lang})
+		}
 		s.render(w, r, http.StatusOK, "about", pageData{
 			Lang:  p.lang,
 			Title: p.title,
-			Content: struct{ Locale, Description string }{
+			Content: struct {
+				Locale, Description string
+				Languages           []language
+			}{
 				Locale:      p.lang,
 				Description: p.description,
+				Languages:   langs,
 			},
 		})
 		return

@@ -162,9 +162,9 @@ const (
 )
 
 var noteTopics = []string{
-	"Getting started", "Keyboard shortcuts", "Tagging notes", "Exporting to Markdown",
-	"Sharing a note", "The new editor", "Syncing across devices", "Offline mode",
-	"Search tips", "Attachments", "Archiving old notes", "Deleting your account",
+	"Getting started", "Keyboard shortcuts", "Organizing notes with tags", "Exporting to Markdown",
+	"Sharing a note with a link", "Trying the new editor", "Syncing across devices", "Writing in offline mode",
+	"Search tips and operators", "Attaching files and images", "Archiving old notes", "Deleting your account",
 }
 
 func routes() []route {
@@ -176,7 +176,7 @@ func routes() []route {
 			}
 			wantList(t, "robots", metas(head(t, doc), "name", "robots"), []string{"index,follow", "noindex"})
 			wantList(t, "og:image", metas(head(t, doc), "property", "og:image"), []string{"/covers/home.png"})
-			wantLinks(t, doc, "/notes/", "/about", "/en/about", "/docs/manual.pdf")
+			wantLinks(t, doc, "/notes/", "/en/about", "/de/about", "/docs/manual.pdf")
 		}},
 		{"/notes/", 200, textHTML, listing(1)},
 		{"/notes/?page=1", 200, textHTML, listing(1)},
@@ -186,12 +186,12 @@ func routes() []route {
 		rs = append(rs, route{fmt.Sprintf("/notes/%d", id), 200, textHTML, noteCheck(id)})
 	}
 	rs = append(rs, route{"/notes/3?page=2&utm_source=newsletter", 200, textHTML, noteCheck(3)})
-	for _, c := range []struct{ path, lang, h1 string }{
-		{"/en/about", "en", "About Notes"},
-		{"/de/about", "de", "Über Notes"},
-		{"/de-AT/about", "de-AT", "Über Notes"},
-		{"/de-at/about", "de-AT", "Über Notes"},
-		{"/EN/about", "en", "About Notes"},
+	for _, c := range []struct{ path, lang, h1, title string }{
+		{"/en/about", "en", "About Notes", "About Notes: who makes it, and why | Notes"},
+		{"/de/about", "de", "Über Notes", "Über Notes: wer es macht, und warum | Notes"},
+		{"/de-AT/about", "de-AT", "Über Notes", "Über Notes: ein Notizbuch aus Wien | Notes"},
+		{"/de-at/about", "de-AT", "Über Notes", "Über Notes: ein Notizbuch aus Wien | Notes"},
+		{"/EN/about", "en", "About Notes", "About Notes: who makes it, and why | Notes"},
 	} {
 		rs = append(rs, route{c.path, 200, textHTML, func(t *testing.T, _ []byte, doc *html.Node) {
 			if got := attr(first(t, doc, atom.Html), "lang"); got != c.lang {
@@ -200,10 +200,21 @@ func routes() []route {
 			if got := text(first(t, doc, atom.H1)); got != c.h1 {
 				t.Errorf("h1 = %q, want %q", got, c.h1)
 			}
+			wantTitle(t, doc, c.title)
 			wantList(t, "canonical", links(head(t, doc), "canonical"), []string{"/en/about"})
-			if alt := findAll(doc, func(n *html.Node) bool { return attr(n, "hreflang") != "" }); len(alt) != 0 {
-				t.Errorf("about page has %d hreflang elements, want none", len(alt))
+			// The planted problem: no alternates in the head, only the
+			// language switcher's links in the body.
+			if alt := links(doc, "alternate"); len(alt) != 0 {
+				t.Errorf("about page has alternates %q, want none", alt)
 			}
+			var switcher []string
+			for _, a := range findAll(first(t, doc, atom.Main), byAtom(atom.A)) {
+				switcher = append(switcher, attr(a, "hreflang")+" "+attr(a, "href"))
+				if current := attr(a, "aria-current") == "page"; current != (attr(a, "hreflang") == c.lang) {
+					t.Errorf("switcher link %s: aria-current %v on the %s page", attr(a, "href"), current, c.lang)
+				}
+			}
+			wantList(t, "language switcher", switcher, []string{"en /en/about", "de /de/about", "de-AT /de-AT/about"})
 		}})
 	}
 	rs = append(rs,
@@ -260,9 +271,14 @@ func routes() []route {
 
 func listing(page int) func(t *testing.T, body []byte, doc *html.Node) {
 	return func(t *testing.T, _ []byte, doc *html.Node) {
-		wantTitle(t, doc, map[int]string{1: "All notes | Notes", 2: "All notes, page 2 | Notes"}[page])
+		wantTitle(t, doc, map[int]string{
+			1: "Help notes for every feature | Notes",
+			2: "Help notes for every feature, page 2 | Notes"}[page])
 		wantList(t, "description", metas(doc, "name", "description"), []string{map[int]string{
-			1: "Every help note, newest first.", 2: "Every help note, newest first: page 2."}[page]})
+			1: "Every help note for Notes in one list, from getting started and keyboard shortcuts to tags, exporting and sharing.",
+			2: "More help notes for Notes, page 2: syncing, offline mode, search, attachments, archiving and deleting an account."}[page]})
+		// Page 2 and later are for browsing, not for results.
+		wantList(t, "robots", metas(doc, "name", "robots"), map[int][]string{1: nil, 2: {"noindex, follow"}}[page])
 		if c := links(doc, "canonical"); len(c) != 0 {
 			t.Errorf("listing has canonical %q, want none", c)
 		}
@@ -417,7 +433,15 @@ func TestRoutes(t *testing.T) {
 			var doc *html.Node
 			if strings.HasPrefix(r.ctype, "text/html") {
 				doc = parse(t, body)
-				wantLinks(t, first(t, doc, atom.Nav), "/", "/notes/", "/about")
+				lang := attr(first(t, doc, atom.Html), "lang")
+				if lang == "" {
+					lang = "en" // the legacy windows-1252 page
+				}
+				nav := first(t, doc, atom.Nav)
+				wantLinks(t, nav, "/", "/notes/", "/"+lang+"/about")
+				if slices.Contains(anchors(nav), "/about") {
+					t.Error("the nav links /about, a redirect: link the page's own language version")
+				}
 			}
 			if r.check != nil {
 				r.check(t, body, doc)

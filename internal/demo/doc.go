@@ -19,7 +19,8 @@
 //	                              | ("index,follow", then "noindex"); og:image relative      | og:image made absolute
 //	                              | (/covers/home.png)                                       |
 //	/notes/, /notes/?page=1|2     | no canonical on either page (?page=1 is /notes/ again;   | canonical rule keeping ?page, dropping the rest
-//	                              | the app links page 1 as /notes/)                         |
+//	                              | the app links page 1 as /notes/); page 2 is              |
+//	                              | "noindex, follow" (by design, see below)                 |
 //	/notes/1                      | canonical /notes/1?ref=legacy: relative, tracking query  | canonical rule (absolute, query stripped)
 //	/notes/2                      | no canonical                                             | canonical rule
 //	/notes/3                      | relative canonical /notes/3                              | canonical rule (absolute URL)
@@ -34,9 +35,10 @@
 //	                              | </noscript> in the head, no real canonical               | noscript must be left untouched
 //	/notes/9 … /notes/12          | no canonical                                             | canonical rule
 //	/about                        | 302 to /en/about: the unprefixed address of a localized  | hreflang x-default
-//	                              | page                                                     |
+//	                              | page (no page links it)                                  |
 //	/en/about, /de/about,         | no hreflang alternates; canonical always /en/about       | hreflang rule; canonical rule (self,
-//	/de-AT/about                  | (relative, and wrong for de and de-AT)                   | per locale)
+//	/de-AT/about                  | (relative, and wrong for de and de-AT); the body's       | per locale)
+//	                              | language switcher is links, not alternates               |
 //	/internal/sitemap/notes.jsonl | (not a page) JSON Lines listing, one line per note:      | read by the sitemap; /internal/* denied
 //	                              | {"params":{"id":"1"},"lastmod":"2026-01-02T10:00:00Z"}   | to the public
 //	/internal/admin               | internal page that must never be public                  | deny rule for /internal/*
@@ -55,6 +57,27 @@
 // legacy app did. Locale segments of the About pages match
 // case-insensitively: /de-at/about serves the de-AT page. Methods other than
 // GET and HEAD get a 405 HTML page.
+//
+// # What the app gets right
+//
+// Everything that is not a planted head problem is kept as a well-run site
+// keeps it, so that an audit of the demo through headgate has nothing left
+// to report (cmd/headgate's TestAuditCommand, -fail-on warning) and an
+// audit of the app itself reports only what headgate fixes:
+//
+//   - Every link answers 200: the nav links the page's own language version
+//     of About (/en/about, /de/about), never the /about redirect; the About
+//     pages link each other in a language switcher (<a hreflang>), so no
+//     language version is known to the sitemap alone.
+//   - Titles are 30 to 60 characters and descriptions 70 to 160 (the
+//     ranges of docs/audit.md) on every indexable page: notes.json and the
+//     templates hold real texts, which the example config keeps.
+//   - Listing page 2 and later are "noindex, follow": pages for browsing,
+//     whose every note is linked from its neighbours and in the sitemap, so
+//     the sitemap lists /notes/ alone.
+//
+// TestLinksAnswer200 and TestTextsReadWell crawl the app from / and keep
+// it so.
 //
 // # HTTP behaviour
 //

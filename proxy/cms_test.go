@@ -1,0 +1,139 @@
+package proxy
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+const cmsRules = `
+[[rule]]
+match = "/*"
+description = "A rewritten page."
+canonical = "self"
+[rule.open_graph]
+site_name = "Notes"
+[rule.headers]
+x-layout = "yes"
+
+[[rule]]
+match = "/wp-admin/*"
+rewrite = false
+robots = { index = false }
+
+[[rule]]
+match = "/wp-admin/edit.php"
+rewrite = true
+`
+
+// Fragments and rewrite = false pass through the proxy byte for byte
+// (SPEC §16.1); the headers of §4.8 and §4.9 still apply to the latter.
+func TestFragmentsAndRewriteFalseThroughProxy(t *testing.T) {
+	bodies := map[string]string{
+		"/wp-admin/admin-ajax.php": testPage, // a whole page, but rewrite = false
+		"/ajax/nonce":              "a1b2c3d4e5",
+		"/ajax/json":               `{"success":true,"data":"<meta name=x>"}`,
+		"/ajax/tags":               "<li>go</li><li>seo</li>",
+		"/ajax/div":                `<div class="x">ok</div>`,
+		"/ajax/htmx":               "\n  <!-- partial -->\n<div hx-swap-oob=\"true\">x</div>",
+	}
+	p, front := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+		b, ok := bodies[r.URL.Path]
+		if !ok {
+			b = testPage
+		}
+		io.WriteString(w, b)
+	}, cmsRules)
+	get := func(path string) (*http.Response, string) {
+		t.Helper()
+		res, err := http.Get(front.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, string(b)
+	}
+	for path, want := range bodies {
+		res, got := get(path)
+		if got != want {
+			t.Errorf("%s: body changed:\n got %q\nwant %q", path, got, want)
+		}
+		if res.Header.Get("X-Layout") != "yes" {
+			t.Errorf("%s: the rule headers of §4.9 are missing", path)
+		}
+	}
+	res, _ := get("/wp-admin/admin-ajax.php")
+	if res.Header.Get("X-Robots-Tag") != "noindex" || !strings.Contains(res.Header.Get("Link"), "canonical") {
+		t.Errorf("rewrite = false: §4.8 headers missing: X-Robots-Tag %q, Link %q", res.Header.Get("X-Robots-Tag"), res.Header.Get("Link"))
+	}
+	// The counter is incremented once the handler returns, which may be
+	// just after the client has the body: wait for it, bounded.
+	var counts map[string]float64
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		counts = outcomes(t, p)
+		if counts["skipped_fragment"] == 5 && counts["skipped_rule"] == 2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if counts["skipped_fragment"] != 5 || counts["skipped_rule"] != 2 {
+		t.Errorf("outcomes %v, want skipped_fragment=5 skipped_rule=2", counts)
+	}
+	// A more specific rule turns rewriting back on (§17), and pages are
+	// still rewritten.
+	for _, path := range []string{"/wp-admin/edit.php", "/2024/05/post/"} {
+		if _, got := get(path); !strings.Contains(got, `<meta name="description" content="A rewritten page.">`) {
+			t.Errorf("%s: not rewritten:\n%s", path, got)
+		}
+	}
+}
+
+func outcomes(t *testing.T, p *Proxy) map[string]float64 {
+	counts := map[string]float64{}
+	mfs, err := p.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "headgate_requests_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" {
+					counts[l.GetValue()] = m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return counts
+}
+
+// A HEAD under rewrite = false gets the upstream's own headers, length
+// included, as its GET gets the upstream's bytes.
+func TestRewriteFalseHead(t *testing.T) {
+	_, front := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+		w.Header().Set("Content-Length", "10")
+		w.Header().Set("ETag", `"abc"`)
+		if r.Method != http.MethodHead {
+			io.WriteString(w, "a1b2c3d4e5")
+		}
+	}, cmsRules)
+	req, _ := http.NewRequest(http.MethodHead, front.URL+"/wp-admin/admin-ajax.php", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.ContentLength != 10 || res.Header.Get("ETag") != `"abc"` {
+		t.Errorf("HEAD: Content-Length %d, ETag %q", res.ContentLength, res.Header.Get("ETag"))
+	}
+}

@@ -1,0 +1,105 @@
+package rewrite
+
+import (
+	"strings"
+	"testing"
+)
+
+const wpLayout = `
+[server]
+upstream = "http://127.0.0.1:1"
+[site]
+base_url = "https://notes.example"
+[[rule]]
+match = "/*"
+policy = "fill"
+canonical = "upstream-or-self"
+description = '{page.title|before_last:" – "}'
+[rule.open_graph]
+title = '{page.title|before_last:" – "}'
+image = "{page.og.image}"
+locale = "{page.lang}"
+[rule.open_graph.article]
+published_time = "{page.meta.article:published_time|date}"
+authors = ["{page.meta.author}"]
+[[rule.json_ld]]
+"@type" = "BlogPosting"
+datePublished = "{page.meta.article:published_time|date}"
+dateModified = "{page.meta.article:modified_time|date}"
+`
+
+// The page values templates read come from the upstream head, decoded
+// from its charset; the upstream's canonical is kept re-spelled even under
+// fill (§16.3, §16.4).
+func TestPageValuesFromHead(t *testing.T) {
+	m := mustMatch(t, wpLayout, "/2024/05/caf%c3%a9/")
+	doc := "<!DOCTYPE html>\n<html lang=\"de-DE\">\n<head>\n<meta charset=\"windows-1252\">\n" +
+		"<title>Caf\xe9 culture &#8211; Tiergarten Notes</title>\n" +
+		"<meta name=\"Author\" content=\"J\xfcrgen\">\n" +
+		"<meta property=\"og:image\" content=\"https://notes.example/c.jpg\">\n" +
+		"<meta property=\"article:published_time\" content=\"2024-05-01T23:30:00-02:00\">\n" +
+		"<link rel=\"canonical\" href=\"https://notes.example/2024/05/caf%c3%a9/\">\n" +
+		"</head><body>x</body></html>"
+	out, res, err := rewriteBytes([]byte(doc), Options{Match: m, ContentType: "text/html", CorrectUpstream: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != Rewritten {
+		t.Fatalf("outcome %s", res.Outcome)
+	}
+	for _, want := range []string{
+		`<meta name="description" content="Caf&#233; culture">`,
+		`<link rel="canonical" href="https://notes.example/2024/05/caf%C3%A9/">`,
+		`<meta property="og:title" content="Caf&#233; culture">`,
+		`<meta property="og:locale" content="de-DE">`,
+		`{"@type":"BlogPosting","datePublished":"2024-05-02"}`,
+		`<meta property="article:author" content="J&#252;rgen">`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "caf%c3%a9") {
+		t.Errorf("the upstream's spelling of the canonical stayed:\n%s", out)
+	}
+	if strings.Count(string(out), `rel="canonical"`) != 1 {
+		t.Errorf("not one canonical:\n%s", out)
+	}
+	// og:image: the upstream has one and the policy is fill: kept, not doubled.
+	if strings.Count(string(out), `og:image"`) != 1 {
+		t.Errorf("og:image doubled:\n%s", out)
+	}
+}
+
+// Rewriting headgate's own output gives the same bytes again (§17), also
+// where upstream-or-self keeps or re-spells the canonical under fill.
+// (JSON-LD is left out here: not writing a block twice is §17's other
+// half, which this change does not touch.)
+func TestUpstreamOrSelfIdempotent(t *testing.T) {
+	layout, _, _ := strings.Cut(wpLayout, "[[rule.json_ld]]")
+	for _, path := range []string{"/2024/05/caf%c3%a9/", "/2024/05/caf%C3%A9/", "/category/news/"} {
+		m := mustMatch(t, layout, path)
+		for _, canon := range []string{"https://notes.example/2024/05/caf%c3%a9/", "https://notes.example/2024/05/caf%C3%A9/", "https://other.example/x", ""} {
+			doc := "<!DOCTYPE html><html lang=\"de\"><head><meta charset=\"utf-8\"><title>Café – Notes</title>\n"
+			if canon != "" {
+				doc += "<link rel=\"canonical\" href=\"" + canon + "\">\n"
+			}
+			doc += "</head><body>x</body></html>"
+			opts := Options{Match: m, ContentType: "text/html", CorrectUpstream: true}
+			once, _, err := rewriteBytes([]byte(doc), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			twice, res, err := rewriteBytes(once, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(twice) != string(once) {
+				t.Errorf("%s, upstream %q: not idempotent:\nonce:  %s\ntwice: %s\n%v", path, canon, once, twice, res.Changes)
+			}
+			if n := strings.Count(string(once), `rel="canonical"`); n != 1 {
+				t.Errorf("%s, upstream %q: %d canonicals:\n%s", path, canon, n, once)
+			}
+		}
+	}
+}

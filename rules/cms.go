@@ -1,0 +1,259 @@
+package rules
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// This file holds the rule fields of SPEC §16 (real upstreams): rewrite,
+// inherit and query, and the canonical "upstream-or-self".
+
+// UpstreamOrSelf is the canonical value that keeps the upstream's own
+// canonical when it is on base_url's origin, re-spelled, and is "self"
+// otherwise (§16.4).
+const UpstreamOrSelf = "upstream-or-self"
+
+// QueryCond is one condition of a rule's query table (§16.2): the request's
+// query must hold Key, and its first value must match the segment.
+type QueryCond struct {
+	Key string
+	Raw string // the value pattern as written: ":q", ":id{[0-9]+}", "edit"
+	seg segment
+}
+
+// cmsRule reads a rule's rewrite, inherit and query keys. It runs before
+// the rule's templates are parsed, so that they may name query parameters.
+func (l *loader) cmsRule(path string, r *Rule, t map[string]any) {
+	for _, k := range []string{"rewrite", "inherit"} {
+		v, ok := t[k]
+		if !ok {
+			continue
+		}
+		var b bool
+		l.boolean(path+"."+k, v, &b)
+		if k == "rewrite" {
+			r.Rewrite = &b
+		} else {
+			r.Inherit = &b
+		}
+	}
+	v, ok := t["query"]
+	if !ok {
+		return
+	}
+	key := path + ".query"
+	qt, ok := l.table(key, v)
+	if !ok {
+		return
+	}
+	if len(qt) == 0 {
+		l.add("HG120", key, "an empty query table matches every query; leave query out instead")
+		return
+	}
+	seen := map[string]bool{}
+	if r.Pattern != nil {
+		for _, p := range r.Pattern.Params() {
+			seen[p] = true
+		}
+	}
+	for _, name := range sortedKeys(qt) {
+		qk := key + "." + name
+		var s string
+		if !l.str(qk, qt[name], &s) {
+			continue
+		}
+		if name == "" {
+			l.add("HG120", qk, "a query key is not empty")
+			continue
+		}
+		sg, err := parseQuerySegment(s)
+		if err != nil {
+			l.add("HG120", qk, "%q: %v", s, err)
+			continue
+		}
+		if sg.name != "" {
+			if seen[sg.name] {
+				l.add("HG120", qk, "%q: duplicate parameter name %q", s, sg.name)
+				continue
+			}
+			if fixedVars[sg.name] {
+				l.add("HG120", qk, "%q: parameter name %q is reserved for a template variable", s, sg.name)
+				continue
+			}
+			seen[sg.name] = true
+		}
+		r.Query = append(r.Query, QueryCond{Key: name, Raw: s, seg: sg})
+	}
+	if r.Sitemap && len(r.Query) > 0 {
+		l.add("HG141", path+".sitemap", "a sitemap lists addresses without a query; a rule with query conditions can not be in it")
+	}
+}
+
+// parseQuerySegment reads a query value pattern: ":name", ":name{regex}"
+// or a literal, compared after decoding as a form value.
+func parseQuerySegment(s string) (segment, error) {
+	if strings.HasPrefix(s, ":") {
+		sg, err := parseSegment(s)
+		if err != nil {
+			return segment{}, err
+		}
+		sg.spans = false // a query value is one value, whatever it holds
+		return sg, nil
+	}
+	if s == "*" || strings.ContainsAny(s, "{}") {
+		return segment{}, fmt.Errorf("* and {} belong to parameters (use :name{regex})")
+	}
+	lit, err := url.QueryUnescape(s)
+	if err != nil {
+		return segment{}, err
+	}
+	return segment{kind: segLiteral, lit: lit}, nil
+}
+
+// paramNames lists the names a rule binds: its pattern's, then its query's.
+func (r *Rule) paramNames() []string {
+	var out []string
+	if r.Pattern != nil {
+		out = append(out, r.Pattern.Params()...)
+	}
+	for _, q := range r.Query {
+		if q.seg.name != "" {
+			out = append(out, q.seg.name)
+		}
+	}
+	return out
+}
+
+// queryValue returns the last value of key in a raw query, decoded as a
+// form value (+ is a space): the one PHP, Rails and Django hand the app
+// when a key is given twice. A value that does not decode, is not valid
+// UTF-8 or holds a control character does not count: such a value can not
+// match a condition, so it never reaches a template.
+func queryValue(query, key string) (string, bool) {
+	val, found := "", false
+	for query != "" {
+		var kv string
+		kv, query, _ = strings.Cut(query, "&")
+		k, v, _ := strings.Cut(kv, "=")
+		if k != key {
+			if strings.IndexAny(k, "%+") < 0 {
+				continue
+			}
+			dk, err := url.QueryUnescape(k)
+			if err != nil || dk != key {
+				continue
+			}
+		}
+		dv, err := url.QueryUnescape(v)
+		if err != nil || !utf8.ValidString(dv) || hasControl(dv) {
+			val, found = "", false
+			continue
+		}
+		val, found = dv, true
+	}
+	return val, found
+}
+
+// queryParams checks a rule's query conditions against the request's
+// query and appends the parameters they bind to ps.
+func (m *Match) queryParams(r *Rule, ps []Param) ([]Param, bool) {
+	for i := range r.Query {
+		q := &r.Query[i]
+		v, ok := queryValue(m.Query, q.Key)
+		if !ok {
+			return nil, false
+		}
+		switch q.seg.kind {
+		case segLiteral:
+			if v != q.seg.lit {
+				return nil, false
+			}
+		case segParam:
+			if v == "" {
+				return nil, false
+			}
+			ps = append(ps, Param{q.seg.name, v})
+		case segRegex:
+			if v == "" || !q.seg.re.MatchString(v) {
+				return nil, false
+			}
+			ps = append(ps, Param{q.seg.name, v})
+		}
+	}
+	return ps, true
+}
+
+// QueryLabel is the rule's query conditions as explain shows them:
+// "?p=:id{[0-9]+}&s=:q", keys sorted; "" without conditions.
+func (r *Rule) QueryLabel() string {
+	if len(r.Query) == 0 {
+		return ""
+	}
+	parts := make([]string, len(r.Query))
+	for i, q := range r.Query {
+		parts[i] = q.Key + "=" + q.Raw
+	}
+	sort.Strings(parts)
+	return "?" + strings.Join(parts, "&")
+}
+
+// inheritCut applies inherit = false (§16.1): the merge starts afresh at
+// the most specific rule that says so. The rules before it are kept in
+// Ignored, for explain; their deny was recorded already.
+func (m *Match) inheritCut() {
+	for i := len(m.Matched) - 1; i > 0; i-- {
+		if in := m.Matched[i].Rule.Inherit; in != nil && !*in {
+			m.Ignored = m.Matched[:i:i]
+			m.Matched = m.Matched[i:]
+			return
+		}
+	}
+}
+
+// Rewrite reports whether responses of this match may be rewritten: false
+// when the most specific rule that sets rewrite says false (§16.1).
+func (m *Match) Rewrite() bool {
+	return m.f.rewrite == nil || *m.f.rewrite
+}
+
+// sameOrigin reports whether the absolute URL u is on origin (scheme and
+// host, a default port ignored), and returns its path-and-query part.
+func sameOrigin(u *url.URL, origin string) bool {
+	scheme, host, _ := strings.Cut(origin, "://")
+	if !strings.EqualFold(u.Scheme, scheme) {
+		return false
+	}
+	h := strings.ToLower(u.Host)
+	switch {
+	case strings.EqualFold(scheme, "https"):
+		h = strings.TrimSuffix(h, ":443")
+	case strings.EqualFold(scheme, "http"):
+		h = strings.TrimSuffix(h, ":80")
+	}
+	return h == host
+}
+
+// upstreamCanonical returns the upstream's canonical (absolute, as the
+// rewriter read it) re-spelled on base_url's origin, or "" when it is
+// absent or on another origin.
+func (c *Config) upstreamCanonical(abs string) string {
+	if abs == "" {
+		return ""
+	}
+	u, err := url.Parse(abs)
+	if err != nil || u.Host == "" || !sameOrigin(u, c.Site.BaseURL) {
+		return ""
+	}
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	s := c.Site.BaseURL + RespellPath(EscapePath(p))
+	if u.RawQuery != "" {
+		s += "?" + u.RawQuery
+	}
+	return s
+}
