@@ -206,7 +206,7 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 
 func normTargetPath(n *Normalize, t target) target {
 	if t.origin == "" {
-		t.path = n.path(canonHex(t.path))
+		t.path = n.path(RespellPath(t.path))
 	}
 	return t
 }

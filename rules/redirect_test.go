@@ -572,3 +572,16 @@ func TestDeadPatterns(t *testing.T) {
 		}
 	}
 }
+
+// A target is spelled as every URL headgate builds from a path (§16.4).
+func TestRedirectTargetSpelling(t *testing.T) {
+	cfg := mustRedirConfig(t, "[[redirect]]\nfrom = \"/a\"\nto = \"/%7euser/%e6%9d%b1\"\n[[redirect]]\nfrom = \"/b/:x\"\nto = \"/c/{x}\"\n", nil)
+	for target, want := range map[string]string{
+		"/a":        "301 https://notes.example/~user/%E6%9D%B1 rule",
+		"/b/%7e%41": "301 https://notes.example/c/~A rule",
+	} {
+		if got := answer(cfg, RedirectRequest{Target: target, HTTPS: true}); got != want {
+			t.Errorf("%s: %s, want %s", target, got, want)
+		}
+	}
+}
