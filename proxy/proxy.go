@@ -146,6 +146,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 		staging: cfg.Site.Mode == rules.ModeStaging,
 	}
 	st.redirects = cfg.HasRedirects()
+	p.warnRedirects(cfg)
 	if u, err := url.Parse(cfg.Site.BaseURL); err == nil {
 		st.host = u.Host
 	}

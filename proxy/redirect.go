@@ -244,3 +244,15 @@ func redirectAttr(rs *reqState) slog.Attr {
 // redirectErrors counts, per config, requests whose redirect rules could
 // not be followed.
 type redirectErrors = atomic.Int64
+
+// warnRedirects logs what in a config's redirects is valid but most likely
+// a mistake: normalize.https with no trusted proxy. headgate itself listens
+// on plain http, so without a trusted proxy to say a request came over
+// https every request is redirected, and a client behind the TLS
+// terminator that forwards to headgate loops.
+func (p *Proxy) warnRedirects(cfg *rules.Config) {
+	if cfg.Normalize.HTTPS && len(cfg.Server.TrustedProxies) == 0 {
+		p.log.Warn("normalize.https is on but server.trusted_proxies is empty: every request reaches headgate over plain http and is redirected; "+
+			"list the load balancer or ingress that terminates TLS in server.trusted_proxies, or clients loop", "config", cfg.File)
+	}
+}

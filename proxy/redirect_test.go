@@ -358,3 +358,14 @@ func TestRedirectIgnoresForgedHosts(t *testing.T) {
 		}
 	}
 }
+
+func TestWarnHTTPSWithoutTrustedProxies(t *testing.T) {
+	_, _, log := redirectProxy(t, "[normalize]\nhttps = true\n")
+	if !strings.Contains(log.String(), "server.trusted_proxies is empty") {
+		t.Errorf("no warning:\n%s", log.String())
+	}
+	_, _, log = redirectProxy(t, "[server]\ntrusted_proxies = [\"10.0.0.0/8\"]\n\n[normalize]\nhttps = true\n")
+	if strings.Contains(log.String(), "trusted_proxies is empty") {
+		t.Errorf("a warning with trusted proxies:\n%s", log.String())
+	}
+}

@@ -123,6 +123,7 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 	}
 	reload := func(trigger string) {
 		w.changed() // what is loaded now is the new baseline
+		w.pending = false
 		p.Reload(trigger)
 		w.watch(p.Config().Files)
 	}
@@ -147,7 +148,7 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 		case <-o.Reload:
 			reload("signal")
 		case <-tick:
-			if w.changed() {
+			if w.settled() {
 				p.Reload("file")
 				w.watch(p.Config().Files)
 			}
@@ -197,8 +198,25 @@ func (p *Proxy) Reload(trigger string) {
 // watcher tells whether the config file, or a data file it read (a
 // table), changed since it last looked.
 type watcher struct {
-	path  string
-	files map[string]fingerprint // by path as named; the config file and cfg.Files
+	path    string
+	files   map[string]fingerprint // by path as named; the config file and cfg.Files
+	pending bool                   // a change was seen that has not yet held still
+}
+
+// settled reports a change once it has held still: true on the first look
+// that sees no further change after one or more that did. A file being
+// written in place (a large table) changes from look to look; it is
+// loaded once it is whole, never half-written.
+func (w *watcher) settled() bool {
+	if w.changed() {
+		w.pending = true
+		return false
+	}
+	if w.pending {
+		w.pending = false
+		return true
+	}
+	return false
 }
 
 // fingerprint is what the watcher remembers of one file.

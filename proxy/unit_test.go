@@ -159,3 +159,29 @@ func TestWatcherDataFiles(t *testing.T) {
 		t.Fatal("a file no longer watched is a change")
 	}
 }
+
+// A file that changes from look to look (written in place) is reported
+// once it holds still.
+func TestWatcherSettled(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "c.toml")
+	os.WriteFile(path, []byte("a"), 0o644)
+	w := &watcher{path: path}
+	if w.settled() {
+		t.Fatal("first look")
+	}
+	os.WriteFile(path, []byte("b, half"), 0o644)
+	if w.settled() {
+		t.Fatal("a change is reported before it holds still")
+	}
+	os.WriteFile(path, []byte("b, half written, then whole"), 0o644)
+	if w.settled() {
+		t.Fatal("a file still being written is reported")
+	}
+	if !w.settled() {
+		t.Fatal("a change that held still for a look is not reported")
+	}
+	if w.settled() {
+		t.Fatal("one change reported twice")
+	}
+}

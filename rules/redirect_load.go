@@ -40,7 +40,8 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 	defer r.Close()
 	col := map[string]int{"from": -1, "to": -1, "status": -1}
 	for i, c := range r.Columns() {
-		if _, ok := col[c]; ok {
+		c = strings.ToLower(c) // a spreadsheet's "From", "To"
+		if j, ok := col[c]; ok && j < 0 {
 			col[c] = i
 		}
 	}
@@ -205,7 +206,7 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 
 func normTargetPath(n *Normalize, t target) target {
 	if t.origin == "" {
-		t.path = n.path(canonHex(t.path))
+		t.path = n.path(RespellPath(t.path))
 	}
 	return t
 }
@@ -243,6 +244,9 @@ func (l *loader) compileRedirects() {
 	for _, r := range c.Redirects {
 		if r.Pattern == nil {
 			continue
+		}
+		if why := deadPattern(n, r.Pattern); why != "" {
+			l.add("HG180", fmt.Sprintf("redirect[%d].from", r.Index), "%q %s", r.From, why)
 		}
 		r.rule = &Rule{Index: r.Index, Line: r.Line, Match: r.From, Pattern: r.Pattern}
 		pseudo = append(pseudo, r.rule)
@@ -513,4 +517,31 @@ func (l *loader) checkRedirectSources() {
 			}
 		}
 	}
+}
+
+// deadPattern says why a [[redirect]] pattern can never match a GET or
+// HEAD: patterns see the normalized path, so a literal that normalization
+// always changes names no address a browser arrives at.
+func deadPattern(n *Normalize, p *Pattern) string {
+	if n.Lowercase {
+		for _, s := range p.segs {
+			if s.kind == segLiteral && strings.ToLower(s.lit) != s.lit {
+				return "has upper-case letters, but [normalize] lowercase = true lowercases every path first: write it in lower case"
+			}
+		}
+	}
+	if len(p.segs) == 0 {
+		return ""
+	}
+	last := p.segs[len(p.segs)-1]
+	if last.kind != segLiteral {
+		return ""
+	}
+	switch {
+	case n.TrailingSlash == "strip" && last.lit == "" && len(p.segs) > 1:
+		return `ends with /, but [normalize] trailing_slash = "strip" removes it from every path first`
+	case n.TrailingSlash == "add" && last.lit != "" && !strings.Contains(last.lit, "."):
+		return `does not end with /, but [normalize] trailing_slash = "add" adds one to every such path first: write it with the slash`
+	}
+	return ""
 }

@@ -413,11 +413,12 @@ func splitLocal(s string, abs bool) target {
 	return t
 }
 
+// normTarget spells a target on the site's origin as every URL headgate
+// builds from a path (§16.4: upper-case hex, unreserved characters
+// decoded), then normalizes it, so that it is the address a canonical
+// names and no second hop.
 func (rd *redirector) normTarget(t target) target {
-	if t.origin == "" {
-		t.path = rd.n.path(canonHex(t.path))
-	}
-	return t
+	return normTargetPath(rd.n, t)
 }
 
 func (rd *redirector) where(h hit) string {

@@ -308,6 +308,13 @@ func TestRedirectTable(t *testing.T) {
 	}
 }
 
+func TestRedirectTableHeaderCase(t *testing.T) {
+	cfg := mustRedirConfig(t, "[[redirect_table]]\nfile = \"r.csv\"\n", map[string]string{"r.csv": "Note,From,To,Status\nmoved,/a,/b,302\n"})
+	if got := answer(cfg, RedirectRequest{Target: "/a", HTTPS: true}); got != "302 https://notes.example/b table" {
+		t.Errorf("got %s", got)
+	}
+}
+
 func TestRedirectTableJSONLines(t *testing.T) {
 	cfg := mustRedirConfig(t, "[[redirect_table]]\nfile = \"r.jsonl\"\nstatus = 302\nquery = \"drop\"\n", map[string]string{"r.jsonl": `{"from": "/a", "to": "/b", "note": "moved in 2024"}
 {"from": "/c", "to": "/d", "status": 308}
@@ -538,6 +545,43 @@ func TestWouldRedirect(t *testing.T) {
 	for target, want := range map[string]bool{"/old": true, "/new": false, "/New": true, "/a/": true, "/a": false} {
 		if got := cfg.WouldRedirect(target); got != want {
 			t.Errorf("WouldRedirect(%q) = %v", target, got)
+		}
+	}
+}
+
+// A pattern that normalization makes unreachable is a config error, not a
+// rule that silently never matches.
+func TestDeadPatterns(t *testing.T) {
+	for _, c := range []struct{ normalize, from, want string }{
+		{"lowercase = true", "/Old-Page", "has upper-case letters"},
+		{"lowercase = true", "/old/:ID", ""}, // a parameter's name is no literal
+		{"trailing_slash = \"strip\"", "/old/", "ends with /"},
+		{"trailing_slash = \"strip\"", "/", ""},
+		{"trailing_slash = \"add\"", "/old", "does not end with /"},
+		{"trailing_slash = \"add\"", "/old/", ""},
+		{"trailing_slash = \"add\"", "/old.html", ""},
+		{"trailing_slash = \"add\"", "/old/:id", ""},
+		{"trailing_slash = \"add\"", "/old/*", ""},
+	} {
+		_, err := redirConfig(t, "[normalize]\n"+c.normalize+"\n[[redirect]]\nfrom = \""+c.from+"\"\nto = \"/new/\"\n", nil)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s, %s: %v", c.normalize, c.from, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), "HG180") || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s, %s: %v, want HG180 %q", c.normalize, c.from, err, c.want)
+		}
+	}
+}
+
+// A target is spelled as every URL headgate builds from a path (§16.4).
+func TestRedirectTargetSpelling(t *testing.T) {
+	cfg := mustRedirConfig(t, "[[redirect]]\nfrom = \"/a\"\nto = \"/%7euser/%e6%9d%b1\"\n[[redirect]]\nfrom = \"/b/:x\"\nto = \"/c/{x}\"\n", nil)
+	for target, want := range map[string]string{
+		"/a":        "301 https://notes.example/~user/%E6%9D%B1 rule",
+		"/b/%7e%41": "301 https://notes.example/c/~A rule",
+	} {
+		if got := answer(cfg, RedirectRequest{Target: target, HTTPS: true}); got != want {
+			t.Errorf("%s: %s, want %s", target, got, want)
 		}
 	}
 }
