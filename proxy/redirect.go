@@ -77,7 +77,7 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 		// log and the metrics; the request is served as it would be
 		// without redirects.
 		p.log.Info("shadow: would redirect", "path", r.URL.EscapedPath(), "status", rd.Status,
-			"location", rd.Location, "source", rd.Source, "where", rd.Where)
+			"location", rd.Location, "source", rd.Source, "where", rd.Where())
 		return false
 	}
 	rs.outcome, rs.redirect = outRedirected, rd.Source

@@ -29,8 +29,21 @@ type Redirect struct {
 	Status   int    // 301, 302, 307, 308 or 410
 	Location string // absolute; "" for a 410
 	Source   string // the first hop's: "normalize", "rule" or "table"
-	Where    string // "normalize", the rule's "headgate.toml:12", or "redirects.csv:42"
 	Steps    int    // rules and rows followed at request time (0 for normalization alone)
+
+	// where names the first hop's rule or row, built only when asked
+	// (Where): a redirect answered is written without it.
+	rd  *redirector
+	hit hit
+}
+
+// Where names where the first hop came from: "normalize", the rule's
+// "headgate.toml:12", or "redirects.csv:42" — for explain and the log.
+func (r *Redirect) Where() string {
+	if r.rd == nil {
+		return SourceNormalize
+	}
+	return r.rd.where(r.hit)
 }
 
 // The sources of a redirect, as headgate_redirects_total labels them.
@@ -460,7 +473,7 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 	cur := target{path: path, query: reqQuery, hasQuery: hasQ}
 	var out *Redirect
 	if norm {
-		out = &Redirect{Status: 301, Source: SourceNormalize, Where: SourceNormalize}
+		out = &Redirect{Status: 301, Source: SourceNormalize}
 	}
 	final, gone, steps := cur, false, 0
 	var seen [maxSteps + 1]string
@@ -478,7 +491,7 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 				break
 			}
 			if steps == 0 && out == nil {
-				out = &Redirect{Status: st.status, Source: st.source, Where: rd.where(h)}
+				out = &Redirect{Status: st.status, Source: st.source, rd: rd, hit: h}
 			}
 			seen[steps] = cur.local()
 			steps++
@@ -511,7 +524,7 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 			final, gone, steps = target{path: path, query: reqQuery, hasQuery: hasQ}, false, 0
 			out = nil
 			if norm {
-				out = &Redirect{Status: 301, Source: SourceNormalize, Where: SourceNormalize}
+				out = &Redirect{Status: 301, Source: SourceNormalize}
 			}
 		}
 	}

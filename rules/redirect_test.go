@@ -303,8 +303,8 @@ func TestRedirectTable(t *testing.T) {
 		}
 	}
 	rd, _ := cfg.Redirect(RedirectRequest{Method: "GET", Target: "/older"})
-	if !strings.HasSuffix(rd.Where, "r.csv:7") {
-		t.Errorf("Where = %q, want …r.csv:7", rd.Where)
+	if !strings.HasSuffix(rd.Where(), "r.csv:7") {
+		t.Errorf("Where = %q, want …r.csv:7", rd.Where())
 	}
 }
 

@@ -45,7 +45,7 @@ func explainRedirect(w io.Writer, cfg *rules.Config, req rules.RedirectRequest) 
 	}
 	source := rd.Source
 	if rd.Source != rules.SourceNormalize {
-		source += " " + rd.Where
+		source += " " + rd.Where()
 	}
 	if rd.Status == 410 {
 		fmt.Fprintf(w, "  redirect: 410 Gone (X-Robots-Tag: noindex)\n  source: %s\n", source)
