@@ -167,20 +167,11 @@ func (b *llmsBuilder) finish() *llmsFile {
 
 // serveLLMS answers /llms.txt from a generation.
 func (s *Sitemap) serveLLMS(w http.ResponseWriter, r *http.Request, f *llmsFile) {
-	h := w.Header()
-	h.Set("Content-Type", llmsType)
-	h.Set("Cache-Control", cacheControl)
-	h.Add("Vary", "Accept-Encoding")
-	gz := acceptsGzip(r.Header.Values("Accept-Encoding"))
-	etag := f.etag
-	if gz {
-		etag = etag[:len(etag)-1] + `-gzip"`
-	}
-	h.Set("ETag", etag)
-	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
-		w.WriteHeader(http.StatusNotModified)
+	gz, done := cacheHeaders(w, r, llmsType, f.etag)
+	if done {
 		return
 	}
+	h := w.Header()
 	body := f.body
 	if gz {
 		h.Set("Content-Encoding", "gzip")

@@ -68,21 +68,33 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serveFile(w, r, f)
 }
 
-func (s *Sitemap) serveFile(w http.ResponseWriter, r *http.Request, f *file) {
+// cacheHeaders writes the headers every generated file shares: its type,
+// caching, Vary and the ETag of the coding the client gets (gzip when it
+// accepts it). done: the request's If-None-Match matched, and a 304 went
+// out.
+func cacheHeaders(w http.ResponseWriter, r *http.Request, ctype, etag string) (gz, done bool) {
 	h := w.Header()
-	h.Set("Content-Type", xmlType)
+	h.Set("Content-Type", ctype)
 	h.Set("Cache-Control", cacheControl)
 	h.Add("Vary", "Accept-Encoding")
-	gz := acceptsGzip(r.Header.Values("Accept-Encoding"))
-	etag := f.etag
+	gz = acceptsGzip(r.Header.Values("Accept-Encoding"))
 	if gz {
 		etag = etag[:len(etag)-1] + `-gzip"`
 	}
 	h.Set("ETag", etag)
 	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, etag) {
 		w.WriteHeader(http.StatusNotModified)
+		return gz, true
+	}
+	return gz, false
+}
+
+func (s *Sitemap) serveFile(w http.ResponseWriter, r *http.Request, f *file) {
+	gz, done := cacheHeaders(w, r, xmlType, f.etag)
+	if done {
 		return
 	}
+	h := w.Header()
 	if gz {
 		h.Set("Content-Encoding", "gzip")
 		h.Set("Content-Length", strconv.FormatInt(f.gz.n, 10))
