@@ -248,7 +248,9 @@ func (l *loader) compileRedirects() {
 		if why := deadPattern(n, r.Pattern); why != "" {
 			l.add("HG180", fmt.Sprintf("redirect[%d].from", r.Index), "%q %s", r.From, why)
 		}
-		r.rule = &Rule{Index: r.Index, Line: r.Line, Match: r.From, Pattern: r.Pattern}
+		// Index: the pattern table ranks its rules by a dense index; a
+		// [[redirect]] refused above has none.
+		r.rule = &Rule{Index: len(pseudo), Line: r.Line, Match: r.From, Pattern: r.Pattern}
 		pseudo = append(pseudo, r.rule)
 		rd.templated = rd.templated || r.To != nil && !r.To.Static()
 		if r.To != nil && r.To.Static() {
