@@ -68,6 +68,13 @@ error_log $W/nginx/logs/error.log warn;
 events { worker_connections 1024; }
 http {
   access_log off;
+  # Buffers that hold the whole page, as an operator in front of pages this
+  # size sets them: nginx's default (proxy_buffers 8 4k) spills every
+  # response over 32 KiB to a temp file on disk, which no one would measure.
+  proxy_buffer_size 16k;
+  proxy_buffers 64 16k;
+  proxy_busy_buffers_size 64k;
+  proxy_max_temp_file_size 0;
   upstream up { server 127.0.0.1:$P_UP; keepalive 64; }
   server {
     listen 127.0.0.1:$P_NGX;
