@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	rtmetrics "runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/headgate/headgate/internal/heappeak"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -274,32 +274,15 @@ func TestRun1M(t *testing.T) {
 	}
 	gen = 1
 	start := time.Now()
-	var peak atomic.Uint64
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		for {
-			rtmetrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
+	stopPeak := heappeak.Start()
 	sum, err := Run(context.Background(), o)
-	close(stop)
-	<-done
+	peak := stopPeak()
 	if err != nil || sum.Changed != 1000 || sum.Submitted != 1000 || posts.Load() != 1 {
 		t.Fatalf("second run: %+v %v, %d POSTs", sum, err, posts.Load())
 	}
 	runtime.ReadMemStats(&after)
 	st, _ := os.Stat(state)
-	growth := int64(peak.Load()) - int64(before.HeapAlloc)
+	growth := int64(peak) - int64(before.HeapAlloc)
 	t.Logf("second run over 1,000,000 URLs: %v; state file %d MiB; peak heap growth %.1f MiB; %.0f MiB allocated over both runs",
 		time.Since(start).Round(time.Millisecond), st.Size()>>20, float64(growth)/(1<<20), float64(after.TotalAlloc-before.TotalAlloc)/(1<<20))
 	if growth > 128<<20 {

@@ -8,12 +8,11 @@ import (
 	"io"
 	"regexp"
 	"runtime"
-	rtmetrics "runtime/metrics"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/headgate/headgate/internal/heappeak"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -273,28 +272,10 @@ max_links = 50000
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
-	var peak atomic.Uint64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		sample := []rtmetrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		for {
-			rtmetrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
+	stopPeak := heappeak.Start()
 	start := time.Now()
 	res, err := s.generate(context.Background())
-	close(stop)
-	<-done
+	peak := stopPeak()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,7 +290,7 @@ max_links = 50000
 	if len(body) > maxLLMSBytes {
 		t.Errorf("llms.txt is %d bytes, over %d", len(body), maxLLMSBytes)
 	}
-	growth := int64(peak.Load()) - int64(before.HeapAlloc)
+	growth := int64(peak) - int64(before.HeapAlloc)
 	t.Logf("1,000,000 URLs: %v, llms.txt %d KiB with %d links, peak heap growth %.1f MiB (the sitemap's compressed files included)",
 		time.Since(start).Round(time.Millisecond), len(body)>>10, links, float64(growth)/(1<<20))
 	if growth > 96<<20 {
