@@ -184,21 +184,23 @@ func TestVersionOf(t *testing.T) {
 	}
 }
 
+// layoutConfig writes a config whose one rule, on /*, has the open_graph
+// table og (TOML lines), and returns its path.
+func layoutConfig(t *testing.T, og string) string {
+	t.Helper()
+	cfg := filepath.Join(t.TempDir(), "h.toml")
+	src := "[server]\nupstream = \"http://127.0.0.1:1\"\n[site]\nbase_url = \"https://notes.example\"\n[[rule]]\nmatch = \"/*\"\n[rule.open_graph]\n" + og
+	if err := os.WriteFile(cfg, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 // A saved page declares its own charset: rewrite's default Content-Type
 // must let it, or a windows-1252 title is read as UTF-8 (mojibake in
 // {page.title}) and its bytes are re-encoded wrongly.
 func TestRewriteCharsetFromDocument(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "h.toml")
-	os.WriteFile(cfg, []byte(`[server]
-upstream = "http://127.0.0.1:1"
-[site]
-base_url = "https://notes.example"
-[[rule]]
-match = "/*"
-[rule.open_graph]
-title = "{page.title}"
-`), 0o644)
+	cfg := layoutConfig(t, `title = "{page.title}"`)
 	page := "<html><head><meta charset=\"windows-1252\"><title>Caf\xe9 cr\xe8me</title></head><body>\xe9</body></html>"
 	code, out, errs := runCmd(t, page, "rewrite", "-config", cfg, "-path", "/x")
 	if code != exitOK {
@@ -239,17 +241,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 
 // -changes names a structured property by its own name.
 func TestRewriteChangesLabel(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "h.toml")
-	os.WriteFile(cfg, []byte(`[server]
-upstream = "http://127.0.0.1:1"
-[site]
-base_url = "https://notes.example"
-[[rule]]
-match = "/*"
-[rule.open_graph]
-image = { url = "/a.png", width = 1200, height = 630, alt = "A" }
-`), 0o644)
+	cfg := layoutConfig(t, `image = { url = "/a.png", width = 1200, height = 630, alt = "A" }`)
 	page := `<html><head><meta property="og:image" content="/old.png"><meta property="og:image:width" content="10"></head><body></body></html>`
 	code, _, errs := runCmd(t, page, "rewrite", "-config", cfg, "-path", "/x", "-changes")
 	if code != exitOK {
