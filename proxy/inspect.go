@@ -76,15 +76,6 @@ func (hk *inspectHook) response(res *http.Response) {
 	hk.header = res.Header.Clone()
 }
 
-// observer is the rewrite.Options.Observe of a request: nil unless the
-// inspector asks.
-func (hk *inspectHook) observer() func([]byte, *rewrite.Result) {
-	if hk == nil {
-		return nil
-	}
-	return hk.observe
-}
-
 func (hk *inspectHook) observe(b []byte, res *rewrite.Result) {
 	hk.mu.Lock()
 	defer hk.mu.Unlock()

@@ -1,8 +1,6 @@
 package rules
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -568,39 +566,6 @@ func applyTitleTemplate(tmpl, t string) string {
 		b.WriteByte(tmpl[i])
 	}
 	return b.String()
-}
-
-// renderJSON substitutes the templates of a JSON-LD tree.
-func renderJSON(node any, v *vars) any {
-	switch n := node.(type) {
-	case *Template:
-		return n.render(v, false)
-	case map[string]any:
-		out := make(map[string]any, len(n))
-		for k, x := range n {
-			out[k] = renderJSON(x, v)
-		}
-		return out
-	case []any:
-		out := make([]any, len(n))
-		for i, x := range n {
-			out[i] = renderJSON(x, v)
-		}
-		return out
-	}
-	return node
-}
-
-// marshalJSONLD serializes with <, >, & (and, by encoding/json, U+2028 and
-// U+2029) escaped, so that no value can end the script element.
-func marshalJSONLD(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(true)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // precompute serializes the JSON-LD blocks whose templates name no variable
