@@ -2,8 +2,10 @@ package test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,6 +86,18 @@ func TestDeployIndexNowLayout(t *testing.T) {
 	}
 	if jobs != 1 {
 		t.Errorf("%d containers run headgate indexnow, want 1", jobs)
+	}
+
+	// The alert on failed runs names this CronJob (kube-state-metrics'
+	// cronjob label is its name): renaming one without the other silences it.
+	mon, err := os.ReadFile(filepath.Join(root, "kubernetes", "monitoring", "prometheusrule.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cj := range objs.cronJobs {
+		if want := `cronjob="` + cj.Metadata.Name + `"`; !strings.Contains(string(mon), want) {
+			t.Errorf("CronJob %s: no alert in monitoring/prometheusrule.yaml selects %s", cj.Metadata.Name, want)
+		}
 	}
 	ing, err := k8sRender(filepath.Join(root, "kubernetes", "ingress"))
 	if err != nil {
