@@ -673,12 +673,7 @@ func fileSize(name string) int64 {
 
 // ruleLookups reads a rule's lookup table: the tables its templates may
 // name, each with the template of the key to look up.
-func (l *loader) ruleLookups(path string, t map[string]any, r *Rule) {
-	v, ok := t["lookup"]
-	if !ok {
-		return
-	}
-	key := path + ".lookup"
+func (l *loader) ruleLookups(key string, v any, r *Rule) {
 	lt, ok := l.table(key, v)
 	if !ok {
 		return

@@ -60,16 +60,11 @@ func validStatus(n int) bool {
 	return false
 }
 
-// redirects reads [normalize], [[redirect]], [[redirect_table]] and
-// server.trusted_proxies, then compiles them: chains collapsed, cycles
+// redirects reads [normalize], [[redirect]] and [[redirect_table]] (the
+// server reads server.trusted_proxies), then compiles them: chains collapsed, cycles
 // refused (HG181), static canonicals that name a redirect source refused
 // (HG182). It runs after the rules are read.
 func (l *loader) redirects(tree map[string]any) {
-	if srv, ok := tree["server"].(map[string]any); ok {
-		if v, ok := srv["trusted_proxies"]; ok {
-			l.trustedProxies(v)
-		}
-	}
 	c := &l.cfg
 	c.Normalize.TrailingSlash = "keep"
 	if v, ok := tree["normalize"]; ok {
@@ -92,7 +87,7 @@ func (l *loader) redirects(tree map[string]any) {
 	l.compileRedirects()
 }
 
-func (l *loader) trustedProxies(v any) {
+func (l *loader) trustedProxies(_ string, v any) {
 	list, ok := l.strList("server.trusted_proxies", v)
 	if !ok {
 		return

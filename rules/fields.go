@@ -1,0 +1,87 @@
+package rules
+
+import "sort"
+
+// A field is one key of a config table, declared once: its name, how its
+// value is read, and what to say when a required key is absent. The
+// tables of fields drive the reading of a table, the unknown-key check
+// (HG140, with a "did you mean"), and through schema the documentation
+// check; the line of a key comes from the document itself (keyLines).
+type field[T any] struct {
+	key string
+	// early fields are read first, in the order of the table; the others
+	// after them, in key order. A rule's match and booleans are early:
+	// its templates' checks depend on them.
+	early bool
+	read  func(d T, key string, v any)
+	// need, when set, makes the key required: its absence is reported at
+	// the table's own key with this code and message.
+	needCode, need string
+}
+
+// fields is the declaration of one table: name is its schema path
+// ("rule.open_graph.image").
+type fields[T any] struct {
+	name string
+	list []field[T]
+}
+
+func (fs *fields[T]) schemaName() string { return fs.name }
+
+func (fs *fields[T]) keys() []string {
+	out := make([]string, len(fs.list))
+	for i, f := range fs.list {
+		out[i] = f.key
+	}
+	return out
+}
+
+// decode reads table t, at key path path, into d: unknown keys first
+// (HG140), then the early fields in declaration order, then the rest in
+// key order, so that problems come out in the same order on every run.
+func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T) {
+	l.known(path, t, fs.name)
+	late := map[string]*field[T]{}
+	for i := range fs.list {
+		f := &fs.list[i]
+		if !f.early {
+			late[f.key] = f
+			continue
+		}
+		v, ok := t[f.key]
+		switch {
+		case ok && f.read != nil:
+			f.read(d, sub(path, f.key), v)
+		case !ok && f.need != "":
+			l.add(f.needCode, path, "%s", f.need)
+		}
+	}
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		if late[k] != nil {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if f := late[k]; f.read != nil {
+			f.read(d, sub(path, k), t[k])
+		}
+	}
+}
+
+// declared is every table declared with fields; init adds their keys to
+// schema.
+type declaredTable interface {
+	schemaName() string
+	keys() []string
+}
+
+func declare(tables ...declaredTable) {
+	for _, t := range tables {
+		if _, dup := schema[t.schemaName()]; dup {
+			panic("rules: table " + t.schemaName() + " declared twice")
+		}
+		schema[t.schemaName()] = t.keys()
+	}
+}
