@@ -737,7 +737,9 @@ func (d *ruleDec) match(key string, v any) {
 	r := d.r
 	if d.l.str(key, v, &r.Match) {
 		p, err := ParsePattern(r.Match)
-		if err != nil {
+		if err != nil && indexOutsideBraces(r.Match, "?") >= 0 {
+			d.l.add("HG120", key, "%q: %v; a rule looks at the query with its query key (query = { page = \"2\" })", r.Match, err)
+		} else if err != nil {
 			d.l.add("HG120", key, "%q: %v", r.Match, err)
 		} else {
 			r.Pattern = p
