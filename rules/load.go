@@ -56,7 +56,7 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 		}
 		return nil, Problems{{Code: "HG100", File: name, Line: line, Message: "does not parse: " + err.Error()}}
 	}
-	l.lines = keyLines(string(src))
+	l.lines = keyLines(src)
 	h := sha256.New()
 	h.Write(src)
 	if env != nil {
