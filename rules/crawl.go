@@ -154,64 +154,79 @@ func robotsPath(p string) string {
 	return ""
 }
 
-// crawlerPolicy reads the [robots] keys of §13.1 and §16.6; mode is read
-// by root.
+// robotsFields declares the keys of [robots] (§13.1, §16.6).
+var robotsFields = &fields[*loader]{name: "robots", list: []field[*loader]{
+	{key: "mode", read: func(l *loader, key string, v any) {
+		l.enum(key, v, &l.cfg.Robots.Mode, "generate", "append", "upstream")
+	}},
+	{key: "group", read: (*loader).robotsGroups},
+	{key: "content_signal", read: (*loader).contentSignal},
+	{key: "upstream_sitemaps", read: func(l *loader, key string, v any) {
+		l.enum(key, v, &l.cfg.Robots.UpstreamSitemaps, "replace", "keep")
+	}},
+}}
+
+// contentSignalFields declares the keys of robots.content_signal.
+var contentSignalFields = &fields[into[*ContentSignal]]{name: "robots.content_signal", list: []field[into[*ContentSignal]]{
+	{key: "search", read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.Search) }},
+	{key: "ai_input", read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.AIInput) }},
+	{key: "ai_train", read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.AITrain) }},
+}}
+
+// crawlerPolicy reads [robots] (§13.1, §16.6).
 func (l *loader) crawlerPolicy(t map[string]any) {
 	r := &l.cfg.Robots
-	if v, ok := t["upstream_sitemaps"]; ok {
-		l.enum("robots.upstream_sitemaps", v, &r.UpstreamSitemaps, "replace", "keep")
-	}
-	if v, ok := t["content_signal"]; ok {
-		if ct, ok := l.table("robots.content_signal", v); ok {
-			l.known("robots.content_signal", ct, "robots.content_signal")
-			cs := &ContentSignal{}
-			for _, k := range sortedKeys(ct) {
-				key := "robots.content_signal." + k
-				var s string
-				if !l.str(key, ct[k], &s) {
-					continue
-				}
-				if s != "yes" && s != "no" {
-					l.add("HG190", key, `%q is not "yes" or "no"`, s)
-					continue
-				}
-				switch k {
-				case "search":
-					cs.Search = s
-				case "ai_input":
-					cs.AIInput = s
-				case "ai_train":
-					cs.AITrain = s
-				}
-			}
-			if cs.Line() != "" {
-				r.ContentSignal = cs
-			}
-		}
-	}
-	if v, ok := t["group"]; ok {
-		arr, _ := l.tables("robots.group", v, "an array of tables ([[robots.group]])")
-		explicit := map[string]string{} // lower-case agent → the key that names it
-		var listed []map[string]bool    // per group: the agents @ai-training added
-		for i, gt := range arr {
-			listed = append(listed, l.robotsGroup(i, gt, explicit))
-		}
-		// An agent named in a group of its own leaves the @ai-training
-		// expansions: the group that names it decides for it.
-		for gi := range r.Groups {
-			g := &r.Groups[gi]
-			kept := g.UserAgents[:0]
-			for _, a := range g.UserAgents {
-				if k, ok := explicit[strings.ToLower(a)]; ok && !strings.HasPrefix(k, fmt.Sprintf("robots.group[%d].", gi)) && listed[gi][strings.ToLower(a)] {
-					continue
-				}
-				kept = append(kept, a)
-			}
-			g.UserAgents = kept
-		}
-	}
+	decode(l, "robots", t, robotsFields, l)
 	if r.Mode == "upstream" && r.HasPolicy() {
 		l.add("HG190", "robots.mode", `mode = "upstream" forwards the upstream's robots.txt untouched: robots.group and robots.content_signal would never be written (use "generate" or "append")`)
+	}
+}
+
+func (l *loader) contentSignal(key string, v any) {
+	ct, ok := l.table(key, v)
+	if !ok {
+		return
+	}
+	cs := &ContentSignal{}
+	decode(l, key, ct, contentSignalFields, into[*ContentSignal]{&tmplCtx{l: l}, cs})
+	if cs.Line() != "" {
+		l.cfg.Robots.ContentSignal = cs
+	}
+}
+
+// signal reads one content signal: "yes" or "no".
+func (l *loader) signal(key string, v any, dst *string) {
+	var s string
+	if !l.str(key, v, &s) {
+		return
+	}
+	if s != "yes" && s != "no" {
+		l.add("HG190", key, `%q is not "yes" or "no"`, s)
+		return
+	}
+	*dst = s
+}
+
+func (l *loader) robotsGroups(key string, v any) {
+	r := &l.cfg.Robots
+	arr, _ := l.tables(key, v, "an array of tables ([[robots.group]])")
+	explicit := map[string]string{} // lower-case agent → the key that names it
+	var listed []map[string]bool    // per group: the agents @ai-training added
+	for i, gt := range arr {
+		listed = append(listed, l.robotsGroup(i, gt, explicit))
+	}
+	// An agent named in a group of its own leaves the @ai-training
+	// expansions: the group that names it decides for it.
+	for gi := range r.Groups {
+		g := &r.Groups[gi]
+		kept := g.UserAgents[:0]
+		for _, a := range g.UserAgents {
+			if k, ok := explicit[strings.ToLower(a)]; ok && !strings.HasPrefix(k, fmt.Sprintf("robots.group[%d].", gi)) && listed[gi][strings.ToLower(a)] {
+				continue
+			}
+			kept = append(kept, a)
+		}
+		g.UserAgents = kept
 	}
 }
 

@@ -132,7 +132,6 @@ func (l *loader) dataFile(name string, sum []byte) {
 var schema = map[string][]string{
 	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow",
 		"normalize", "redirect", "redirect_table"},
-	"robots":                {"mode", "group", "content_signal", "upstream_sitemaps"},
 	"normalize":             {"redirect_hosts", "https", "trailing_slash", "lowercase", "merge_slashes"},
 	"redirect":              {"from", "to", "status", "query"},
 	"redirect_table":        {"file", "status", "query"},
@@ -140,7 +139,6 @@ var schema = map[string][]string{
 	"page_table":            {"file"},
 	"hreflang_table":        {"file"},
 	"robots.group":          {"user_agents", "allow", "disallow"},
-	"robots.content_signal": {"search", "ai_input", "ai_train"},
 	"llms_txt":              {"title", "summary", "section"},
 	"llms_txt.section":      {"name", "match", "max_links"},
 	"indexnow":              {"key", "endpoint"},
@@ -148,7 +146,8 @@ var schema = map[string][]string{
 
 func init() {
 	declare(serverFields, siteFields, sitemapFields, ruleFields, ruleRobotsFields, ogFields, imageFields,
-		articleFields, twitterFields, twitterImageFields, entryFields)
+		articleFields, twitterFields, twitterImageFields, entryFields,
+		robotsFields, contentSignalFields)
 }
 
 // known reports the keys of table t (at key path path) that the schema of
@@ -437,10 +436,6 @@ func (l *loader) root(tree map[string]any) {
 	}
 	if v, ok := tree["robots"]; ok {
 		if t, ok := l.table("robots", v); ok {
-			l.known("robots", t, "robots")
-			if m, ok := t["mode"]; ok {
-				l.enum("robots.mode", m, &l.cfg.Robots.Mode, "generate", "append", "upstream")
-			}
 			l.crawlerPolicy(t)
 		}
 	}
