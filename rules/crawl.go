@@ -230,80 +230,135 @@ func (l *loader) robotsGroups(key string, v any) {
 	}
 }
 
+// groupDec is what the fields of one [[robots.group]] read into.
+type groupDec struct {
+	l        *loader
+	g        *RobotsGroup
+	listed   map[string]bool   // the agents @ai-training added (lower-case)
+	explicit map[string]string // of every group: lower-case agent → the key that names it
+}
+
+// groupFields declares the keys of [[robots.group]].
+var groupFields = &fields[*groupDec]{name: "robots.group", list: []field[*groupDec]{
+	{key: "user_agents", early: true, read: (*groupDec).userAgents,
+		needCode: "HG190", need: `has no user_agents (add user_agents = ["@ai-training"] or a crawler's token)`},
+	{key: "allow", early: true, read: func(d *groupDec, key string, v any) { d.paths(key, v, &d.g.Allow) }},
+	{key: "disallow", early: true, read: func(d *groupDec, key string, v any) { d.paths(key, v, &d.g.Disallow) }},
+}}
+
 // robotsGroup reads one [[robots.group]]; it returns the agents that
 // @ai-training added to it (lower-case).
 func (l *loader) robotsGroup(i int, t map[string]any, explicit map[string]string) map[string]bool {
 	path := fmt.Sprintf("robots.group[%d]", i)
-	l.known(path, t, "robots.group")
 	g := RobotsGroup{Line: lineOf(l.lines, path)}
-	listed := map[string]bool{}
-	seen := map[string]bool{}
-	v, ok := t["user_agents"]
-	if !ok {
-		l.add("HG190", path, `has no user_agents (add user_agents = ["@ai-training"] or a crawler's token)`)
-	} else if agents, ok := l.strList(path+".user_agents", v); ok {
-		if len(agents) == 0 {
-			l.add("HG190", path+".user_agents", "names no agent")
-		}
-		for j, a := range agents {
-			key := fmt.Sprintf("%s.user_agents[%d]", path, j)
-			switch {
-			case a == aiTrainingList:
-				for _, x := range AITrainingAgents {
-					if !seen[strings.ToLower(x)] {
-						seen[strings.ToLower(x)] = true
-						listed[strings.ToLower(x)] = true
-						g.UserAgents = append(g.UserAgents, x)
-					}
-				}
-				continue
-			case strings.HasPrefix(a, "@"):
-				l.add("HG190", key, "%q is no list headgate knows (the one list is %q)", a, aiTrainingList)
-				continue
-			case a == "*":
-				l.add("HG190", key, `"*" is headgate's own group (it writes User-agent: * first); name crawlers here`)
-				continue
-			case !validAgent(a):
-				l.add("HG190", key, "%q is not a user-agent token: letters, digits, - and _ only (the product name, such as GPTBot, without a version)", a)
-				continue
-			}
-			low := strings.ToLower(a)
-			if prev, dup := explicit[low]; dup {
-				l.add("HG190", key, "%q names the agent of %s again: name each agent once (crawlers merge every group that names it)", a, prev)
-				continue
-			}
-			explicit[low] = key
-			delete(listed, low)
-			if !seen[low] {
-				seen[low] = true
-				g.UserAgents = append(g.UserAgents, a)
-			}
-		}
-	}
-	for _, k := range []string{"allow", "disallow"} {
-		v, ok := t[k]
-		if !ok {
-			continue
-		}
-		list, ok := l.strList(path+"."+k, v)
-		if !ok {
-			continue
-		}
-		for j, p := range list {
-			if why := robotsPath(p); why != "" {
-				l.add("HG190", fmt.Sprintf("%s.%s[%d]", path, k, j), "%q %s", p, why)
-				continue
-			}
-			if k == "allow" {
-				g.Allow = append(g.Allow, p)
-			} else {
-				g.Disallow = append(g.Disallow, p)
-			}
-		}
-	}
+	d := &groupDec{l: l, g: &g, listed: map[string]bool{}, explicit: explicit}
+	decode(l, path, t, groupFields, d)
 	l.cfg.Robots.Groups = append(l.cfg.Robots.Groups, g)
-	return listed
+	return d.listed
 }
+
+func (d *groupDec) userAgents(key string, v any) {
+	l, g, listed, explicit := d.l, d.g, d.listed, d.explicit
+	seen := map[string]bool{}
+	agents, ok := l.strList(key, v)
+	if !ok {
+		return
+	}
+	if len(agents) == 0 {
+		l.add("HG190", key, "names no agent")
+	}
+	for j, a := range agents {
+		key := fmt.Sprintf("%s[%d]", key, j)
+		switch {
+		case a == aiTrainingList:
+			for _, x := range AITrainingAgents {
+				if !seen[strings.ToLower(x)] {
+					seen[strings.ToLower(x)] = true
+					listed[strings.ToLower(x)] = true
+					g.UserAgents = append(g.UserAgents, x)
+				}
+			}
+			continue
+		case strings.HasPrefix(a, "@"):
+			l.add("HG190", key, "%q is no list headgate knows (the one list is %q)", a, aiTrainingList)
+			continue
+		case a == "*":
+			l.add("HG190", key, `"*" is headgate's own group (it writes User-agent: * first); name crawlers here`)
+			continue
+		case !validAgent(a):
+			l.add("HG190", key, "%q is not a user-agent token: letters, digits, - and _ only (the product name, such as GPTBot, without a version)", a)
+			continue
+		}
+		low := strings.ToLower(a)
+		if prev, dup := explicit[low]; dup {
+			l.add("HG190", key, "%q names the agent of %s again: name each agent once (crawlers merge every group that names it)", a, prev)
+			continue
+		}
+		explicit[low] = key
+		delete(listed, low)
+		if !seen[low] {
+			seen[low] = true
+			g.UserAgents = append(g.UserAgents, a)
+		}
+	}
+}
+
+// paths reads a group's allow or disallow list.
+func (d *groupDec) paths(key string, v any, dst *[]string) {
+	list, ok := d.l.strList(key, v)
+	if !ok {
+		return
+	}
+	for j, p := range list {
+		if why := robotsPath(p); why != "" {
+			d.l.add("HG190", fmt.Sprintf("%s[%d]", key, j), "%q %s", p, why)
+			continue
+		}
+		*dst = append(*dst, p)
+	}
+}
+
+// llmsFields declares the keys of [llms_txt].
+var llmsFields = &fields[into[*LLMSTxt]]{name: "llms_txt", list: []field[into[*LLMSTxt]]{
+	{key: "title", early: true, read: func(d into[*LLMSTxt], key string, v any) {
+		if l := d.tc.l; l.str(key, v, &d.v.Title) {
+			if strings.TrimSpace(d.v.Title) == "" {
+				l.add("HG191", key, "is empty")
+			} else if strings.ContainsAny(d.v.Title, "\r\n") {
+				l.add("HG191", key, "holds a line break: the H1 is one line")
+			}
+		}
+	}, needCode: "HG191", need: `has no title (the llms.txt H1, such as title = "Notes")`},
+	{key: "summary", early: true, read: func(d into[*LLMSTxt], key string, v any) { d.tc.l.str(key, v, &d.v.Summary) }},
+	{key: "section", early: true, read: func(d into[*LLMSTxt], key string, v any) { d.tc.l.llmsSections(key, v, d.v) }},
+}}
+
+// llmsSectionFields declares the keys of [[llms_txt.section]].
+var llmsSectionFields = &fields[into[*LLMSSection]]{name: "llms_txt.section", list: []field[into[*LLMSSection]]{
+	{key: "name", early: true, read: func(d into[*LLMSSection], key string, v any) {
+		if l := d.tc.l; l.str(key, v, &d.v.Name) {
+			if strings.TrimSpace(d.v.Name) == "" {
+				l.add("HG191", key, "is empty")
+			} else if strings.ContainsAny(d.v.Name, "\r\n") {
+				l.add("HG191", key, "holds a line break: the H2 is one line")
+			}
+		}
+	}, needCode: "HG191", need: `has no name (the section's H2, such as name = "Docs")`},
+	{key: "match", early: true, read: func(d into[*LLMSSection], key string, v any) {
+		s := d.v
+		if l := d.tc.l; l.str(key, v, &s.Match) {
+			p, err := ParsePattern(s.Match)
+			if err != nil {
+				l.add("HG120", key, "%q: %v", s.Match, err)
+			} else {
+				s.Pattern = p
+			}
+		}
+	}, needCode: "HG191", need: `has no match (the sitemap URLs it lists, such as match = "/docs/*")`},
+	{key: "max_links", early: true, read: func(d into[*LLMSSection], key string, v any) {
+		d.tc.l.integer(key, v, 1, 50000, &d.v.MaxLinks)
+	}},
+}}
 
 // llmsTxt reads [llms_txt].
 func (l *loader) llmsTxt(v any) {
@@ -311,56 +366,46 @@ func (l *loader) llmsTxt(v any) {
 	if !ok {
 		return
 	}
-	l.known("llms_txt", t, "llms_txt")
 	x := &LLMSTxt{}
-	if v, ok := t["title"]; !ok {
-		l.add("HG191", "llms_txt", `has no title (the llms.txt H1, such as title = "Notes")`)
-	} else if l.str("llms_txt.title", v, &x.Title) {
-		if strings.TrimSpace(x.Title) == "" {
-			l.add("HG191", "llms_txt.title", "is empty")
-		} else if strings.ContainsAny(x.Title, "\r\n") {
-			l.add("HG191", "llms_txt.title", "holds a line break: the H1 is one line")
-		}
-	}
-	if v, ok := t["summary"]; ok {
-		l.str("llms_txt.summary", v, &x.Summary)
-	}
-	if v, ok := t["section"]; ok {
-		arr, _ := l.tables("llms_txt.section", v, "an array of tables ([[llms_txt.section]])")
-		var fake []*Rule
-		for i, st := range arr {
-			path := fmt.Sprintf("llms_txt.section[%d]", i)
-			l.known(path, st, "llms_txt.section")
-			s := LLMSSection{MaxLinks: DefaultMaxLinks}
-			if v, ok := st["name"]; !ok {
-				l.add("HG191", path, `has no name (the section's H2, such as name = "Docs")`)
-			} else if l.str(path+".name", v, &s.Name) {
-				if strings.TrimSpace(s.Name) == "" {
-					l.add("HG191", path+".name", "is empty")
-				} else if strings.ContainsAny(s.Name, "\r\n") {
-					l.add("HG191", path+".name", "holds a line break: the H2 is one line")
-				}
-			}
-			if v, ok := st["match"]; !ok {
-				l.add("HG191", path, `has no match (the sitemap URLs it lists, such as match = "/docs/*")`)
-			} else if l.str(path+".match", v, &s.Match) {
-				p, err := ParsePattern(s.Match)
-				if err != nil {
-					l.add("HG120", path+".match", "%q: %v", s.Match, err)
-				} else {
-					s.Pattern = p
-				}
-			}
-			if v, ok := st["max_links"]; ok {
-				l.integer(path+".max_links", v, 1, 50000, &s.MaxLinks)
-			}
-			x.Sections = append(x.Sections, s)
-			fake = append(fake, &Rule{Index: i, Match: s.Match, Pattern: s.Pattern})
-		}
-		x.table = &Config{table: newTable(fake, nil)}
-	}
+	decode(l, "llms_txt", t, llmsFields, into[*LLMSTxt]{&tmplCtx{l: l}, x})
 	l.cfg.LLMSTxt = x
 }
+
+func (l *loader) llmsSections(key string, v any, x *LLMSTxt) {
+	arr, _ := l.tables(key, v, "an array of tables ([[llms_txt.section]])")
+	var fake []*Rule
+	for i, st := range arr {
+		s := LLMSSection{MaxLinks: DefaultMaxLinks}
+		decode(l, fmt.Sprintf("%s[%d]", key, i), st, llmsSectionFields, into[*LLMSSection]{&tmplCtx{l: l}, &s})
+		x.Sections = append(x.Sections, s)
+		fake = append(fake, &Rule{Index: i, Match: s.Match, Pattern: s.Pattern})
+	}
+	x.table = &Config{table: newTable(fake, nil)}
+}
+
+// indexNowFields declares the keys of [indexnow].
+var indexNowFields = &fields[into[*IndexNow]]{name: "indexnow", list: []field[into[*IndexNow]]{
+	{key: "key", early: true, read: func(d into[*IndexNow], key string, v any) {
+		if l := d.tc.l; l.str(key, v, &d.v.Key) {
+			if why := checkIndexNowKey(d.v.Key); why != "" {
+				l.add("HG192", key, "%s", why)
+			}
+		}
+	}, needCode: "HG192", need: "has no key (8 to 128 of a-z, A-Z, 0-9 and -; headgate serves it at /{key}.txt)"},
+	{key: "endpoint", early: true, read: func(d into[*IndexNow], key string, v any) {
+		x, l := d.v, d.tc.l
+		if !l.str(key, v, &x.Endpoint) {
+			return
+		}
+		u, err := url.Parse(x.Endpoint)
+		switch {
+		case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+			l.add("HG192", key, "%q is not an http(s) URL", x.Endpoint)
+		case u.User != nil || u.Fragment != "":
+			l.add("HG192", key, "%q: an endpoint has no user info or fragment", x.Endpoint)
+		}
+	}},
+}}
 
 // indexNow reads [indexnow].
 func (l *loader) indexNow(v any) {
@@ -368,24 +413,8 @@ func (l *loader) indexNow(v any) {
 	if !ok {
 		return
 	}
-	l.known("indexnow", t, "indexnow")
 	x := &IndexNow{Endpoint: DefaultIndexNowEndpoint}
-	if v, ok := t["key"]; !ok {
-		l.add("HG192", "indexnow", "has no key (8 to 128 of a-z, A-Z, 0-9 and -; headgate serves it at /{key}.txt)")
-	} else if l.str("indexnow.key", v, &x.Key) {
-		if why := checkIndexNowKey(x.Key); why != "" {
-			l.add("HG192", "indexnow.key", "%s", why)
-		}
-	}
-	if v, ok := t["endpoint"]; ok && l.str("indexnow.endpoint", v, &x.Endpoint) {
-		u, err := url.Parse(x.Endpoint)
-		switch {
-		case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-			l.add("HG192", "indexnow.endpoint", "%q is not an http(s) URL", x.Endpoint)
-		case u.User != nil || u.Fragment != "":
-			l.add("HG192", "indexnow.endpoint", "%q: an endpoint has no user info or fragment", x.Endpoint)
-		}
-	}
+	decode(l, "indexnow", t, indexNowFields, into[*IndexNow]{&tmplCtx{l: l}, x})
 	l.cfg.IndexNow = x
 }
 

@@ -132,22 +132,18 @@ func (l *loader) dataFile(name string, sum []byte) {
 var schema = map[string][]string{
 	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow",
 		"normalize", "redirect", "redirect_table"},
-	"normalize":        {"redirect_hosts", "https", "trailing_slash", "lowercase", "merge_slashes"},
-	"redirect":         {"from", "to", "status", "query"},
-	"redirect_table":   {"file", "status", "query"},
-	"table":            {"name", "file", "key"},
-	"page_table":       {"file"},
-	"hreflang_table":   {"file"},
-	"robots.group":     {"user_agents", "allow", "disallow"},
-	"llms_txt":         {"title", "summary", "section"},
-	"llms_txt.section": {"name", "match", "max_links"},
-	"indexnow":         {"key", "endpoint"},
+	"normalize":      {"redirect_hosts", "https", "trailing_slash", "lowercase", "merge_slashes"},
+	"redirect":       {"from", "to", "status", "query"},
+	"redirect_table": {"file", "status", "query"},
+	"table":          {"name", "file", "key"},
+	"page_table":     {"file"},
+	"hreflang_table": {"file"},
 }
 
 func init() {
 	declare(serverFields, siteFields, sitemapFields, ruleFields, ruleRobotsFields, ogFields, imageFields,
 		articleFields, twitterFields, twitterImageFields, entryFields,
-		robotsFields, contentSignalFields)
+		robotsFields, contentSignalFields, groupFields, llmsFields, llmsSectionFields, indexNowFields)
 }
 
 // known reports the keys of table t (at key path path) that the schema of
