@@ -132,9 +132,6 @@ func (l *loader) dataFile(name string, sum []byte) {
 var schema = map[string][]string{
 	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow",
 		"normalize", "redirect", "redirect_table"},
-	"normalize":      {"redirect_hosts", "https", "trailing_slash", "lowercase", "merge_slashes"},
-	"redirect":       {"from", "to", "status", "query"},
-	"redirect_table": {"file", "status", "query"},
 	"table":          {"name", "file", "key"},
 	"page_table":     {"file"},
 	"hreflang_table": {"file"},
@@ -143,7 +140,8 @@ var schema = map[string][]string{
 func init() {
 	declare(serverFields, siteFields, sitemapFields, ruleFields, ruleRobotsFields, ogFields, imageFields,
 		articleFields, twitterFields, twitterImageFields, entryFields,
-		robotsFields, contentSignalFields, groupFields, llmsFields, llmsSectionFields, indexNowFields)
+		robotsFields, contentSignalFields, groupFields, llmsFields, llmsSectionFields, indexNowFields,
+		normalizeFields, redirectFields, redirectTableFields)
 }
 
 // known reports the keys of table t (at key path path) that the schema of
