@@ -132,16 +132,14 @@ func (l *loader) dataFile(name string, sum []byte) {
 var schema = map[string][]string{
 	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow",
 		"normalize", "redirect", "redirect_table"},
-	"table":          {"name", "file", "key"},
-	"page_table":     {"file"},
-	"hreflang_table": {"file"},
 }
 
 func init() {
 	declare(serverFields, siteFields, sitemapFields, ruleFields, ruleRobotsFields, ogFields, imageFields,
 		articleFields, twitterFields, twitterImageFields, entryFields,
 		robotsFields, contentSignalFields, groupFields, llmsFields, llmsSectionFields, indexNowFields,
-		normalizeFields, redirectFields, redirectTableFields)
+		normalizeFields, redirectFields, redirectTableFields,
+		lookupTableFields, pageTableFields, hreflangTableFields)
 }
 
 // known reports the keys of table t (at key path path) that the schema of
