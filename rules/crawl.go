@@ -176,7 +176,7 @@ var contentSignalFields = &fields[into[*ContentSignal]]{name: "robots.content_si
 // crawlerPolicy reads [robots] (§13.1, §16.6).
 func (l *loader) crawlerPolicy(t map[string]any) {
 	r := &l.cfg.Robots
-	decode(l, "robots", t, robotsFields, l)
+	decode(l, robotsFields.name, t, robotsFields, l)
 	if r.Mode == "upstream" && r.HasPolicy() {
 		l.add("HG190", "robots.mode", `mode = "upstream" forwards the upstream's robots.txt untouched: robots.group and robots.content_signal would never be written (use "generate" or "append")`)
 	}
@@ -361,13 +361,9 @@ var llmsSectionFields = &fields[into[*LLMSSection]]{name: "llms_txt.section", li
 }}
 
 // llmsTxt reads [llms_txt].
-func (l *loader) llmsTxt(v any) {
-	t, ok := l.table("llms_txt", v)
-	if !ok {
-		return
-	}
+func (l *loader) llmsTxt(t map[string]any) {
 	x := &LLMSTxt{}
-	decode(l, "llms_txt", t, llmsFields, into[*LLMSTxt]{&tmplCtx{l: l}, x})
+	decode(l, llmsFields.name, t, llmsFields, into[*LLMSTxt]{&tmplCtx{l: l}, x})
 	l.cfg.LLMSTxt = x
 }
 
@@ -408,13 +404,9 @@ var indexNowFields = &fields[into[*IndexNow]]{name: "indexnow", list: []field[in
 }}
 
 // indexNow reads [indexnow].
-func (l *loader) indexNow(v any) {
-	t, ok := l.table("indexnow", v)
-	if !ok {
-		return
-	}
+func (l *loader) indexNow(t map[string]any) {
 	x := &IndexNow{Endpoint: DefaultIndexNowEndpoint}
-	decode(l, "indexnow", t, indexNowFields, into[*IndexNow]{&tmplCtx{l: l}, x})
+	decode(l, indexNowFields.name, t, indexNowFields, into[*IndexNow]{&tmplCtx{l: l}, x})
 	l.cfg.IndexNow = x
 }
 
@@ -449,11 +441,11 @@ func (l *loader) crawlChecks() {
 
 // crawl reads the top-level tables of §13.2 and §13.3.
 func (l *loader) crawl(tree map[string]any) {
-	if v, ok := tree["llms_txt"]; ok {
-		l.llmsTxt(v)
+	if t := l.topTable(tree, llmsFields.name, false); t != nil {
+		l.llmsTxt(t)
 	}
-	if v, ok := tree["indexnow"]; ok {
-		l.indexNow(v)
+	if t := l.topTable(tree, indexNowFields.name, false); t != nil {
+		l.indexNow(t)
 	}
 	l.crawlChecks()
 }

@@ -78,23 +78,14 @@ const (
 // runs before the rules, whose templates name the tables.
 func (l *loader) dataTables(tree map[string]any) {
 	l.data = &dataSet{}
-	if v, ok := tree["table"]; ok {
-		arr, _ := l.tables("table", v, "an array of tables ([[table]])")
-		for i, t := range arr {
-			l.lookupTable(i, t)
-		}
+	for i, t := range l.topTables(tree, lookupTableFields.name) {
+		l.lookupTable(i, t)
 	}
-	if v, ok := tree["page_table"]; ok {
-		arr, _ := l.tables("page_table", v, "an array of tables ([[page_table]])")
-		for i, t := range arr {
-			l.pageTable(i, t)
-		}
+	for i, t := range l.topTables(tree, pageTableFields.name) {
+		l.pageTable(i, t)
 	}
-	if v, ok := tree["hreflang_table"]; ok {
-		arr, _ := l.tables("hreflang_table", v, "an array of tables ([[hreflang_table]])")
-		for i, t := range arr {
-			l.hreflangTable(i, t)
-		}
+	for i, t := range l.topTables(tree, hreflangTableFields.name) {
+		l.hreflangTable(i, t)
 	}
 	if len(l.data.tables)+len(l.data.pages)+len(l.data.hreflang) > 0 {
 		l.cfg.data = l.data

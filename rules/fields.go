@@ -1,6 +1,9 @@
 package rules
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // A field is one key of a config table, declared once: its name, how its
 // value is read, and what to say when a required key is absent. The
@@ -15,8 +18,10 @@ type field[T any] struct {
 	early bool
 	read  func(d T, key string, v any)
 	// need, when set, makes the key required: its absence is reported at
-	// the table's own key with this code and message.
+	// the table's own key (at the key itself with needKey) with this code
+	// and message.
 	needCode, need string
+	needKey        bool
 }
 
 // fields is the declaration of one table: name is its schema path
@@ -52,8 +57,8 @@ func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T)
 		switch {
 		case ok && f.read != nil:
 			f.read(d, sub(path, f.key), v)
-		case !ok && f.need != "":
-			l.add(f.needCode, path, "%s", f.need)
+		case !ok:
+			f.required(l, path)
 		}
 	}
 	keys := make([]string, 0, len(t))
@@ -68,20 +73,43 @@ func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T)
 			f.read(d, sub(path, k), t[k])
 		}
 	}
+	for i := range fs.list {
+		if f := &fs.list[i]; !f.early {
+			if _, ok := t[f.key]; !ok {
+				f.required(l, path)
+			}
+		}
+	}
 }
 
-// declared is every table declared with fields; init adds their keys to
-// schema.
+// required reports the absence of a required field of the table at path.
+func (f *field[T]) required(l *loader, path string) {
+	switch {
+	case f.need == "":
+	case f.needKey:
+		l.add(f.needCode, sub(path, f.key), "%s", f.need)
+	default:
+		l.add(f.needCode, path, "%s", f.need)
+	}
+}
+
+// declaredTable is a table of fields of any type, for schema.
 type declaredTable interface {
 	schemaName() string
 	keys() []string
 }
 
+// declare adds the keys of tables to schema; a top-level table's name is
+// a key of the document root, "".
 func declare(tables ...declaredTable) {
 	for _, t := range tables {
-		if _, dup := schema[t.schemaName()]; dup {
-			panic("rules: table " + t.schemaName() + " declared twice")
+		name := t.schemaName()
+		if _, dup := schema[name]; dup {
+			panic("rules: table " + name + " declared twice")
 		}
-		schema[t.schemaName()] = t.keys()
+		schema[name] = t.keys()
+		if !strings.Contains(name, ".") {
+			schema[""] = append(schema[""], name)
+		}
 	}
 }

@@ -127,19 +127,17 @@ func (l *loader) dataFile(name string, sum []byte) {
 // of a rule's open_graph. The tables not listed (headers, json_ld,
 // sitemap_entries[].params) hold keys of the user's choosing. Every key the
 // loader reads is here, and docs/configuration.md documents each one (a test
-// checks both). The tables declared with fields (fields.go) add their keys
-// in init; the literal holds the tables still read key by key.
-var schema = map[string][]string{
-	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow",
-		"normalize", "redirect", "redirect_table"},
-}
+// checks both). It is built from the tables of fields (fields.go), where
+// each key is declared: a top-level table's name is a key of "".
+var schema = map[string][]string{}
 
 func init() {
-	declare(serverFields, siteFields, sitemapFields, ruleFields, ruleRobotsFields, ogFields, imageFields,
-		articleFields, twitterFields, twitterImageFields, entryFields,
-		robotsFields, contentSignalFields, groupFields, llmsFields, llmsSectionFields, indexNowFields,
-		normalizeFields, redirectFields, redirectTableFields,
-		lookupTableFields, pageTableFields, hreflangTableFields)
+	// The order of the top-level tables is the order of schema[""], in
+	// which "did you mean" looks.
+	declare(serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields,
+		hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields)
+	declare(ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields,
+		contentSignalFields, groupFields, llmsSectionFields)
 }
 
 // known reports the keys of table t (at key path path) that the schema of
@@ -405,48 +403,53 @@ func quoteAll(ss []string) []string {
 
 func (l *loader) root(tree map[string]any) {
 	l.known("", tree, "")
-	if v, ok := tree["server"]; ok {
-		if t, ok := l.table("server", v); ok {
-			l.server(t)
-		}
+	// [server] and [site] are read even when absent: they have required keys.
+	l.server(l.topTable(tree, serverFields.name, true))
+	l.site(l.topTable(tree, siteFields.name, true))
+	if t := l.topTable(tree, sitemapFields.name, false); t != nil {
+		l.sitemap(t)
 	}
-	if _, ok := tree["server"].(map[string]any); !ok || tree["server"].(map[string]any)["upstream"] == nil {
-		l.add("HG102", "server.upstream", `is required: an http(s) URL or "builtin:demo"`)
-	}
-	if v, ok := tree["site"]; ok {
-		if t, ok := l.table("site", v); ok {
-			l.site(t)
-		}
-	}
-	if st, ok := tree["site"].(map[string]any); !ok || st["base_url"] == nil {
-		l.add("HG101", "site.base_url", "is required: the public origin of the site, such as https://www.example.com")
-	}
-	if v, ok := tree["sitemap"]; ok {
-		if t, ok := l.table("sitemap", v); ok {
-			l.sitemap(t)
-		}
-	}
-	if v, ok := tree["robots"]; ok {
-		if t, ok := l.table("robots", v); ok {
-			l.crawlerPolicy(t)
-		}
+	if t := l.topTable(tree, robotsFields.name, false); t != nil {
+		l.crawlerPolicy(t)
 	}
 	l.dataTables(tree)
-	if v, ok := tree["rule"]; ok {
-		arr, _ := l.tables("rule", v, "an array of tables ([[rule]])")
-		for i, t := range arr {
-			l.rule(i, t)
-		}
+	for i, t := range l.topTables(tree, ruleFields.name) {
+		l.rule(i, t)
 	}
 	l.redirects(tree)
 	l.crawl(tree)
+}
+
+// topTable returns the top-level table name of tree: nil when it is absent
+// or not a table (reported), or with always an empty table then.
+func (l *loader) topTable(tree map[string]any, name string, always bool) map[string]any {
+	if v, ok := tree[name]; ok {
+		if t, ok := l.table(name, v); ok {
+			return t
+		}
+	}
+	if always {
+		return map[string]any{}
+	}
+	return nil
+}
+
+// topTables returns the top-level array of tables name of tree ([[name]]).
+func (l *loader) topTables(tree map[string]any, name string) []map[string]any {
+	v, ok := tree[name]
+	if !ok {
+		return nil
+	}
+	arr, _ := l.tables(name, v, "an array of tables ([["+name+"]])")
+	return arr
 }
 
 // serverFields declares the keys of [server].
 var serverFields = &fields[*loader]{name: "server", list: []field[*loader]{
 	{key: "listen", read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.Listen) }},
 	{key: "admin_listen", read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.AdminListen) }},
-	{key: "upstream", read: (*loader).upstream},
+	{key: "upstream", read: (*loader).upstream,
+		needCode: "HG102", need: `is required: an http(s) URL or "builtin:demo"`, needKey: true},
 	{key: "preserve_host", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.PreserveHost) }},
 	{key: "upstream_timeout", read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Server.UpstreamTimeout) }},
 	{key: "max_head_bytes", read: func(l *loader, key string, v any) { l.size(key, v, 1024, 64<<20, &l.cfg.Server.MaxHeadBytes) }},
@@ -459,7 +462,7 @@ var serverFields = &fields[*loader]{name: "server", list: []field[*loader]{
 }}
 
 func (l *loader) server(t map[string]any) {
-	decode(l, "server", t, serverFields, l)
+	decode(l, serverFields.name, t, serverFields, l)
 	if s := &l.cfg.Server; s.Listen != "" && s.Listen == s.AdminListen {
 		l.add("HG103", "server.admin_listen", "must differ from server.listen: the admin endpoints never share the public port")
 	}
@@ -547,7 +550,8 @@ func checkUpstream(u string) error {
 
 // siteFields declares the keys of [site].
 var siteFields = &fields[*loader]{name: "site", list: []field[*loader]{
-	{key: "base_url", read: (*loader).baseURL},
+	{key: "base_url", read: (*loader).baseURL,
+		needCode: "HG101", need: "is required: the public origin of the site, such as https://www.example.com", needKey: true},
 	{key: "mode", read: func(l *loader, key string, v any) {
 		var m string
 		l.enum(key, v, &m, "production", "staging", "shadow")
@@ -562,7 +566,7 @@ var siteFields = &fields[*loader]{name: "site", list: []field[*loader]{
 	{key: "og_url_from_canonical", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.OGURLFromCanonical) }},
 }}
 
-func (l *loader) site(t map[string]any) { decode(l, "site", t, siteFields, l) }
+func (l *loader) site(t map[string]any) { decode(l, siteFields.name, t, siteFields, l) }
 
 func (l *loader) baseURL(key string, v any) {
 	var b string
@@ -653,7 +657,7 @@ var sitemapFields = &fields[*loader]{name: "sitemap", list: []field[*loader]{
 	{key: "max_urls", read: func(l *loader, key string, v any) { l.integer(key, v, 1, 1<<40, &l.cfg.Sitemap.MaxURLs) }},
 }}
 
-func (l *loader) sitemap(t map[string]any) { decode(l, "sitemap", t, sitemapFields, l) }
+func (l *loader) sitemap(t map[string]any) { decode(l, sitemapFields.name, t, sitemapFields, l) }
 
 // ruleDec is what a rule's fields read into.
 type ruleDec struct {

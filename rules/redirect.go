@@ -67,22 +67,14 @@ func validStatus(n int) bool {
 func (l *loader) redirects(tree map[string]any) {
 	c := &l.cfg
 	c.Normalize.TrailingSlash = "keep"
-	if v, ok := tree["normalize"]; ok {
-		if t, ok := l.table("normalize", v); ok {
-			l.normalize(t)
-		}
+	if t := l.topTable(tree, normalizeFields.name, false); t != nil {
+		l.normalize(t)
 	}
-	if v, ok := tree["redirect"]; ok {
-		arr, _ := l.tables("redirect", v, "an array of tables ([[redirect]])")
-		for i, t := range arr {
-			l.redirectRule(i, t)
-		}
+	for i, t := range l.topTables(tree, redirectFields.name) {
+		l.redirectRule(i, t)
 	}
-	if v, ok := tree["redirect_table"]; ok {
-		arr, _ := l.tables("redirect_table", v, "an array of tables ([[redirect_table]])")
-		for i, t := range arr {
-			l.redirectTable(i, t)
-		}
+	for i, t := range l.topTables(tree, redirectTableFields.name) {
+		l.redirectTable(i, t)
 	}
 	l.compileRedirects()
 }
@@ -139,7 +131,7 @@ func (l *loader) redirectHosts(key string, v any) {
 
 func (l *loader) normalize(t map[string]any) {
 	n := &l.cfg.Normalize
-	decode(l, "normalize", t, normalizeFields, l)
+	decode(l, normalizeFields.name, t, normalizeFields, l)
 	base := l.cfg.Site.BaseURL
 	if n.HTTPS && strings.HasPrefix(base, "http://") {
 		l.add("HG141", "normalize.https", "site.base_url %s is http: every redirect to https would go back to http (use an https base_url)", base)
