@@ -79,13 +79,13 @@ func (l *loader) redirects(tree map[string]any) {
 	l.compileRedirects()
 }
 
-func (l *loader) trustedProxies(_ string, v any) {
-	list, ok := l.strList("server.trusted_proxies", v)
+func (l *loader) trustedProxies(key string, v any) {
+	list, ok := l.strList(key, v)
 	if !ok {
 		return
 	}
 	for i, s := range list {
-		key := fmt.Sprintf("server.trusted_proxies[%d]", i)
+		key := fmt.Sprintf("%s[%d]", key, i)
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
 			a, aerr := netip.ParseAddr(s)
