@@ -22,6 +22,8 @@ type field[T any] struct {
 	// and message.
 	needCode, need string
 	needKey        bool
+	// env names the environment variable that overrides the key (§1).
+	env string
 }
 
 // fields is the declaration of one table: name is its schema path
@@ -32,6 +34,15 @@ type fields[T any] struct {
 }
 
 func (fs *fields[T]) schemaName() string { return fs.name }
+
+func (fs *fields[T]) envs() (out []struct{ env, key string }) {
+	for _, f := range fs.list {
+		if f.env != "" {
+			out = append(out, struct{ env, key string }{f.env, sub(fs.name, f.key)})
+		}
+	}
+	return out
+}
 
 func (fs *fields[T]) keys() []string {
 	out := make([]string, len(fs.list))
@@ -97,10 +108,12 @@ func (f *field[T]) required(l *loader, path string) {
 type declaredTable interface {
 	schemaName() string
 	keys() []string
+	envs() []struct{ env, key string }
 }
 
-// declare adds the keys of tables to schema; a top-level table's name is
-// a key of the document root, "".
+// declare adds the keys of tables to schema, and their environment
+// overrides to envKeys; a top-level table's name is a key of the document
+// root, "".
 func declare(tables ...declaredTable) {
 	for _, t := range tables {
 		name := t.schemaName()
@@ -108,6 +121,7 @@ func declare(tables ...declaredTable) {
 			panic("rules: table " + name + " declared twice")
 		}
 		schema[name] = t.keys()
+		envKeys = append(envKeys, t.envs()...)
 		if !strings.Contains(name, ".") {
 			schema[""] = append(schema[""], name)
 		}

@@ -21,13 +21,9 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// Env names the environment overrides of §1.
-var envKeys = []struct{ env, key string }{
-	{"HEADGATE_LISTEN", "server.listen"},
-	{"HEADGATE_ADMIN_LISTEN", "server.admin_listen"},
-	{"HEADGATE_UPSTREAM", "server.upstream"},
-	{"HEADGATE_BASE_URL", "site.base_url"},
-}
+// envKeys names the environment overrides of §1, in the order of the
+// fields that declare them (field.env): the order they enter Config.Hash.
+var envKeys []struct{ env, key string }
 
 // Load reads, validates and compiles the configuration file at path, with
 // the HEADGATE_* overrides from the process environment. On a bad
@@ -446,9 +442,9 @@ func (l *loader) topTables(tree map[string]any, name string) []map[string]any {
 
 // serverFields declares the keys of [server].
 var serverFields = &fields[*loader]{name: "server", list: []field[*loader]{
-	{key: "listen", read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.Listen) }},
-	{key: "admin_listen", read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.AdminListen) }},
-	{key: "upstream", read: (*loader).upstream,
+	{key: "listen", env: "HEADGATE_LISTEN", read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.Listen) }},
+	{key: "admin_listen", env: "HEADGATE_ADMIN_LISTEN", read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.AdminListen) }},
+	{key: "upstream", env: "HEADGATE_UPSTREAM", read: (*loader).upstream,
 		needCode: "HG102", need: `is required: an http(s) URL or "builtin:demo"`, needKey: true},
 	{key: "preserve_host", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.PreserveHost) }},
 	{key: "upstream_timeout", read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Server.UpstreamTimeout) }},
@@ -550,7 +546,7 @@ func checkUpstream(u string) error {
 
 // siteFields declares the keys of [site].
 var siteFields = &fields[*loader]{name: "site", list: []field[*loader]{
-	{key: "base_url", read: (*loader).baseURL,
+	{key: "base_url", env: "HEADGATE_BASE_URL", read: (*loader).baseURL,
 		needCode: "HG101", need: "is required: the public origin of the site, such as https://www.example.com", needKey: true},
 	{key: "mode", read: func(l *loader, key string, v any) {
 		var m string
