@@ -1,7 +1,7 @@
 package rules
 
 import (
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -29,11 +29,19 @@ type field[T any] struct {
 // fields is the declaration of one table: name is its schema path
 // ("rule.open_graph.image").
 type fields[T any] struct {
-	name string
-	list []field[T]
+	name  string
+	list  []field[T]
+	index map[string]int // key → its place in list; built by declare
 }
 
 func (fs *fields[T]) schemaName() string { return fs.name }
+
+func (fs *fields[T]) indexKeys() {
+	fs.index = make(map[string]int, len(fs.list))
+	for i, f := range fs.list {
+		fs.index[f.key] = i
+	}
+}
 
 func (fs *fields[T]) envs() (out []struct{ env, key string }) {
 	for _, f := range fs.list {
@@ -57,11 +65,9 @@ func (fs *fields[T]) keys() []string {
 // key order, so that problems come out in the same order on every run.
 func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T) {
 	l.known(path, t, fs.name)
-	late := map[string]*field[T]{}
 	for i := range fs.list {
 		f := &fs.list[i]
 		if !f.early {
-			late[f.key] = f
 			continue
 		}
 		v, ok := t[f.key]
@@ -72,16 +78,16 @@ func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T)
 			f.required(l, path)
 		}
 	}
-	keys := make([]string, 0, len(t))
+	late := make([]*field[T], 0, len(t))
 	for k := range t {
-		if late[k] != nil {
-			keys = append(keys, k)
+		if i, ok := fs.index[k]; ok && !fs.list[i].early {
+			late = append(late, &fs.list[i])
 		}
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if f := late[k]; f.read != nil {
-			f.read(d, sub(path, k), t[k])
+	slices.SortFunc(late, func(a, b *field[T]) int { return strings.Compare(a.key, b.key) })
+	for _, f := range late {
+		if f.read != nil {
+			f.read(d, sub(path, f.key), t[f.key])
 		}
 	}
 	for i := range fs.list {
@@ -109,6 +115,7 @@ type declaredTable interface {
 	schemaName() string
 	keys() []string
 	envs() []struct{ env, key string }
+	indexKeys()
 }
 
 // declare adds the keys of tables to schema, and their environment
@@ -121,6 +128,7 @@ func declare(tables ...declaredTable) {
 			panic("rules: table " + name + " declared twice")
 		}
 		schema[name] = t.keys()
+		t.indexKeys()
 		envKeys = append(envKeys, t.envs()...)
 		if !strings.Contains(name, ".") {
 			schema[""] = append(schema[""], name)
