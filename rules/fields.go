@@ -64,6 +64,9 @@ func (fs *fields[T]) keys() []string {
 // (HG140), then the early fields in declaration order, then the rest in
 // key order, so that problems come out in the same order on every run.
 func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T) {
+	if fs.index == nil {
+		panic("rules: table " + fs.name + " is not declared (add it to init in load.go)")
+	}
 	l.known(path, t, fs.name)
 	for i := range fs.list {
 		f := &fs.list[i]
