@@ -24,27 +24,10 @@ type QueryCond struct {
 	seg segment
 }
 
-// cmsRule reads a rule's rewrite, inherit and query keys. It runs before
-// the rule's templates are parsed, so that they may name query parameters.
-func (l *loader) cmsRule(path string, r *Rule, t map[string]any) {
-	for _, k := range []string{"rewrite", "inherit"} {
-		v, ok := t[k]
-		if !ok {
-			continue
-		}
-		var b bool
-		l.boolean(path+"."+k, v, &b)
-		if k == "rewrite" {
-			r.Rewrite = &b
-		} else {
-			r.Inherit = &b
-		}
-	}
-	v, ok := t["query"]
-	if !ok {
-		return
-	}
-	key := path + ".query"
+// ruleQuery reads a rule's query table (the rule reads rewrite and
+// inherit). It runs before the rule's templates are parsed, so that they
+// may name query parameters.
+func (l *loader) ruleQuery(key string, v any, r *Rule) {
 	qt, ok := l.table(key, v)
 	if !ok {
 		return
@@ -88,7 +71,7 @@ func (l *loader) cmsRule(path string, r *Rule, t map[string]any) {
 		r.Query = append(r.Query, QueryCond{Key: name, Raw: s, seg: sg})
 	}
 	if r.Sitemap && len(r.Query) > 0 {
-		l.add("HG141", path+".sitemap", "a sitemap lists addresses without a query; a rule with query conditions can not be in it")
+		l.add("HG141", strings.TrimSuffix(key, ".query")+".sitemap", "a sitemap lists addresses without a query; a rule with query conditions can not be in it")
 	}
 }
 

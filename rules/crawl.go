@@ -154,223 +154,259 @@ func robotsPath(p string) string {
 	return ""
 }
 
-// crawlerPolicy reads the [robots] keys of §13.1 and §16.6; mode is read
-// by root.
+// robotsFields declares the keys of [robots] (§13.1, §16.6).
+var robotsFields = &fields[*loader]{name: "robots", list: []field[*loader]{
+	{key: "mode", read: func(l *loader, key string, v any) {
+		l.enum(key, v, &l.cfg.Robots.Mode, "generate", "append", "upstream")
+	}},
+	{key: "group", read: (*loader).robotsGroups},
+	{key: "content_signal", read: (*loader).contentSignal},
+	{key: "upstream_sitemaps", read: func(l *loader, key string, v any) {
+		l.enum(key, v, &l.cfg.Robots.UpstreamSitemaps, "replace", "keep")
+	}},
+}}
+
+// contentSignalFields declares the keys of robots.content_signal.
+var contentSignalFields = &fields[into[*ContentSignal]]{name: "robots.content_signal", list: []field[into[*ContentSignal]]{
+	{key: "search", read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.Search) }},
+	{key: "ai_input", read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.AIInput) }},
+	{key: "ai_train", read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.AITrain) }},
+}}
+
+// crawlerPolicy reads [robots] (§13.1, §16.6).
 func (l *loader) crawlerPolicy(t map[string]any) {
 	r := &l.cfg.Robots
-	if v, ok := t["upstream_sitemaps"]; ok {
-		l.enum("robots.upstream_sitemaps", v, &r.UpstreamSitemaps, "replace", "keep")
-	}
-	if v, ok := t["content_signal"]; ok {
-		if ct, ok := l.table("robots.content_signal", v); ok {
-			l.known("robots.content_signal", ct, "robots.content_signal")
-			cs := &ContentSignal{}
-			for _, k := range sortedKeys(ct) {
-				key := "robots.content_signal." + k
-				var s string
-				if !l.str(key, ct[k], &s) {
-					continue
-				}
-				if s != "yes" && s != "no" {
-					l.add("HG190", key, `%q is not "yes" or "no"`, s)
-					continue
-				}
-				switch k {
-				case "search":
-					cs.Search = s
-				case "ai_input":
-					cs.AIInput = s
-				case "ai_train":
-					cs.AITrain = s
-				}
-			}
-			if cs.Line() != "" {
-				r.ContentSignal = cs
-			}
-		}
-	}
-	if v, ok := t["group"]; ok {
-		arr, _ := l.tables("robots.group", v, "an array of tables ([[robots.group]])")
-		explicit := map[string]string{} // lower-case agent → the key that names it
-		var listed []map[string]bool    // per group: the agents @ai-training added
-		for i, gt := range arr {
-			listed = append(listed, l.robotsGroup(i, gt, explicit))
-		}
-		// An agent named in a group of its own leaves the @ai-training
-		// expansions: the group that names it decides for it.
-		for gi := range r.Groups {
-			g := &r.Groups[gi]
-			kept := g.UserAgents[:0]
-			for _, a := range g.UserAgents {
-				if k, ok := explicit[strings.ToLower(a)]; ok && !strings.HasPrefix(k, fmt.Sprintf("robots.group[%d].", gi)) && listed[gi][strings.ToLower(a)] {
-					continue
-				}
-				kept = append(kept, a)
-			}
-			g.UserAgents = kept
-		}
-	}
+	decode(l, robotsFields.name, t, robotsFields, l)
 	if r.Mode == "upstream" && r.HasPolicy() {
 		l.add("HG190", "robots.mode", `mode = "upstream" forwards the upstream's robots.txt untouched: robots.group and robots.content_signal would never be written (use "generate" or "append")`)
 	}
 }
 
+func (l *loader) contentSignal(key string, v any) {
+	ct, ok := l.table(key, v)
+	if !ok {
+		return
+	}
+	cs := &ContentSignal{}
+	decode(l, key, ct, contentSignalFields, into[*ContentSignal]{&tmplCtx{l: l}, cs})
+	if cs.Line() != "" {
+		l.cfg.Robots.ContentSignal = cs
+	}
+}
+
+// signal reads one content signal: "yes" or "no".
+func (l *loader) signal(key string, v any, dst *string) {
+	var s string
+	if !l.str(key, v, &s) {
+		return
+	}
+	if s != "yes" && s != "no" {
+		l.add("HG190", key, `%q is not "yes" or "no"`, s)
+		return
+	}
+	*dst = s
+}
+
+func (l *loader) robotsGroups(key string, v any) {
+	r := &l.cfg.Robots
+	arr, _ := l.tables(key, v, "an array of tables ([[robots.group]])")
+	explicit := map[string]string{} // lower-case agent → the key that names it
+	var listed []map[string]bool    // per group: the agents @ai-training added
+	for i, gt := range arr {
+		listed = append(listed, l.robotsGroup(i, gt, explicit))
+	}
+	// An agent named in a group of its own leaves the @ai-training
+	// expansions: the group that names it decides for it.
+	for gi := range r.Groups {
+		g := &r.Groups[gi]
+		kept := g.UserAgents[:0]
+		for _, a := range g.UserAgents {
+			if k, ok := explicit[strings.ToLower(a)]; ok && !strings.HasPrefix(k, fmt.Sprintf("robots.group[%d].", gi)) && listed[gi][strings.ToLower(a)] {
+				continue
+			}
+			kept = append(kept, a)
+		}
+		g.UserAgents = kept
+	}
+}
+
+// groupDec is what the fields of one [[robots.group]] read into.
+type groupDec struct {
+	l        *loader
+	g        *RobotsGroup
+	listed   map[string]bool   // the agents @ai-training added (lower-case)
+	explicit map[string]string // of every group: lower-case agent → the key that names it
+}
+
+// groupFields declares the keys of [[robots.group]].
+var groupFields = &fields[*groupDec]{name: "robots.group", list: []field[*groupDec]{
+	{key: "user_agents", early: true, read: (*groupDec).userAgents,
+		needCode: "HG190", need: `has no user_agents (add user_agents = ["@ai-training"] or a crawler's token)`},
+	{key: "allow", early: true, read: func(d *groupDec, key string, v any) { d.paths(key, v, &d.g.Allow) }},
+	{key: "disallow", early: true, read: func(d *groupDec, key string, v any) { d.paths(key, v, &d.g.Disallow) }},
+}}
+
 // robotsGroup reads one [[robots.group]]; it returns the agents that
 // @ai-training added to it (lower-case).
 func (l *loader) robotsGroup(i int, t map[string]any, explicit map[string]string) map[string]bool {
 	path := fmt.Sprintf("robots.group[%d]", i)
-	l.known(path, t, "robots.group")
 	g := RobotsGroup{Line: lineOf(l.lines, path)}
-	listed := map[string]bool{}
-	seen := map[string]bool{}
-	v, ok := t["user_agents"]
-	if !ok {
-		l.add("HG190", path, `has no user_agents (add user_agents = ["@ai-training"] or a crawler's token)`)
-	} else if agents, ok := l.strList(path+".user_agents", v); ok {
-		if len(agents) == 0 {
-			l.add("HG190", path+".user_agents", "names no agent")
-		}
-		for j, a := range agents {
-			key := fmt.Sprintf("%s.user_agents[%d]", path, j)
-			switch {
-			case a == aiTrainingList:
-				for _, x := range AITrainingAgents {
-					if !seen[strings.ToLower(x)] {
-						seen[strings.ToLower(x)] = true
-						listed[strings.ToLower(x)] = true
-						g.UserAgents = append(g.UserAgents, x)
-					}
-				}
-				continue
-			case strings.HasPrefix(a, "@"):
-				l.add("HG190", key, "%q is no list headgate knows (the one list is %q)", a, aiTrainingList)
-				continue
-			case a == "*":
-				l.add("HG190", key, `"*" is headgate's own group (it writes User-agent: * first); name crawlers here`)
-				continue
-			case !validAgent(a):
-				l.add("HG190", key, "%q is not a user-agent token: letters, digits, - and _ only (the product name, such as GPTBot, without a version)", a)
-				continue
-			}
-			low := strings.ToLower(a)
-			if prev, dup := explicit[low]; dup {
-				l.add("HG190", key, "%q names the agent of %s again: name each agent once (crawlers merge every group that names it)", a, prev)
-				continue
-			}
-			explicit[low] = key
-			delete(listed, low)
-			if !seen[low] {
-				seen[low] = true
-				g.UserAgents = append(g.UserAgents, a)
-			}
-		}
-	}
-	for _, k := range []string{"allow", "disallow"} {
-		v, ok := t[k]
-		if !ok {
-			continue
-		}
-		list, ok := l.strList(path+"."+k, v)
-		if !ok {
-			continue
-		}
-		for j, p := range list {
-			if why := robotsPath(p); why != "" {
-				l.add("HG190", fmt.Sprintf("%s.%s[%d]", path, k, j), "%q %s", p, why)
-				continue
-			}
-			if k == "allow" {
-				g.Allow = append(g.Allow, p)
-			} else {
-				g.Disallow = append(g.Disallow, p)
-			}
-		}
-	}
+	d := &groupDec{l: l, g: &g, listed: map[string]bool{}, explicit: explicit}
+	decode(l, path, t, groupFields, d)
 	l.cfg.Robots.Groups = append(l.cfg.Robots.Groups, g)
-	return listed
+	return d.listed
 }
 
-// llmsTxt reads [llms_txt].
-func (l *loader) llmsTxt(v any) {
-	t, ok := l.table("llms_txt", v)
+func (d *groupDec) userAgents(key string, v any) {
+	l, g, listed, explicit := d.l, d.g, d.listed, d.explicit
+	seen := map[string]bool{}
+	agents, ok := l.strList(key, v)
 	if !ok {
 		return
 	}
-	l.known("llms_txt", t, "llms_txt")
+	if len(agents) == 0 {
+		l.add("HG190", key, "names no agent")
+	}
+	for j, a := range agents {
+		key := fmt.Sprintf("%s[%d]", key, j)
+		switch {
+		case a == aiTrainingList:
+			for _, x := range AITrainingAgents {
+				if !seen[strings.ToLower(x)] {
+					seen[strings.ToLower(x)] = true
+					listed[strings.ToLower(x)] = true
+					g.UserAgents = append(g.UserAgents, x)
+				}
+			}
+			continue
+		case strings.HasPrefix(a, "@"):
+			l.add("HG190", key, "%q is no list headgate knows (the one list is %q)", a, aiTrainingList)
+			continue
+		case a == "*":
+			l.add("HG190", key, `"*" is headgate's own group (it writes User-agent: * first); name crawlers here`)
+			continue
+		case !validAgent(a):
+			l.add("HG190", key, "%q is not a user-agent token: letters, digits, - and _ only (the product name, such as GPTBot, without a version)", a)
+			continue
+		}
+		low := strings.ToLower(a)
+		if prev, dup := explicit[low]; dup {
+			l.add("HG190", key, "%q names the agent of %s again: name each agent once (crawlers merge every group that names it)", a, prev)
+			continue
+		}
+		explicit[low] = key
+		delete(listed, low)
+		if !seen[low] {
+			seen[low] = true
+			g.UserAgents = append(g.UserAgents, a)
+		}
+	}
+}
+
+// paths reads a group's allow or disallow list.
+func (d *groupDec) paths(key string, v any, dst *[]string) {
+	list, ok := d.l.strList(key, v)
+	if !ok {
+		return
+	}
+	for j, p := range list {
+		if why := robotsPath(p); why != "" {
+			d.l.add("HG190", fmt.Sprintf("%s[%d]", key, j), "%q %s", p, why)
+			continue
+		}
+		*dst = append(*dst, p)
+	}
+}
+
+// llmsFields declares the keys of [llms_txt].
+var llmsFields = &fields[into[*LLMSTxt]]{name: "llms_txt", list: []field[into[*LLMSTxt]]{
+	{key: "title", early: true, read: func(d into[*LLMSTxt], key string, v any) {
+		if l := d.tc.l; l.str(key, v, &d.v.Title) {
+			if strings.TrimSpace(d.v.Title) == "" {
+				l.add("HG191", key, "is empty")
+			} else if strings.ContainsAny(d.v.Title, "\r\n") {
+				l.add("HG191", key, "holds a line break: the H1 is one line")
+			}
+		}
+	}, needCode: "HG191", need: `has no title (the llms.txt H1, such as title = "Notes")`},
+	{key: "summary", early: true, read: func(d into[*LLMSTxt], key string, v any) { d.tc.l.str(key, v, &d.v.Summary) }},
+	{key: "section", early: true, read: func(d into[*LLMSTxt], key string, v any) { d.tc.l.llmsSections(key, v, d.v) }},
+}}
+
+// llmsSectionFields declares the keys of [[llms_txt.section]].
+var llmsSectionFields = &fields[into[*LLMSSection]]{name: "llms_txt.section", list: []field[into[*LLMSSection]]{
+	{key: "name", early: true, read: func(d into[*LLMSSection], key string, v any) {
+		if l := d.tc.l; l.str(key, v, &d.v.Name) {
+			if strings.TrimSpace(d.v.Name) == "" {
+				l.add("HG191", key, "is empty")
+			} else if strings.ContainsAny(d.v.Name, "\r\n") {
+				l.add("HG191", key, "holds a line break: the H2 is one line")
+			}
+		}
+	}, needCode: "HG191", need: `has no name (the section's H2, such as name = "Docs")`},
+	{key: "match", early: true, read: func(d into[*LLMSSection], key string, v any) {
+		s := d.v
+		if l := d.tc.l; l.str(key, v, &s.Match) {
+			p, err := ParsePattern(s.Match)
+			if err != nil {
+				l.add("HG120", key, "%q: %v", s.Match, err)
+			} else {
+				s.Pattern = p
+			}
+		}
+	}, needCode: "HG191", need: `has no match (the sitemap URLs it lists, such as match = "/docs/*")`},
+	{key: "max_links", early: true, read: func(d into[*LLMSSection], key string, v any) {
+		d.tc.l.integer(key, v, 1, 50000, &d.v.MaxLinks)
+	}},
+}}
+
+// llmsTxt reads [llms_txt].
+func (l *loader) llmsTxt(t map[string]any) {
 	x := &LLMSTxt{}
-	if v, ok := t["title"]; !ok {
-		l.add("HG191", "llms_txt", `has no title (the llms.txt H1, such as title = "Notes")`)
-	} else if l.str("llms_txt.title", v, &x.Title) {
-		if strings.TrimSpace(x.Title) == "" {
-			l.add("HG191", "llms_txt.title", "is empty")
-		} else if strings.ContainsAny(x.Title, "\r\n") {
-			l.add("HG191", "llms_txt.title", "holds a line break: the H1 is one line")
-		}
-	}
-	if v, ok := t["summary"]; ok {
-		l.str("llms_txt.summary", v, &x.Summary)
-	}
-	if v, ok := t["section"]; ok {
-		arr, _ := l.tables("llms_txt.section", v, "an array of tables ([[llms_txt.section]])")
-		var fake []*Rule
-		for i, st := range arr {
-			path := fmt.Sprintf("llms_txt.section[%d]", i)
-			l.known(path, st, "llms_txt.section")
-			s := LLMSSection{MaxLinks: DefaultMaxLinks}
-			if v, ok := st["name"]; !ok {
-				l.add("HG191", path, `has no name (the section's H2, such as name = "Docs")`)
-			} else if l.str(path+".name", v, &s.Name) {
-				if strings.TrimSpace(s.Name) == "" {
-					l.add("HG191", path+".name", "is empty")
-				} else if strings.ContainsAny(s.Name, "\r\n") {
-					l.add("HG191", path+".name", "holds a line break: the H2 is one line")
-				}
-			}
-			if v, ok := st["match"]; !ok {
-				l.add("HG191", path, `has no match (the sitemap URLs it lists, such as match = "/docs/*")`)
-			} else if l.str(path+".match", v, &s.Match) {
-				p, err := ParsePattern(s.Match)
-				if err != nil {
-					l.add("HG120", path+".match", "%q: %v", s.Match, err)
-				} else {
-					s.Pattern = p
-				}
-			}
-			if v, ok := st["max_links"]; ok {
-				l.integer(path+".max_links", v, 1, 50000, &s.MaxLinks)
-			}
-			x.Sections = append(x.Sections, s)
-			fake = append(fake, &Rule{Index: i, Match: s.Match, Pattern: s.Pattern})
-		}
-		x.table = &Config{table: newTable(fake, nil)}
-	}
+	decode(l, llmsFields.name, t, llmsFields, into[*LLMSTxt]{&tmplCtx{l: l}, x})
 	l.cfg.LLMSTxt = x
 }
 
-// indexNow reads [indexnow].
-func (l *loader) indexNow(v any) {
-	t, ok := l.table("indexnow", v)
-	if !ok {
-		return
+func (l *loader) llmsSections(key string, v any, x *LLMSTxt) {
+	arr, _ := l.tables(key, v, "an array of tables ([[llms_txt.section]])")
+	var fake []*Rule
+	for i, st := range arr {
+		s := LLMSSection{MaxLinks: DefaultMaxLinks}
+		decode(l, fmt.Sprintf("%s[%d]", key, i), st, llmsSectionFields, into[*LLMSSection]{&tmplCtx{l: l}, &s})
+		x.Sections = append(x.Sections, s)
+		fake = append(fake, &Rule{Index: i, Match: s.Match, Pattern: s.Pattern})
 	}
-	l.known("indexnow", t, "indexnow")
-	x := &IndexNow{Endpoint: DefaultIndexNowEndpoint}
-	if v, ok := t["key"]; !ok {
-		l.add("HG192", "indexnow", "has no key (8 to 128 of a-z, A-Z, 0-9 and -; headgate serves it at /{key}.txt)")
-	} else if l.str("indexnow.key", v, &x.Key) {
-		if why := checkIndexNowKey(x.Key); why != "" {
-			l.add("HG192", "indexnow.key", "%s", why)
+	x.table = &Config{table: newTable(fake, nil)}
+}
+
+// indexNowFields declares the keys of [indexnow].
+var indexNowFields = &fields[into[*IndexNow]]{name: "indexnow", list: []field[into[*IndexNow]]{
+	{key: "key", early: true, read: func(d into[*IndexNow], key string, v any) {
+		if l := d.tc.l; l.str(key, v, &d.v.Key) {
+			if why := checkIndexNowKey(d.v.Key); why != "" {
+				l.add("HG192", key, "%s", why)
+			}
 		}
-	}
-	if v, ok := t["endpoint"]; ok && l.str("indexnow.endpoint", v, &x.Endpoint) {
+	}, needCode: "HG192", need: "has no key (8 to 128 of a-z, A-Z, 0-9 and -; headgate serves it at /{key}.txt)"},
+	{key: "endpoint", early: true, read: func(d into[*IndexNow], key string, v any) {
+		x, l := d.v, d.tc.l
+		if !l.str(key, v, &x.Endpoint) {
+			return
+		}
 		u, err := url.Parse(x.Endpoint)
 		switch {
 		case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-			l.add("HG192", "indexnow.endpoint", "%q is not an http(s) URL", x.Endpoint)
+			l.add("HG192", key, "%q is not an http(s) URL", x.Endpoint)
 		case u.User != nil || u.Fragment != "":
-			l.add("HG192", "indexnow.endpoint", "%q: an endpoint has no user info or fragment", x.Endpoint)
+			l.add("HG192", key, "%q: an endpoint has no user info or fragment", x.Endpoint)
 		}
-	}
+	}},
+}}
+
+// indexNow reads [indexnow].
+func (l *loader) indexNow(t map[string]any) {
+	x := &IndexNow{Endpoint: DefaultIndexNowEndpoint}
+	decode(l, indexNowFields.name, t, indexNowFields, into[*IndexNow]{&tmplCtx{l: l}, x})
 	l.cfg.IndexNow = x
 }
 
@@ -405,11 +441,11 @@ func (l *loader) crawlChecks() {
 
 // crawl reads the top-level tables of §13.2 and §13.3.
 func (l *loader) crawl(tree map[string]any) {
-	if v, ok := tree["llms_txt"]; ok {
-		l.llmsTxt(v)
+	if t := l.topTable(tree, llmsFields.name, false); t != nil {
+		l.llmsTxt(t)
 	}
-	if v, ok := tree["indexnow"]; ok {
-		l.indexNow(v)
+	if t := l.topTable(tree, indexNowFields.name, false); t != nil {
+		l.indexNow(t)
 	}
 	l.crawlChecks()
 }

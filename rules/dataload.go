@@ -78,23 +78,14 @@ const (
 // runs before the rules, whose templates name the tables.
 func (l *loader) dataTables(tree map[string]any) {
 	l.data = &dataSet{}
-	if v, ok := tree["table"]; ok {
-		arr, _ := l.tables("table", v, "an array of tables ([[table]])")
-		for i, t := range arr {
-			l.lookupTable(i, t)
-		}
+	for i, t := range l.topTables(tree, lookupTableFields.name) {
+		l.lookupTable(i, t)
 	}
-	if v, ok := tree["page_table"]; ok {
-		arr, _ := l.tables("page_table", v, "an array of tables ([[page_table]])")
-		for i, t := range arr {
-			l.pageTable(i, t)
-		}
+	for i, t := range l.topTables(tree, pageTableFields.name) {
+		l.pageTable(i, t)
 	}
-	if v, ok := tree["hreflang_table"]; ok {
-		arr, _ := l.tables("hreflang_table", v, "an array of tables ([[hreflang_table]])")
-		for i, t := range arr {
-			l.hreflangTable(i, t)
-		}
+	for i, t := range l.topTables(tree, hreflangTableFields.name) {
+		l.hreflangTable(i, t)
 	}
 	if len(l.data.tables)+len(l.data.pages)+len(l.data.hreflang) > 0 {
 		l.cfg.data = l.data
@@ -106,28 +97,71 @@ func (l *loader) addRow(code, file string, line int, key, format string, args ..
 	l.probs = append(l.probs, Problem{Code: code, File: file, Line: line, Key: key, Message: fmt.Sprintf(format, args...)})
 }
 
-// tableFile reads the file key of a table entry and opens it; nil when the
+// dataDec is what the fields of a [[table]], [[page_table]] or
+// [[hreflang_table]] read into. The file is opened after the other keys are
+// read (tableFile).
+type dataDec struct {
+	l               *loader
+	name, key, file string
+	hasFile, fileOK bool
+}
+
+// fileField is the file key every data table has.
+var fileField = field[*dataDec]{key: "file", read: func(d *dataDec, key string, v any) {
+	d.hasFile = true
+	d.fileOK = d.l.str(key, v, &d.file)
+}}
+
+// lookupTableFields declares the keys of [[table]].
+var lookupTableFields = &fields[*dataDec]{name: "table", list: []field[*dataDec]{
+	{key: "name", early: true, read: func(d *dataDec, key string, v any) {
+		l := d.l
+		if !l.str(key, v, &d.name) {
+			return
+		}
+		switch {
+		case !validTableName(d.name):
+			l.add("HG177", key, "%q is not a table name (lower-case letters, digits and _, starting with a letter; not page or a template variable)", d.name)
+			d.name = ""
+		case l.data.table(d.name) != nil:
+			l.add("HG177", key, "a table named %q is declared twice", d.name)
+			d.name = ""
+		}
+	}, needCode: "HG177", need: `has no name (add name = "products")`},
+	fileField,
+	{key: "key", early: true, read: func(d *dataDec, key string, v any) { d.l.str(key, v, &d.key) },
+		needCode: "HG177", need: `has no key (add key = "the column lookups compare with")`},
+}}
+
+// pageTableFields and hreflangTableFields declare the one key of
+// [[page_table]] and of [[hreflang_table]].
+var (
+	pageTableFields     = &fields[*dataDec]{name: "page_table", list: []field[*dataDec]{fileField}}
+	hreflangTableFields = &fields[*dataDec]{name: "hreflang_table", list: []field[*dataDec]{fileField}}
+)
+
+// tableFile reads table entry t (at path) and opens its file; nil when the
 // entry or the file is wrong (reported).
-func (l *loader) tableFile(path string, t map[string]any, code string) (*dataReader, string) {
-	v, ok := t["file"]
-	if !ok {
+func (l *loader) tableFile(path string, t map[string]any, fs *fields[*dataDec], code string) (*dataReader, string, *dataDec) {
+	d := &dataDec{l: l}
+	decode(l, path, t, fs, d)
+	if !d.hasFile {
 		l.add(code, path, `has no file (add file = "name.csv")`)
-		return nil, ""
+		return nil, "", d
 	}
-	var f string
-	if !l.str(path+".file", v, &f) {
-		return nil, ""
+	if !d.fileOK {
+		return nil, "", d
 	}
-	name := f
+	name := d.file
 	if !filepath.IsAbs(name) {
 		name = filepath.Join(l.cfg.Dir, name)
 	}
 	r, err := openData(name, maxTableBytes)
 	if err != nil {
 		l.dataErr(code, path, name, err)
-		return nil, ""
+		return nil, "", d
 	}
-	return r, name
+	return r, name, d
 }
 
 // dataErr reports an error of the table reader at its file:line.
@@ -248,26 +282,8 @@ func validTableName(s string) bool {
 // lookupTable loads one [[table]].
 func (l *loader) lookupTable(i int, t map[string]any) {
 	path := fmt.Sprintf("table[%d]", i)
-	l.known(path, t, "table")
-	var tname, key string
-	if v, ok := t["name"]; !ok {
-		l.add("HG177", path, `has no name (add name = "products")`)
-	} else if l.str(path+".name", v, &tname) {
-		switch {
-		case !validTableName(tname):
-			l.add("HG177", path+".name", "%q is not a table name (lower-case letters, digits and _, starting with a letter; not page or a template variable)", tname)
-			tname = ""
-		case l.data.table(tname) != nil:
-			l.add("HG177", path+".name", "a table named %q is declared twice", tname)
-			tname = ""
-		}
-	}
-	if v, ok := t["key"]; !ok {
-		l.add("HG177", path, `has no key (add key = "the column lookups compare with")`)
-	} else {
-		l.str(path+".key", v, &key)
-	}
-	r, name := l.tableFile(path, t, "HG177")
+	r, name, d := l.tableFile(path, t, lookupTableFields, "HG177")
+	tname, key := d.name, d.key
 	if r == nil || tname == "" || key == "" {
 		if r != nil {
 			r.Close()
@@ -331,8 +347,7 @@ func (d *dataSet) table(name string) *dataTable {
 // pageTable loads one [[page_table]].
 func (l *loader) pageTable(i int, t map[string]any) {
 	path := fmt.Sprintf("page_table[%d]", i)
-	l.known(path, t, "page_table")
-	r, name := l.tableFile(path, t, "HG176")
+	r, name, _ := l.tableFile(path, t, pageTableFields, "HG176")
 	if r == nil {
 		return
 	}
@@ -428,8 +443,7 @@ func parseRobotsCell(s string) ([]string, string) {
 // hreflangTable loads one [[hreflang_table]] and checks it (HG175).
 func (l *loader) hreflangTable(i int, t map[string]any) {
 	path := fmt.Sprintf("hreflang_table[%d]", i)
-	l.known(path, t, "hreflang_table")
-	r, name := l.tableFile(path, t, "HG175")
+	r, name, _ := l.tableFile(path, t, hreflangTableFields, "HG175")
 	if r == nil {
 		return
 	}
@@ -673,12 +687,7 @@ func fileSize(name string) int64 {
 
 // ruleLookups reads a rule's lookup table: the tables its templates may
 // name, each with the template of the key to look up.
-func (l *loader) ruleLookups(path string, t map[string]any, r *Rule) {
-	v, ok := t["lookup"]
-	if !ok {
-		return
-	}
-	key := path + ".lookup"
+func (l *loader) ruleLookups(key string, v any, r *Rule) {
 	lt, ok := l.table(key, v)
 	if !ok {
 		return

@@ -13,6 +13,17 @@
 // A *Config is immutable once loaded: reload builds a new one and swaps the
 // pointer. Nothing in this package knows about HTTP servers.
 //
+// Config keys (fields.go): each table of the file is a table of fields,
+// and each key is declared there once, with the function that reads it and,
+// if it is required, the problem its absence is. decode reads a table with
+// it: unknown keys (HG140 with a "did you mean"), the early fields in
+// order, the rest in key order. init builds schema from the tables, and
+// TestDocsKeys checks docs/configuration.md against it. A new key is one
+// more field; a new table is one more fields value, declared in init. The
+// line of each key comes from go-toml's parser (keylines.go); the values
+// from BurntSushi/toml. testdata/problems and testdata/bad hold the golden
+// report of every broken config the tests load.
+//
 // Redirects (SPEC §11, redirect*.go): [normalize], [[redirect]] and
 // [[redirect_table]] compile into one redirector; cfg.Redirect(req) is
 // called per request, after the 400 checks, deny and headgate's own

@@ -22,7 +22,8 @@ var fuzzTargets = []string{
 // renders any path without panicking.
 func FuzzLoad(f *testing.F) {
 	files, _ := filepath.Glob("testdata/bad/*.toml")
-	files = append(files, "../config.example.toml")
+	more, _ := filepath.Glob("testdata/problems/*/input.toml") // every key with a value of every type
+	files = append(append(files, more...), "../config.example.toml")
 	for _, file := range files {
 		src, err := os.ReadFile(file)
 		if err != nil {
@@ -33,8 +34,9 @@ func FuzzLoad(f *testing.F) {
 	for _, s := range []string{layoutAndPage, hostileConfig, localizedConfig} {
 		f.Add([]byte(header + s))
 	}
-	// A data table's problems name its file (§12).
-	lineRE := regexp.MustCompile(`^HG[0-9]{3} (fuzz\.toml|[^ :]+)(:[0-9]+)?: `)
+	// A data table's problems name its file (§12), whose name may hold a
+	// space.
+	lineRE := regexp.MustCompile(`^HG[0-9]{3} (fuzz\.toml|[^:]+)(:[0-9]+)?: `)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		cfg, err := Parse("fuzz.toml", src, nil)
 		if err != nil {

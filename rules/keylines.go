@@ -1,282 +1,154 @@
 package rules
 
 import (
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // keyLines maps every key path of a TOML document to the line where the key
-// stands. BurntSushi/toml keeps key positions private, and headgate must
-// name the line of every problem, so this reads the document once more,
-// only for its keys. It never fails: a document it can not follow is one
-// toml.Decode already rejected with its own position.
+// stands. BurntSushi/toml, which decodes the values, keeps key positions
+// private, and headgate names the line of every problem, so go-toml's
+// parser reads the document once more for its keys (docs/dependencies.md
+// says why this parser and not a scanner of our own). It never fails: a
+// document the parser stops on is one toml.Decode already rejected with
+// its own position.
 //
 // Paths are spelled as Problem.Key spells them: "server.listen",
 // "rule[2].open_graph.image", "rule[0].sitemap_entries[1].params.id".
-func keyLines(src string) map[string]int {
-	s := &keyScanner{src: src, line: 1, lines: map[string]int{}, arrays: map[string]int{}}
-	s.document()
-	return s.lines
-}
-
-type keyScanner struct {
-	src    string
-	i      int
-	line   int
-	lines  map[string]int
-	arrays map[string]int // array-of-tables path → current index
-}
-
-func (s *keyScanner) peek() byte {
-	if s.i < len(s.src) {
-		return s.src[s.i]
-	}
-	return 0
-}
-
-func (s *keyScanner) advance() {
-	if s.i < len(s.src) {
-		if s.src[s.i] == '\n' {
-			s.line++
-		}
-		s.i++
-	}
-}
-
-// space skips blanks, and with nl also newlines and comments.
-func (s *keyScanner) space(nl bool) {
-	for s.i < len(s.src) {
-		switch c := s.src[s.i]; {
-		case c == ' ' || c == '\t' || c == '\r':
-			s.i++
-		case nl && c == '\n':
-			s.advance()
-		case nl && c == '#':
-			for s.i < len(s.src) && s.src[s.i] != '\n' {
-				s.i++
-			}
-		default:
-			return
+func keyLines(data []byte) map[string]int {
+	starts := []int{0}
+	for i, c := range data {
+		if c == '\n' {
+			starts = append(starts, i+1)
 		}
 	}
-}
-
-func (s *keyScanner) record(path string, line int) {
-	if _, ok := s.lines[path]; !ok {
-		s.lines[path] = line
-	}
-}
-
-func (s *keyScanner) document() {
+	// The parser's own Shape counts lines from the start of the document
+	// on every call; a table of line starts answers in O(log n).
+	lineAt := func(off uint32) int { return sort.SearchInts(starts, int(off)+1) }
+	k := &keyPos{lines: map[string]int{}, arrays: map[string]int{}, lineAt: lineAt}
+	var p unstable.Parser
+	p.Reset(data)
 	ctx := ""
-	for guard := 0; s.i < len(s.src) && guard < len(s.src)+1; guard++ {
-		s.space(true)
-		if s.i >= len(s.src) {
-			return
+	for p.NextExpression() {
+		e := p.Expression()
+		switch e.Kind {
+		case unstable.KeyValue:
+			k.keyValue(ctx, e)
+		case unstable.Table, unstable.ArrayTable:
+			ctx = k.header(e)
 		}
-		start := s.i
-		if s.peek() == '[' {
-			ctx = s.header()
-		} else {
-			line := s.line
-			parts := s.key()
-			if len(parts) == 0 || s.peek() != '=' {
-				s.skipLine()
+	}
+	return k.lines
+}
+
+type keyPos struct {
+	// lines is the result: key path → line; arrays holds each array of
+	// tables' current index, as [[rule]] headers open rule[0], rule[1] …
+	lines  map[string]int
+	arrays map[string]int
+	lineAt func(uint32) int
+}
+
+func (k *keyPos) record(path string, line int) {
+	if _, ok := k.lines[path]; !ok {
+		k.lines[path] = line
+	}
+}
+
+func (k *keyPos) keyValue(ctx string, e *unstable.Node) {
+	path, line := ctx, 0
+	it := e.Key()
+	for it.Next() {
+		n := it.Node()
+		if line == 0 {
+			line = k.lineAt(n.Raw.Offset)
+		}
+		path = sub(path, string(n.Data))
+	}
+	k.record(path, line)
+	k.value(path, e.Value())
+}
+
+func (k *keyPos) value(path string, v *unstable.Node) {
+	switch v.Kind {
+	case unstable.InlineTable:
+		it := v.Children()
+		for it.Next() {
+			if c := it.Node(); c.Kind == unstable.KeyValue {
+				k.keyValue(path, c)
+			}
+		}
+	case unstable.Array:
+		it := v.Children()
+		for n := 0; it.Next(); {
+			c := it.Node()
+			if c.Kind == unstable.Comment {
 				continue
 			}
-			s.advance()
-			path := join(ctx, parts)
-			s.record(path, line)
-			s.value(path)
-		}
-		if s.i == start {
-			s.advance()
+			p := path + "[" + strconv.Itoa(n) + "]"
+			if line := k.firstLine(c); line > 0 {
+				k.record(p, line)
+			}
+			k.value(p, c)
+			n++
 		}
 	}
 }
 
-func (s *keyScanner) skipLine() {
-	for s.i < len(s.src) && s.src[s.i] != '\n' {
-		s.i++
+// firstLine is the line where a value starts; an array has no position of
+// its own, so it is its first element's.
+func (k *keyPos) firstLine(v *unstable.Node) int {
+	for v != nil && v.Kind == unstable.Array {
+		v = v.Child()
+		for v != nil && v.Kind == unstable.Comment {
+			v = v.Next()
+		}
 	}
+	if v == nil {
+		return 0
+	}
+	return k.lineAt(v.Raw.Offset)
 }
 
-// header reads "[a.b]" or "[[a.b]]" and returns the context path it opens.
-func (s *keyScanner) header() string {
-	line := s.line
-	s.advance()
-	array := s.peek() == '['
-	if array {
-		s.advance()
+// header reads "[a.b]" or "[[a.b]]" and returns the context path it opens:
+// every component that is an array of tables refers to its last element.
+func (k *keyPos) header(e *unstable.Node) string {
+	array := e.Kind == unstable.ArrayTable
+	var parts []string
+	line := 0
+	it := e.Key()
+	for it.Next() {
+		n := it.Node()
+		if line == 0 {
+			line = k.lineAt(n.Raw.Offset)
+		}
+		parts = append(parts, string(n.Data))
 	}
-	parts := s.key()
-	for s.i < len(s.src) && s.src[s.i] != '\n' && s.src[s.i] != ']' {
-		s.i++
-	}
-	s.skipLine()
-	// Every component that is an array of tables refers to its last element.
-	path := ""
+	var b strings.Builder
 	for i, p := range parts {
-		if path != "" {
-			path += "."
+		if i > 0 {
+			b.WriteByte('.')
 		}
-		path += p
-		if n, ok := s.arrays[path]; ok && !(array && i == len(parts)-1) {
-			path += "[" + strconv.Itoa(n) + "]"
+		b.WriteString(p)
+		if n, ok := k.arrays[b.String()]; ok && !(array && i == len(parts)-1) {
+			b.WriteString("[" + strconv.Itoa(n) + "]")
 		}
 	}
+	path := b.String()
 	if array {
 		n := 0
-		if c, ok := s.arrays[path]; ok {
+		if c, ok := k.arrays[path]; ok {
 			n = c + 1
 		}
-		s.arrays[path] = n
-		s.record(path, line)
+		k.arrays[path] = n
+		k.record(path, line)
 		path += "[" + strconv.Itoa(n) + "]"
 	}
-	s.record(path, line)
+	k.record(path, line)
 	return path
-}
-
-// key reads a dotted key and leaves the scanner after its trailing blanks.
-func (s *keyScanner) key() []string {
-	var parts []string
-	for {
-		s.space(false)
-		switch c := s.peek(); {
-		case c == '"' || c == '\'':
-			parts = append(parts, s.quoted())
-		case isBareKeyByte(c):
-			j := s.i
-			for s.i < len(s.src) && isBareKeyByte(s.src[s.i]) {
-				s.i++
-			}
-			parts = append(parts, s.src[j:s.i])
-		default:
-			return parts
-		}
-		s.space(false)
-		if s.peek() != '.' {
-			return parts
-		}
-		s.advance()
-	}
-}
-
-func isBareKeyByte(c byte) bool {
-	return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// quoted reads a one-line quoted key or string and returns its content
-// (escapes in basic strings are decoded only as far as keys need).
-func (s *keyScanner) quoted() string {
-	q := s.peek()
-	s.advance()
-	var b strings.Builder
-	for s.i < len(s.src) && s.src[s.i] != '\n' {
-		c := s.src[s.i]
-		s.i++
-		if c == q {
-			return b.String()
-		}
-		if c == '\\' && q == '"' && s.i < len(s.src) {
-			b.WriteByte(s.src[s.i])
-			s.i++
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// value skips one value, recording the keys of inline tables it holds.
-func (s *keyScanner) value(path string) {
-	s.space(false)
-	switch c := s.peek(); c {
-	case '{':
-		s.advance()
-		for s.i < len(s.src) {
-			s.space(true)
-			if s.peek() == '}' {
-				s.advance()
-				return
-			}
-			line := s.line
-			parts := s.key()
-			if len(parts) == 0 || s.peek() != '=' {
-				s.skipTo("}")
-				s.advance()
-				return
-			}
-			s.advance()
-			p := join(path, parts)
-			s.record(p, line)
-			s.value(p)
-			s.space(true)
-			if s.peek() == ',' {
-				s.advance()
-			}
-		}
-	case '[':
-		s.advance()
-		for n := 0; s.i < len(s.src); n++ {
-			s.space(true)
-			if s.peek() == ']' {
-				s.advance()
-				return
-			}
-			start := s.i
-			p := path + "[" + strconv.Itoa(n) + "]"
-			s.record(p, s.line)
-			s.value(p)
-			s.space(true)
-			if s.peek() == ',' {
-				s.advance()
-			}
-			if s.i == start {
-				s.advance()
-			}
-		}
-	case '"', '\'':
-		if strings.HasPrefix(s.src[s.i:], string([]byte{c, c, c})) {
-			s.i += 3
-			end := strings.Index(s.src[s.i:], string([]byte{c, c, c}))
-			if end < 0 {
-				end = len(s.src) - s.i
-			}
-			for k := 0; k < end+3 && s.i < len(s.src); k++ {
-				s.advance()
-			}
-			// A closing delimiter may be followed by up to two more quotes.
-			for s.peek() == c {
-				s.advance()
-			}
-			return
-		}
-		s.quoted()
-	default:
-		for s.i < len(s.src) {
-			switch s.src[s.i] {
-			case ',', ']', '}', '\n', '#':
-				return
-			}
-			s.i++
-		}
-	}
-}
-
-func (s *keyScanner) skipTo(set string) {
-	for s.i < len(s.src) && !strings.ContainsRune(set, rune(s.src[s.i])) {
-		s.advance()
-	}
-}
-
-func join(ctx string, parts []string) string {
-	p := strings.Join(parts, ".")
-	if ctx == "" {
-		return p
-	}
-	return ctx + "." + p
 }
 
 // lineOf finds the line of path or, failing that, of its nearest parent.

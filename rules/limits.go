@@ -5,10 +5,8 @@ package rules
 // clients, and about 25 MiB of memory held by idle ones at most.
 const DefaultMaxIdleConnections = 1024
 
-// serverLimits reads the [server] keys that bound what clients can make
-// headgate hold (issue 19).
-func (l *loader) serverLimits(t map[string]any) {
-	if v, ok := t["max_idle_connections"]; ok {
-		l.integer("server.max_idle_connections", v, 0, 1<<20, &l.cfg.Server.MaxIdleConnections)
-	}
+// maxIdleConnections reads server.max_idle_connections, which bounds what
+// clients can make headgate hold (issue 19).
+func (l *loader) maxIdleConnections(key string, v any) {
+	l.integer(key, v, 0, 1<<20, &l.cfg.Server.MaxIdleConnections)
 }

@@ -21,13 +21,9 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// Env names the environment overrides of §1.
-var envKeys = []struct{ env, key string }{
-	{"HEADGATE_LISTEN", "server.listen"},
-	{"HEADGATE_ADMIN_LISTEN", "server.admin_listen"},
-	{"HEADGATE_UPSTREAM", "server.upstream"},
-	{"HEADGATE_BASE_URL", "site.base_url"},
-}
+// envKeys names the environment overrides of §1, in the order of the
+// fields that declare them (field.env): the order they enter Config.Hash.
+var envKeys []struct{ env, key string }
 
 // Load reads, validates and compiles the configuration file at path, with
 // the HEADGATE_* overrides from the process environment. On a bad
@@ -56,7 +52,7 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 		}
 		return nil, Problems{{Code: "HG100", File: name, Line: line, Message: "does not parse: " + err.Error()}}
 	}
-	l.lines = keyLines(string(src))
+	l.lines = keyLines(src)
 	h := sha256.New()
 	h.Write(src)
 	if env != nil {
@@ -127,37 +123,17 @@ func (l *loader) dataFile(name string, sum []byte) {
 // of a rule's open_graph. The tables not listed (headers, json_ld,
 // sitemap_entries[].params) hold keys of the user's choosing. Every key the
 // loader reads is here, and docs/configuration.md documents each one (a test
-// checks both).
-var schema = map[string][]string{
-	"": {"server", "site", "sitemap", "robots", "rule", "table", "page_table", "hreflang_table", "llms_txt", "indexnow",
-		"normalize", "redirect", "redirect_table"},
-	"server": {"listen", "admin_listen", "upstream", "preserve_host", "upstream_timeout",
-		"max_head_bytes", "shutdown_timeout", "compress", "access_log", "change_header",
-		"max_idle_connections", "trusted_proxies"},
-	"site":    {"base_url", "mode", "title_template", "locales", "x_default", "correct_upstream", "og_url_from_canonical"},
-	"sitemap": {"cache_ttl", "retry_after", "max_urls_per_file", "max_urls"},
-	"robots":  {"mode", "group", "content_signal", "upstream_sitemaps"},
-	"rule": {"match", "title", "description", "canonical", "keep_query", "robots", "open_graph",
-		"twitter", "json_ld", "json_ld_file", "replace_json_ld", "headers", "localized", "sitemap",
-		"sitemap_source", "sitemap_entries", "policy", "deny", "lookup", "rewrite", "inherit", "query"},
-	"rule.robots":             {"index", "follow", "directives"},
-	"rule.open_graph":         {"title", "description", "type", "url", "site_name", "locale", "image", "article"},
-	"rule.open_graph.image":   {"url", "width", "height", "alt", "type", "secure_url"},
-	"rule.open_graph.article": {"published_time", "modified_time", "expiration_time", "authors", "section", "tags"},
-	"rule.twitter":            {"card", "site", "creator", "title", "description", "image", "url"},
-	"rule.twitter.image":      {"url", "alt"},
-	"rule.sitemap_entries":    {"params", "lastmod"},
-	"normalize":               {"redirect_hosts", "https", "trailing_slash", "lowercase", "merge_slashes"},
-	"redirect":                {"from", "to", "status", "query"},
-	"redirect_table":          {"file", "status", "query"},
-	"table":                   {"name", "file", "key"},
-	"page_table":              {"file"},
-	"hreflang_table":          {"file"},
-	"robots.group":            {"user_agents", "allow", "disallow"},
-	"robots.content_signal":   {"search", "ai_input", "ai_train"},
-	"llms_txt":                {"title", "summary", "section"},
-	"llms_txt.section":        {"name", "match", "max_links"},
-	"indexnow":                {"key", "endpoint"},
+// checks both). It is built from the tables of fields (fields.go), where
+// each key is declared: a top-level table's name is a key of "".
+var schema = map[string][]string{}
+
+func init() {
+	// The order of the top-level tables is the order of schema[""], in
+	// which "did you mean" looks.
+	declare(serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields,
+		hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields)
+	declare(ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields,
+		contentSignalFields, groupFields, llmsSectionFields)
 }
 
 // known reports the keys of table t (at key path path) that the schema of
@@ -423,102 +399,105 @@ func quoteAll(ss []string) []string {
 
 func (l *loader) root(tree map[string]any) {
 	l.known("", tree, "")
-	if v, ok := tree["server"]; ok {
-		if t, ok := l.table("server", v); ok {
-			l.server(t)
-			l.serverLimits(t)
-		}
+	// [server] and [site] are read even when absent: they have required keys.
+	l.server(l.topTable(tree, serverFields.name, true))
+	l.site(l.topTable(tree, siteFields.name, true))
+	if t := l.topTable(tree, sitemapFields.name, false); t != nil {
+		l.sitemap(t)
 	}
-	if _, ok := tree["server"].(map[string]any); !ok || tree["server"].(map[string]any)["upstream"] == nil {
-		l.add("HG102", "server.upstream", `is required: an http(s) URL or "builtin:demo"`)
-	}
-	if v, ok := tree["site"]; ok {
-		if t, ok := l.table("site", v); ok {
-			l.site(t)
-		}
-	}
-	if st, ok := tree["site"].(map[string]any); !ok || st["base_url"] == nil {
-		l.add("HG101", "site.base_url", "is required: the public origin of the site, such as https://www.example.com")
-	}
-	if v, ok := tree["sitemap"]; ok {
-		if t, ok := l.table("sitemap", v); ok {
-			l.sitemap(t)
-		}
-	}
-	if v, ok := tree["robots"]; ok {
-		if t, ok := l.table("robots", v); ok {
-			l.known("robots", t, "robots")
-			if m, ok := t["mode"]; ok {
-				l.enum("robots.mode", m, &l.cfg.Robots.Mode, "generate", "append", "upstream")
-			}
-			l.crawlerPolicy(t)
-		}
+	if t := l.topTable(tree, robotsFields.name, false); t != nil {
+		l.crawlerPolicy(t)
 	}
 	l.dataTables(tree)
-	if v, ok := tree["rule"]; ok {
-		arr, _ := l.tables("rule", v, "an array of tables ([[rule]])")
-		for i, t := range arr {
-			l.rule(i, t)
-		}
+	for i, t := range l.topTables(tree, ruleFields.name) {
+		l.rule(i, t)
 	}
 	l.redirects(tree)
 	l.crawl(tree)
 }
 
-func (l *loader) server(t map[string]any) {
-	s := &l.cfg.Server
-	l.known("server", t, "server")
-	for _, k := range sortedKeys(t) {
-		v, key := t[k], "server."+k
-		switch k {
-		case "listen", "admin_listen":
-			var a string
-			if l.str(key, v, &a) {
-				if err := checkListen(a); err != nil {
-					l.add("HG103", key, "%q: %v", a, err)
-				} else if k == "listen" {
-					s.Listen = a
-				} else {
-					s.AdminListen = a
-				}
-			}
-		case "upstream":
-			var u string
-			if l.str(key, v, &u) {
-				if err := checkUpstream(u); err != nil {
-					l.add("HG102", key, "%q: %v", u, err)
-				} else {
-					s.Upstream = u
-				}
-			}
-		case "preserve_host":
-			l.boolean(key, v, &s.PreserveHost)
-		case "upstream_timeout":
-			l.duration(key, v, &s.UpstreamTimeout)
-		case "shutdown_timeout":
-			l.duration(key, v, &s.ShutdownTimeout)
-		case "max_head_bytes":
-			l.size(key, v, 1024, 64<<20, &s.MaxHeadBytes)
-		case "compress":
-			if list, ok := l.strList(key, v); ok {
-				s.Compress = nil
-				for i, c := range list {
-					switch c {
-					case "zstd", "br", "gzip", "deflate":
-						s.Compress = append(s.Compress, c)
-					default:
-						l.add("HG141", fmt.Sprintf("%s[%d]", key, i), `%q is not one of "zstd", "br", "gzip", "deflate"`, c)
-					}
-				}
-			}
-		case "access_log":
-			l.boolean(key, v, &s.AccessLog)
-		case "change_header":
-			l.boolean(key, v, &s.ChangeHeader)
+// topTable returns the top-level table name of tree: nil when it is absent
+// or not a table (reported), or with always an empty table then.
+func (l *loader) topTable(tree map[string]any, name string, always bool) map[string]any {
+	if v, ok := tree[name]; ok {
+		if t, ok := l.table(name, v); ok {
+			return t
 		}
 	}
-	if s.Listen != "" && s.Listen == s.AdminListen {
+	if always {
+		return map[string]any{}
+	}
+	return nil
+}
+
+// topTables returns the top-level array of tables name of tree ([[name]]).
+func (l *loader) topTables(tree map[string]any, name string) []map[string]any {
+	v, ok := tree[name]
+	if !ok {
+		return nil
+	}
+	arr, _ := l.tables(name, v, "an array of tables ([["+name+"]])")
+	return arr
+}
+
+// serverFields declares the keys of [server].
+var serverFields = &fields[*loader]{name: "server", list: []field[*loader]{
+	{key: "listen", env: "HEADGATE_LISTEN", read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.Listen) }},
+	{key: "admin_listen", env: "HEADGATE_ADMIN_LISTEN", read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.AdminListen) }},
+	{key: "upstream", env: "HEADGATE_UPSTREAM", read: (*loader).upstream,
+		needCode: "HG102", need: `is required: an http(s) URL or "builtin:demo"`, needKey: true},
+	{key: "preserve_host", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.PreserveHost) }},
+	{key: "upstream_timeout", read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Server.UpstreamTimeout) }},
+	{key: "max_head_bytes", read: func(l *loader, key string, v any) { l.size(key, v, 1024, 64<<20, &l.cfg.Server.MaxHeadBytes) }},
+	{key: "shutdown_timeout", read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Server.ShutdownTimeout) }},
+	{key: "compress", read: (*loader).compress},
+	{key: "access_log", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.AccessLog) }},
+	{key: "change_header", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.ChangeHeader) }},
+	{key: "max_idle_connections", read: (*loader).maxIdleConnections}, // limits.go
+	{key: "trusted_proxies", read: (*loader).trustedProxies},          // redirect.go
+}}
+
+func (l *loader) server(t map[string]any) {
+	decode(l, serverFields.name, t, serverFields, l)
+	if s := &l.cfg.Server; s.Listen != "" && s.Listen == s.AdminListen {
 		l.add("HG103", "server.admin_listen", "must differ from server.listen: the admin endpoints never share the public port")
+	}
+}
+
+func (l *loader) listen(key string, v any, dst *string) {
+	var a string
+	if l.str(key, v, &a) {
+		if err := checkListen(a); err != nil {
+			l.add("HG103", key, "%q: %v", a, err)
+		} else {
+			*dst = a
+		}
+	}
+}
+
+func (l *loader) upstream(key string, v any) {
+	var u string
+	if l.str(key, v, &u) {
+		if err := checkUpstream(u); err != nil {
+			l.add("HG102", key, "%q: %v", u, err)
+		} else {
+			l.cfg.Server.Upstream = u
+		}
+	}
+}
+
+func (l *loader) compress(key string, v any) {
+	s := &l.cfg.Server
+	if list, ok := l.strList(key, v); ok {
+		s.Compress = nil
+		for i, c := range list {
+			switch c {
+			case "zstd", "br", "gzip", "deflate":
+				s.Compress = append(s.Compress, c)
+			default:
+				l.add("HG141", fmt.Sprintf("%s[%d]", key, i), `%q is not one of "zstd", "br", "gzip", "deflate"`, c)
+			}
+		}
 	}
 }
 
@@ -565,55 +544,61 @@ func checkUpstream(u string) error {
 	return nil
 }
 
-func (l *loader) site(t map[string]any) {
+// siteFields declares the keys of [site].
+var siteFields = &fields[*loader]{name: "site", list: []field[*loader]{
+	{key: "base_url", env: "HEADGATE_BASE_URL", read: (*loader).baseURL,
+		needCode: "HG101", need: "is required: the public origin of the site, such as https://www.example.com", needKey: true},
+	{key: "mode", read: func(l *loader, key string, v any) {
+		var m string
+		l.enum(key, v, &m, "production", "staging", "shadow")
+		if m != "" {
+			l.cfg.Site.Mode = Mode(m)
+		}
+	}},
+	{key: "title_template", read: (*loader).titleTemplate},
+	{key: "locales", read: (*loader).locales},
+	{key: "x_default", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.XDefault) }},
+	{key: "correct_upstream", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.CorrectUpstream) }},
+	{key: "og_url_from_canonical", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.OGURLFromCanonical) }},
+}}
+
+func (l *loader) site(t map[string]any) { decode(l, siteFields.name, t, siteFields, l) }
+
+func (l *loader) baseURL(key string, v any) {
+	var b string
+	if l.str(key, v, &b) {
+		if o, err := checkBaseURL(b); err != nil {
+			l.add("HG101", key, "%q: %v", b, err)
+		} else {
+			l.cfg.Site.BaseURL = o
+		}
+	}
+}
+
+func (l *loader) titleTemplate(key string, v any) {
 	s := &l.cfg.Site
-	l.known("site", t, "site")
-	for _, k := range sortedKeys(t) {
-		v, key := t[k], "site."+k
-		switch k {
-		case "base_url":
-			var b string
-			if l.str(key, v, &b) {
-				if o, err := checkBaseURL(b); err != nil {
-					l.add("HG101", key, "%q: %v", b, err)
-				} else {
-					s.BaseURL = o
-				}
+	if l.str(key, v, &s.TitleTemplate) {
+		if n := strings.Count(strings.ReplaceAll(s.TitleTemplate, "%%", ""), "%s"); n != 1 {
+			l.add("HG141", key, "%q must hold %%s exactly once (the rule's title; %%%% for a percent sign)", s.TitleTemplate)
+		}
+	}
+}
+
+func (l *loader) locales(key string, v any) {
+	s := &l.cfg.Site
+	if list, ok := l.strList(key, v); ok {
+		seen := map[string]bool{}
+		for i, loc := range list {
+			if !validLocale(loc) {
+				l.add("HG170", fmt.Sprintf("%s[%d]", key, i), "%q is not a BCP 47 language tag (such as en, de-AT, zh-Hant)", loc)
+				continue
 			}
-		case "mode":
-			var m string
-			l.enum(key, v, &m, "production", "staging", "shadow")
-			if m != "" {
-				s.Mode = Mode(m)
+			if seen[strings.ToLower(loc)] {
+				l.add("HG170", fmt.Sprintf("%s[%d]", key, i), "%q is listed twice", loc)
+				continue
 			}
-		case "title_template":
-			if l.str(key, v, &s.TitleTemplate) {
-				if n := strings.Count(strings.ReplaceAll(s.TitleTemplate, "%%", ""), "%s"); n != 1 {
-					l.add("HG141", key, "%q must hold %%s exactly once (the rule's title; %%%% for a percent sign)", s.TitleTemplate)
-				}
-			}
-		case "locales":
-			if list, ok := l.strList(key, v); ok {
-				seen := map[string]bool{}
-				for i, loc := range list {
-					if !validLocale(loc) {
-						l.add("HG170", fmt.Sprintf("%s[%d]", key, i), "%q is not a BCP 47 language tag (such as en, de-AT, zh-Hant)", loc)
-						continue
-					}
-					if seen[strings.ToLower(loc)] {
-						l.add("HG170", fmt.Sprintf("%s[%d]", key, i), "%q is listed twice", loc)
-						continue
-					}
-					seen[strings.ToLower(loc)] = true
-					s.Locales = append(s.Locales, loc)
-				}
-			}
-		case "x_default":
-			l.boolean(key, v, &s.XDefault)
-		case "correct_upstream":
-			l.boolean(key, v, &s.CorrectUpstream)
-		case "og_url_from_canonical":
-			l.boolean(key, v, &s.OGURLFromCanonical)
+			seen[strings.ToLower(loc)] = true
+			s.Locales = append(s.Locales, loc)
 		}
 	}
 }
@@ -660,133 +645,156 @@ func validLocale(s string) bool {
 	return true
 }
 
-func (l *loader) sitemap(t map[string]any) {
-	s := &l.cfg.Sitemap
-	l.known("sitemap", t, "sitemap")
-	for _, k := range sortedKeys(t) {
-		v, key := t[k], "sitemap."+k
-		switch k {
-		case "cache_ttl":
-			l.duration(key, v, &s.CacheTTL)
-		case "retry_after":
-			l.duration(key, v, &s.RetryAfter)
-		case "max_urls_per_file":
-			l.integer(key, v, 1, 50000, &s.MaxURLsPerFile)
-		case "max_urls":
-			l.integer(key, v, 1, 1<<40, &s.MaxURLs)
-		}
-	}
+// sitemapFields declares the keys of [sitemap].
+var sitemapFields = &fields[*loader]{name: "sitemap", list: []field[*loader]{
+	{key: "cache_ttl", read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Sitemap.CacheTTL) }},
+	{key: "retry_after", read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Sitemap.RetryAfter) }},
+	{key: "max_urls_per_file", read: func(l *loader, key string, v any) { l.integer(key, v, 1, 50000, &l.cfg.Sitemap.MaxURLsPerFile) }},
+	{key: "max_urls", read: func(l *loader, key string, v any) { l.integer(key, v, 1, 1<<40, &l.cfg.Sitemap.MaxURLs) }},
+}}
+
+func (l *loader) sitemap(t map[string]any) { decode(l, sitemapFields.name, t, sitemapFields, l) }
+
+// ruleDec is what a rule's fields read into.
+type ruleDec struct {
+	l  *loader
+	r  *Rule
+	tc *tmplCtx
 }
+
+// ruleFields declares the keys of [[rule]]. The early ones are read first:
+// the templates' checks depend on match's parameters, localized, the
+// lookups and the query conditions.
+var ruleFields = &fields[*ruleDec]{name: "rule", list: []field[*ruleDec]{
+	{key: "match", early: true, read: (*ruleDec).match, needCode: "HG120", need: `has no match pattern (add match = "/path")`},
+	{key: "title", read: func(d *ruleDec, key string, v any) { d.r.Title = d.tc.tmpl(key, v) }},
+	{key: "description", read: func(d *ruleDec, key string, v any) { d.r.Description = d.tc.tmpl(key, v) }},
+	{key: "canonical", read: (*ruleDec).canonical},
+	{key: "keep_query", read: func(d *ruleDec, key string, v any) {
+		if list, ok := d.l.strList(key, v); ok {
+			d.r.KeepQuery, d.r.keepQuery = list, true
+		}
+	}},
+	{key: "robots", read: func(d *ruleDec, key string, v any) { d.r.Robots = d.l.robots(key, v) }},
+	{key: "open_graph", read: func(d *ruleDec, key string, v any) { d.r.OpenGraph = d.tc.openGraph(key, v) }},
+	{key: "twitter", read: func(d *ruleDec, key string, v any) { d.r.Twitter = d.tc.twitter(key, v) }},
+	{key: "json_ld", read: (*ruleDec).jsonLD},
+	{key: "json_ld_file", read: func(d *ruleDec, key string, v any) {
+		var f string
+		if d.l.str(key, v, &f) {
+			d.r.JSONLD = append(d.r.JSONLD, d.tc.jsonFile(key, f)...)
+		}
+	}},
+	{key: "replace_json_ld", early: true, read: func(d *ruleDec, key string, v any) { d.l.boolean(key, v, &d.r.ReplaceJSON) }},
+	{key: "headers", read: (*ruleDec).headers},
+	{key: "localized", early: true, read: func(d *ruleDec, key string, v any) {
+		d.l.boolean(key, v, &d.r.Localized)
+		if d.r.Localized && len(d.l.cfg.Site.Locales) == 0 {
+			d.l.add("HG170", key, "localized = true needs site.locales")
+		}
+	}},
+	{key: "sitemap", early: true, read: func(d *ruleDec, key string, v any) { d.l.boolean(key, v, &d.r.Sitemap) }},
+	{key: "sitemap_source", read: func(d *ruleDec, key string, v any) {
+		if d.l.str(key, v, &d.r.SitemapSource) {
+			d.l.checkSource(key, d.r.SitemapSource)
+		}
+	}},
+	{key: "sitemap_entries", read: func(d *ruleDec, key string, v any) { d.r.SitemapEntries = d.l.entries(key, v) }},
+	{key: "policy", read: func(d *ruleDec, key string, v any) {
+		var p string
+		d.l.enum(key, v, &p, "override", "fill")
+		d.r.Policy = Policy(p)
+	}},
+	{key: "deny", early: true, read: func(d *ruleDec, key string, v any) { d.l.boolean(key, v, &d.r.Deny) }},
+	{key: "lookup", early: true, read: func(d *ruleDec, key string, v any) { d.l.ruleLookups(key, v, d.r) }}, // dataload.go
+	{key: "rewrite", early: true, read: func(d *ruleDec, key string, v any) { d.r.Rewrite = d.l.optBool(key, v) }},
+	{key: "inherit", early: true, read: func(d *ruleDec, key string, v any) { d.r.Inherit = d.l.optBool(key, v) }},
+	{key: "query", early: true, read: func(d *ruleDec, key string, v any) { d.l.ruleQuery(key, v, d.r) }}, // cms.go
+}}
 
 func (l *loader) rule(i int, t map[string]any) {
 	path := fmt.Sprintf("rule[%d]", i)
 	r := &Rule{Index: i, Line: lineOf(l.lines, path)}
 	l.cfg.Rules = append(l.cfg.Rules, r)
-	l.known(path, t, "rule")
-	if v, ok := t["match"]; !ok {
-		l.add("HG120", path, `has no match pattern (add match = "/path")`)
-	} else if l.str(path+".match", v, &r.Match) {
+	decode(l, path, t, ruleFields, &ruleDec{l: l, r: r, tc: &tmplCtx{l: l, rule: r}})
+	l.checkSitemapRule(path, r)
+}
+
+func (d *ruleDec) match(key string, v any) {
+	r := d.r
+	if d.l.str(key, v, &r.Match) {
 		p, err := ParsePattern(r.Match)
-		if err != nil {
-			l.add("HG120", path+".match", "%q: %v", r.Match, err)
+		if err != nil && indexOutsideBraces(r.Match, "?") >= 0 {
+			d.l.add("HG120", key, "%q: %v; a rule looks at the query with its query key (query = { page = \"2\" })", r.Match, err)
+		} else if err != nil {
+			d.l.add("HG120", key, "%q: %v", r.Match, err)
 		} else {
 			r.Pattern = p
 		}
 	}
-	// Booleans first: the templates' checks depend on localized.
-	for _, k := range []string{"localized", "replace_json_ld", "sitemap", "deny"} {
-		if v, ok := t[k]; ok {
-			dst := map[string]*bool{"localized": &r.Localized, "replace_json_ld": &r.ReplaceJSON, "sitemap": &r.Sitemap, "deny": &r.Deny}[k]
-			l.boolean(path+"."+k, v, dst)
+}
+
+func (d *ruleDec) canonical(key string, v any) {
+	r := d.r
+	if s, ok := v.(string); ok && s == UpstreamOrSelf {
+		r.Canonical = &Template{Raw: UpstreamOrSelf, parts: []tpart{{lit: UpstreamOrSelf}}}
+	} else if s, ok := v.(string); ok && s == "self" {
+		r.Canonical = &Template{Raw: "self", parts: []tpart{{lit: "self"}}}
+	} else {
+		r.Canonical = d.tc.urlTmpl(key, v)
+	}
+}
+
+func (d *ruleDec) jsonLD(key string, v any) {
+	arr, ok := d.l.tables(key, v, "an array of tables ([[rule.json_ld]])")
+	if !ok {
+		return
+	}
+	for j, block := range arr {
+		bk := fmt.Sprintf("%s[%d]", key, j)
+		if block["@type"] == nil && block["@graph"] == nil {
+			d.l.add("HG160", bk, "a JSON-LD block needs @type or @graph")
+		}
+		d.r.JSONLD = append(d.r.JSONLD, d.tc.jsonTree(bk, block))
+	}
+}
+
+func (d *ruleDec) headers(key string, v any) {
+	l := d.l
+	ht, ok := l.table(key, v)
+	if !ok {
+		return
+	}
+	for _, n := range sortedKeys(ht) {
+		hk := key + "." + n
+		lower := strings.ToLower(n)
+		switch {
+		case !isToken(n):
+			l.add("HG130", hk, "%q is not a valid header name", n)
+			continue
+		case ownedHeaders[lower]:
+			l.add("HG130", hk, "headgate owns the %s header; a rule can not set it", lower)
+			continue
+		}
+		var s string
+		if !l.str(hk, ht[n], &s) {
+			continue
+		}
+		if badHeaderValue(s) {
+			l.add("HG130", hk, "%q: a header value must not hold CR, LF, NUL or another control character", s)
+			continue
+		}
+		if tm := d.tc.tmpl(hk, s); tm != nil {
+			d.r.Headers = append(d.r.Headers, Header{Name: lower, Value: tm})
 		}
 	}
-	if r.Localized && len(l.cfg.Site.Locales) == 0 {
-		l.add("HG170", path+".localized", "localized = true needs site.locales")
-	}
-	l.ruleLookups(path, t, r)
-	l.cmsRule(path, r, t)
-	tc := &tmplCtx{l: l, rule: r}
-	for _, k := range sortedKeys(t) {
-		v, key := t[k], path+"."+k
-		switch k {
-		case "title":
-			r.Title = tc.tmpl(key, v)
-		case "description":
-			r.Description = tc.tmpl(key, v)
-		case "canonical":
-			if s, ok := v.(string); ok && s == UpstreamOrSelf {
-				r.Canonical = &Template{Raw: UpstreamOrSelf, parts: []tpart{{lit: UpstreamOrSelf}}}
-			} else if s, ok := v.(string); ok && s == "self" {
-				r.Canonical = &Template{Raw: "self", parts: []tpart{{lit: "self"}}}
-			} else {
-				r.Canonical = tc.urlTmpl(key, v)
-			}
-		case "keep_query":
-			if list, ok := l.strList(key, v); ok {
-				r.KeepQuery, r.keepQuery = list, true
-			}
-		case "robots":
-			r.Robots = l.robots(key, v)
-		case "open_graph":
-			r.OpenGraph = tc.openGraph(key, v)
-		case "twitter":
-			r.Twitter = tc.twitter(key, v)
-		case "json_ld":
-			arr, ok := l.tables(key, v, "an array of tables ([[rule.json_ld]])")
-			if !ok {
-				break
-			}
-			for j, block := range arr {
-				bk := fmt.Sprintf("%s[%d]", key, j)
-				if block["@type"] == nil && block["@graph"] == nil {
-					l.add("HG160", bk, "a JSON-LD block needs @type or @graph")
-				}
-				r.JSONLD = append(r.JSONLD, tc.jsonTree(bk, block))
-			}
-		case "json_ld_file":
-			var f string
-			if l.str(key, v, &f) {
-				r.JSONLD = append(r.JSONLD, tc.jsonFile(key, f)...)
-			}
-		case "headers":
-			if ht, ok := l.table(key, v); ok {
-				for _, n := range sortedKeys(ht) {
-					hk := key + "." + n
-					lower := strings.ToLower(n)
-					switch {
-					case !isToken(n):
-						l.add("HG130", hk, "%q is not a valid header name", n)
-						continue
-					case ownedHeaders[lower]:
-						l.add("HG130", hk, "headgate owns the %s header; a rule can not set it", lower)
-						continue
-					}
-					var s string
-					if !l.str(hk, ht[n], &s) {
-						continue
-					}
-					if badHeaderValue(s) {
-						l.add("HG130", hk, "%q: a header value must not hold CR, LF, NUL or another control character", s)
-						continue
-					}
-					if tm := tc.tmpl(hk, s); tm != nil {
-						r.Headers = append(r.Headers, Header{Name: lower, Value: tm})
-					}
-				}
-			}
-		case "policy":
-			var p string
-			l.enum(key, v, &p, "override", "fill")
-			r.Policy = Policy(p)
-		case "sitemap_source":
-			if l.str(key, v, &r.SitemapSource) {
-				l.checkSource(key, r.SitemapSource)
-			}
-		case "sitemap_entries":
-			r.SitemapEntries = l.entries(key, v)
-		}
-	}
-	l.checkSitemapRule(path, r)
+}
+
+// optBool reads a boolean that may be left unset.
+func (l *loader) optBool(key string, v any) *bool {
+	var b bool
+	l.boolean(key, v, &b)
+	return &b
 }
 
 // badHeaderValue reports a value no response header may carry: CR, LF and
@@ -819,33 +827,37 @@ func isToken(s string) bool {
 	return true
 }
 
+// into is what the fields of a rule's inner tables read into: the value
+// being built, and the rule's template context (tc.l is the loader).
+type into[T any] struct {
+	tc *tmplCtx
+	v  T
+}
+
+// ruleRobotsFields declares the keys of a rule's robots table.
+var ruleRobotsFields = &fields[into[*Robots]]{name: "rule.robots", list: []field[into[*Robots]]{
+	{key: "index", early: true, read: func(d into[*Robots], key string, v any) { d.v.Index = d.tc.l.optBool(key, v) }},
+	{key: "follow", early: true, read: func(d into[*Robots], key string, v any) { d.v.Follow = d.tc.l.optBool(key, v) }},
+	{key: "directives", early: true, read: func(d into[*Robots], key string, v any) {
+		l := d.tc.l
+		if list, ok := l.strList(key, v); ok {
+			for i, s := range list {
+				if s == "" || strings.ContainsAny(s, ",<>\"\r\n\x00") {
+					l.add("HG141", fmt.Sprintf("%s[%d]", key, i), "%q is not a robots directive", s)
+				}
+			}
+			d.v.Directives, d.v.directives = list, true
+		}
+	}},
+}}
+
 func (l *loader) robots(key string, v any) *Robots {
 	t, ok := l.table(key, v)
 	if !ok {
 		return nil
 	}
-	l.known(key, t, "rule.robots")
 	r := &Robots{}
-	if x, ok := t["index"]; ok {
-		var b bool
-		l.boolean(key+".index", x, &b)
-		r.Index = &b
-	}
-	if x, ok := t["follow"]; ok {
-		var b bool
-		l.boolean(key+".follow", x, &b)
-		r.Follow = &b
-	}
-	if x, ok := t["directives"]; ok {
-		if list, ok := l.strList(key+".directives", x); ok {
-			for i, d := range list {
-				if d == "" || strings.ContainsAny(d, ",<>\"\r\n\x00") {
-					l.add("HG141", fmt.Sprintf("%s.directives[%d]", key, i), "%q is not a robots directive", d)
-				}
-			}
-			r.Directives, r.directives = list, true
-		}
-	}
+	decode(l, key, t, ruleRobotsFields, into[*Robots]{&tmplCtx{l: l}, r})
 	return r
 }
 
@@ -868,6 +880,38 @@ func (l *loader) checkSource(key, src string) {
 	}
 }
 
+// entryFields declares the keys of one of a rule's sitemap_entries.
+var entryFields = &fields[into[*Entry]]{name: "rule.sitemap_entries", list: []field[into[*Entry]]{
+	{key: "params", early: true, read: func(d into[*Entry], key string, v any) {
+		l := d.tc.l
+		pt, ok := l.table(key, v)
+		if !ok {
+			return
+		}
+		for _, name := range sortedKeys(pt) {
+			val := pt[name]
+			switch x := val.(type) {
+			case string:
+				d.v.Params[name] = x
+			case int64:
+				d.v.Params[name] = strconv.FormatInt(x, 10)
+			default:
+				l.wrongType(key+"."+name, val, "a string")
+			}
+		}
+	}},
+	{key: "lastmod", early: true, read: func(d into[*Entry], key string, v any) {
+		switch x := v.(type) {
+		case string:
+			d.v.Lastmod = x
+		case time.Time:
+			d.v.Lastmod = tomlTime(x)
+		default:
+			d.tc.l.wrongType(key, v, "a date (RFC 3339 or YYYY-MM-DD)")
+		}
+	}},
+}}
+
 func (l *loader) entries(key string, v any) []Entry {
 	arr, ok := l.tables(key, v, `an array of tables ({ params = {…}, lastmod = "…" })`)
 	if !ok {
@@ -875,34 +919,8 @@ func (l *loader) entries(key string, v any) []Entry {
 	}
 	var out []Entry
 	for i, t := range arr {
-		ek := fmt.Sprintf("%s[%d]", key, i)
-		l.known(ek, t, "rule.sitemap_entries")
 		e := Entry{Params: map[string]string{}}
-		if p, ok := t["params"]; ok {
-			if pt, ok := l.table(ek+".params", p); ok {
-				for _, name := range sortedKeys(pt) {
-					val := pt[name]
-					switch x := val.(type) {
-					case string:
-						e.Params[name] = x
-					case int64:
-						e.Params[name] = strconv.FormatInt(x, 10)
-					default:
-						l.wrongType(ek+".params."+name, val, "a string")
-					}
-				}
-			}
-		}
-		if lm, ok := t["lastmod"]; ok {
-			switch x := lm.(type) {
-			case string:
-				e.Lastmod = x
-			case time.Time:
-				e.Lastmod = tomlTime(x)
-			default:
-				l.wrongType(ek+".lastmod", lm, "a date (RFC 3339 or YYYY-MM-DD)")
-			}
-		}
+		decode(l, fmt.Sprintf("%s[%d]", key, i), t, entryFields, into[*Entry]{&tmplCtx{l: l}, &e})
 		out = append(out, e)
 	}
 	return out
@@ -990,45 +1008,38 @@ func (tc *tmplCtx) urlTmpl(key string, v any) *Template {
 	return t
 }
 
+// ogFields declares the keys of a rule's open_graph table.
+var ogFields = &fields[into[*OpenGraph]]{name: "rule.open_graph", list: []field[into[*OpenGraph]]{
+	{key: "title", read: func(d into[*OpenGraph], key string, v any) { d.v.Title = d.tc.tmpl(key, v) }},
+	{key: "description", read: func(d into[*OpenGraph], key string, v any) { d.v.Description = d.tc.tmpl(key, v) }},
+	{key: "type", read: func(d into[*OpenGraph], key string, v any) { d.v.Type = d.tc.tmpl(key, v) }},
+	{key: "url", read: func(d into[*OpenGraph], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) }},
+	{key: "site_name", read: func(d into[*OpenGraph], key string, v any) { d.v.SiteName = d.tc.tmpl(key, v) }},
+	{key: "locale", read: func(d into[*OpenGraph], key string, v any) { d.v.Locale = d.tc.tmpl(key, v) }},
+	{key: "image", read: func(d into[*OpenGraph], key string, v any) {
+		d.v.Image = []Image{}
+		for i, item := range listOf(v) {
+			ik := key
+			if _, isArr := v.([]any); isArr {
+				ik = fmt.Sprintf("%s[%d]", key, i)
+			} else if _, isArr := v.([]map[string]any); isArr {
+				ik = fmt.Sprintf("%s[%d]", key, i)
+			}
+			if img, ok := d.tc.image(ik, item); ok {
+				d.v.Image = append(d.v.Image, img)
+			}
+		}
+	}},
+	{key: "article", read: func(d into[*OpenGraph], key string, v any) { d.v.Article = d.tc.article(key, v) }},
+}}
+
 func (tc *tmplCtx) openGraph(key string, v any) *OpenGraph {
 	t, ok := tc.l.table(key, v)
 	if !ok {
 		return nil
 	}
-	tc.l.known(key, t, "rule.open_graph")
 	og := &OpenGraph{}
-	for _, k := range sortedKeys(t) {
-		x, kk := t[k], key+"."+k
-		switch k {
-		case "title":
-			og.Title = tc.tmpl(kk, x)
-		case "description":
-			og.Description = tc.tmpl(kk, x)
-		case "type":
-			og.Type = tc.tmpl(kk, x)
-		case "url":
-			og.URL = tc.urlTmpl(kk, x)
-		case "site_name":
-			og.SiteName = tc.tmpl(kk, x)
-		case "locale":
-			og.Locale = tc.tmpl(kk, x)
-		case "image":
-			og.Image = []Image{}
-			for i, item := range listOf(x) {
-				ik := kk
-				if _, isArr := x.([]any); isArr {
-					ik = fmt.Sprintf("%s[%d]", kk, i)
-				} else if _, isArr := x.([]map[string]any); isArr {
-					ik = fmt.Sprintf("%s[%d]", kk, i)
-				}
-				if img, ok := tc.image(ik, item); ok {
-					og.Image = append(og.Image, img)
-				}
-			}
-		case "article":
-			og.Article = tc.article(kk, x)
-		}
-	}
+	decode(tc.l, key, t, ogFields, into[*OpenGraph]{tc, og})
 	return og
 }
 
@@ -1046,6 +1057,17 @@ func listOf(x any) []any {
 	return []any{x}
 }
 
+// imageFields declares the keys of an Open Graph image table.
+var imageFields = &fields[into[*Image]]{name: "rule.open_graph.image", list: []field[into[*Image]]{
+	{key: "url", early: true, read: func(d into[*Image], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) },
+		needCode: "HG141", need: "an image table needs url"},
+	{key: "width", early: true, read: func(d into[*Image], key string, v any) { d.tc.l.integer(key, v, 1, 100000, &d.v.Width) }},
+	{key: "height", early: true, read: func(d into[*Image], key string, v any) { d.tc.l.integer(key, v, 1, 100000, &d.v.Height) }},
+	{key: "alt", early: true, read: func(d into[*Image], key string, v any) { d.v.Alt = d.tc.tmpl(key, v) }},
+	{key: "type", early: true, read: func(d into[*Image], key string, v any) { d.v.Type = d.tc.tmpl(key, v) }},
+	{key: "secure_url", early: true, read: func(d into[*Image], key string, v any) { d.v.SecureURL = d.tc.urlTmpl(key, v) }},
+}}
+
 func (tc *tmplCtx) image(key string, x any) (Image, bool) {
 	if s, ok := x.(string); ok {
 		t := tc.urlTmpl(key, s)
@@ -1055,138 +1077,115 @@ func (tc *tmplCtx) image(key string, x any) (Image, bool) {
 	if !ok {
 		return Image{}, false
 	}
-	tc.l.known(key, t, "rule.open_graph.image")
 	var img Image
-	if u, ok := t["url"]; ok {
-		img.URL = tc.urlTmpl(key+".url", u)
-	} else {
-		tc.l.add("HG141", key, "an image table needs url")
-	}
-	if a, ok := t["alt"]; ok {
-		img.Alt = tc.tmpl(key+".alt", a)
-	}
-	if a, ok := t["type"]; ok {
-		img.Type = tc.tmpl(key+".type", a)
-	}
-	if a, ok := t["secure_url"]; ok {
-		img.SecureURL = tc.urlTmpl(key+".secure_url", a)
-	}
-	if w, ok := t["width"]; ok {
-		tc.l.integer(key+".width", w, 1, 100000, &img.Width)
-	}
-	if h, ok := t["height"]; ok {
-		tc.l.integer(key+".height", h, 1, 100000, &img.Height)
-	}
+	decode(tc.l, key, t, imageFields, into[*Image]{tc, &img})
 	return img, img.URL != nil
 }
+
+// articleFields declares the keys of a rule's open_graph.article table.
+var articleFields = &fields[into[*Article]]{name: "rule.open_graph.article", list: []field[into[*Article]]{
+	{key: "published_time", read: func(d into[*Article], key string, v any) { d.v.PublishedTime = d.tc.timeTmpl(key, v) }},
+	{key: "modified_time", read: func(d into[*Article], key string, v any) { d.v.ModifiedTime = d.tc.timeTmpl(key, v) }},
+	{key: "expiration_time", read: func(d into[*Article], key string, v any) { d.v.ExpirationTime = d.tc.timeTmpl(key, v) }},
+	{key: "authors", read: func(d into[*Article], key string, v any) { d.v.Authors = d.tc.tmplList(key, v, d.v.Authors) }},
+	{key: "section", read: func(d into[*Article], key string, v any) { d.v.Section = d.tc.tmpl(key, v) }},
+	{key: "tags", read: func(d into[*Article], key string, v any) { d.v.Tags = d.tc.tmplList(key, v, d.v.Tags) }},
+}}
 
 func (tc *tmplCtx) article(key string, x any) *Article {
 	t, ok := tc.l.table(key, x)
 	if !ok {
 		return nil
 	}
-	tc.l.known(key, t, "rule.open_graph.article")
 	a := &Article{}
-	timeVal := func(k string, v any) *Template {
-		if tm, ok := v.(time.Time); ok {
-			v = tomlTime(tm)
-		}
-		return tc.tmpl(k, v)
-	}
-	for _, k := range sortedKeys(t) {
-		v, kk := t[k], key+"."+k
-		switch k {
-		case "published_time":
-			a.PublishedTime = timeVal(kk, v)
-		case "modified_time":
-			a.ModifiedTime = timeVal(kk, v)
-		case "expiration_time":
-			a.ExpirationTime = timeVal(kk, v)
-		case "section":
-			a.Section = tc.tmpl(kk, v)
-		case "authors", "tags":
-			list, ok := tc.l.strList(kk, v)
-			if !ok {
-				continue
-			}
-			var ts []*Template
-			for i, s := range list {
-				if tm := tc.tmpl(fmt.Sprintf("%s[%d]", kk, i), s); tm != nil {
-					ts = append(ts, tm)
-				}
-			}
-			if k == "authors" {
-				a.Authors = ts
-			} else {
-				a.Tags = ts
-			}
-		}
-	}
+	decode(tc.l, key, t, articleFields, into[*Article]{tc, a})
 	return a
 }
+
+// timeTmpl reads a template that may be written as a TOML date-time.
+func (tc *tmplCtx) timeTmpl(key string, v any) *Template {
+	if tm, ok := v.(time.Time); ok {
+		v = tomlTime(tm)
+	}
+	return tc.tmpl(key, v)
+}
+
+// tmplList reads an array of templates; on a value that is not an array of
+// strings it reports the problem and keeps old.
+func (tc *tmplCtx) tmplList(key string, v any, old []*Template) []*Template {
+	list, ok := tc.l.strList(key, v)
+	if !ok {
+		return old
+	}
+	var ts []*Template
+	for i, s := range list {
+		if tm := tc.tmpl(fmt.Sprintf("%s[%d]", key, i), s); tm != nil {
+			ts = append(ts, tm)
+		}
+	}
+	return ts
+}
+
+// twitterFields declares the keys of a rule's twitter table.
+var twitterFields = &fields[into[*Twitter]]{name: "rule.twitter", list: []field[into[*Twitter]]{
+	{key: "card", read: func(d into[*Twitter], key string, v any) {
+		var c string
+		d.tc.l.enum(key, v, &c, "summary", "summary_large_image", "app", "player")
+		if c != "" {
+			d.v.Card = &Template{Raw: c, parts: []tpart{{lit: c}}}
+		}
+	}},
+	{key: "site", read: func(d into[*Twitter], key string, v any) { d.v.Site = d.tc.tmpl(key, v) }},
+	{key: "creator", read: func(d into[*Twitter], key string, v any) { d.v.Creator = d.tc.tmpl(key, v) }},
+	{key: "title", read: func(d into[*Twitter], key string, v any) { d.v.Title = d.tc.tmpl(key, v) }},
+	{key: "description", read: func(d into[*Twitter], key string, v any) { d.v.Description = d.tc.tmpl(key, v) }},
+	{key: "image", read: func(d into[*Twitter], key string, v any) {
+		d.v.Image = []TwitterImage{}
+		_, isArr := v.([]any)
+		_, isTArr := v.([]map[string]any)
+		for i, item := range listOf(v) {
+			ik := key
+			if isArr || isTArr {
+				ik = fmt.Sprintf("%s[%d]", key, i)
+			}
+			if img, ok := d.tc.twitterImage(ik, item); ok {
+				d.v.Image = append(d.v.Image, img)
+			}
+		}
+	}},
+	{key: "url", read: func(d into[*Twitter], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) }},
+}}
+
+// twitterImageFields declares the keys of a twitter image table.
+var twitterImageFields = &fields[into[*TwitterImage]]{name: "rule.twitter.image", list: []field[into[*TwitterImage]]{
+	{key: "url", early: true, read: func(d into[*TwitterImage], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) },
+		needCode: "HG141", need: "an image table needs url"},
+	{key: "alt", early: true, read: func(d into[*TwitterImage], key string, v any) { d.v.Alt = d.tc.tmpl(key, v) }},
+}}
 
 func (tc *tmplCtx) twitter(key string, v any) *Twitter {
 	t, ok := tc.l.table(key, v)
 	if !ok {
 		return nil
 	}
-	tc.l.known(key, t, "rule.twitter")
 	tw := &Twitter{}
-	for _, k := range sortedKeys(t) {
-		x, kk := t[k], key+"."+k
-		switch k {
-		case "card":
-			var c string
-			tc.l.enum(kk, x, &c, "summary", "summary_large_image", "app", "player")
-			if c != "" {
-				tw.Card = &Template{Raw: c, parts: []tpart{{lit: c}}}
-			}
-		case "site":
-			tw.Site = tc.tmpl(kk, x)
-		case "creator":
-			tw.Creator = tc.tmpl(kk, x)
-		case "title":
-			tw.Title = tc.tmpl(kk, x)
-		case "description":
-			tw.Description = tc.tmpl(kk, x)
-		case "url":
-			tw.URL = tc.urlTmpl(kk, x)
-		case "image":
-			tw.Image = []TwitterImage{}
-			_, isArr := x.([]any)
-			_, isTArr := x.([]map[string]any)
-			for i, item := range listOf(x) {
-				ik := kk
-				if isArr || isTArr {
-					ik = fmt.Sprintf("%s[%d]", kk, i)
-				}
-				if s, ok := item.(string); ok {
-					if u := tc.urlTmpl(ik, s); u != nil {
-						tw.Image = append(tw.Image, TwitterImage{URL: u})
-					}
-					continue
-				}
-				it, ok := tc.l.table(ik, item)
-				if !ok {
-					continue
-				}
-				tc.l.known(ik, it, "rule.twitter.image")
-				var img TwitterImage
-				if u, ok := it["url"]; ok {
-					img.URL = tc.urlTmpl(ik+".url", u)
-				} else {
-					tc.l.add("HG141", ik, "an image table needs url")
-				}
-				if a, ok := it["alt"]; ok {
-					img.Alt = tc.tmpl(ik+".alt", a)
-				}
-				if img.URL != nil {
-					tw.Image = append(tw.Image, img)
-				}
-			}
-		}
-	}
+	decode(tc.l, key, t, twitterFields, into[*Twitter]{tc, tw})
 	return tw
+}
+
+// twitterImage reads one twitter image: a URL, or a table with url and alt.
+func (tc *tmplCtx) twitterImage(key string, item any) (TwitterImage, bool) {
+	if s, ok := item.(string); ok {
+		u := tc.urlTmpl(key, s)
+		return TwitterImage{URL: u}, u != nil
+	}
+	it, ok := tc.l.table(key, item)
+	if !ok {
+		return TwitterImage{}, false
+	}
+	var img TwitterImage
+	decode(tc.l, key, it, twitterImageFields, into[*TwitterImage]{tc, &img})
+	return img, img.URL != nil
 }
 
 // jsonTree turns a TOML or JSON value into a JSON-LD tree whose strings are

@@ -53,6 +53,10 @@ func ParsePattern(s string) (*Pattern, error) {
 	if !strings.HasPrefix(s, "/") {
 		return nil, errors.New("a pattern starts with /")
 	}
+	if i := indexOutsideBraces(s, "?#"); i >= 0 {
+		return nil, fmt.Errorf("holds %c: a pattern matches the path only, never the query or the fragment (a literal %c in a path is %s)",
+			s[i], s[i], map[byte]string{'?': "%3F", '#': "%23"}[s[i]])
+	}
 	p := &Pattern{Raw: s}
 	seen := map[string]bool{}
 	rest := s[1:]
@@ -85,6 +89,25 @@ func ParsePattern(s string) (*Pattern, error) {
 		rest = rest[next:]
 	}
 	return p, nil
+}
+
+// indexOutsideBraces returns the index of the first byte of set in s that
+// stands outside a {constraint} (where a regex may use it), or -1.
+func indexOutsideBraces(s, set string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && depth > 0:
+			i++
+		case c == '{':
+			depth++
+		case c == '}' && depth > 0:
+			depth--
+		case depth == 0 && strings.IndexByte(set, c) >= 0:
+			return i
+		}
+	}
+	return -1
 }
 
 // cutSegment returns the first segment of s and the offset of the next

@@ -60,45 +60,32 @@ func validStatus(n int) bool {
 	return false
 }
 
-// redirects reads [normalize], [[redirect]], [[redirect_table]] and
-// server.trusted_proxies, then compiles them: chains collapsed, cycles
+// redirects reads [normalize], [[redirect]] and [[redirect_table]] (the
+// server reads server.trusted_proxies), then compiles them: chains collapsed, cycles
 // refused (HG181), static canonicals that name a redirect source refused
 // (HG182). It runs after the rules are read.
 func (l *loader) redirects(tree map[string]any) {
-	if srv, ok := tree["server"].(map[string]any); ok {
-		if v, ok := srv["trusted_proxies"]; ok {
-			l.trustedProxies(v)
-		}
-	}
 	c := &l.cfg
 	c.Normalize.TrailingSlash = "keep"
-	if v, ok := tree["normalize"]; ok {
-		if t, ok := l.table("normalize", v); ok {
-			l.normalize(t)
-		}
+	if t := l.topTable(tree, normalizeFields.name, false); t != nil {
+		l.normalize(t)
 	}
-	if v, ok := tree["redirect"]; ok {
-		arr, _ := l.tables("redirect", v, "an array of tables ([[redirect]])")
-		for i, t := range arr {
-			l.redirectRule(i, t)
-		}
+	for i, t := range l.topTables(tree, redirectFields.name) {
+		l.redirectRule(i, t)
 	}
-	if v, ok := tree["redirect_table"]; ok {
-		arr, _ := l.tables("redirect_table", v, "an array of tables ([[redirect_table]])")
-		for i, t := range arr {
-			l.redirectTable(i, t)
-		}
+	for i, t := range l.topTables(tree, redirectTableFields.name) {
+		l.redirectTable(i, t)
 	}
 	l.compileRedirects()
 }
 
-func (l *loader) trustedProxies(v any) {
-	list, ok := l.strList("server.trusted_proxies", v)
+func (l *loader) trustedProxies(key string, v any) {
+	list, ok := l.strList(key, v)
 	if !ok {
 		return
 	}
 	for i, s := range list {
-		key := fmt.Sprintf("server.trusted_proxies[%d]", i)
+		key := fmt.Sprintf("%s[%d]", key, i)
 		p, err := netip.ParsePrefix(s)
 		if err != nil {
 			a, aerr := netip.ParseAddr(s)
@@ -112,39 +99,39 @@ func (l *loader) trustedProxies(v any) {
 	}
 }
 
+// normalizeFields declares the keys of [normalize].
+var normalizeFields = &fields[*loader]{name: "normalize", list: []field[*loader]{
+	{key: "redirect_hosts", read: (*loader).redirectHosts},
+	{key: "https", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Normalize.HTTPS) }},
+	{key: "trailing_slash", read: func(l *loader, key string, v any) {
+		l.enum(key, v, &l.cfg.Normalize.TrailingSlash, "keep", "strip", "add")
+	}},
+	{key: "lowercase", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Normalize.Lowercase) }},
+	{key: "merge_slashes", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Normalize.MergeSlashes) }},
+}}
+
+func (l *loader) redirectHosts(key string, v any) {
+	list, ok := l.strList(key, v)
+	if !ok {
+		return
+	}
+	for i, h := range list {
+		hk := fmt.Sprintf("%s[%d]", key, i)
+		host := strings.ToLower(h)
+		if hh, port, ok := strings.Cut(host, ":"); ok && !strings.Contains(port, ":") {
+			host = hh // "www.example:8080": the port is ignored anyway
+		}
+		if !validHostname(host) {
+			l.add("HG141", hk, "%q is not a host name", h)
+			continue
+		}
+		l.cfg.Normalize.RedirectHosts = append(l.cfg.Normalize.RedirectHosts, host)
+	}
+}
+
 func (l *loader) normalize(t map[string]any) {
 	n := &l.cfg.Normalize
-	l.known("normalize", t, "normalize")
-	for _, k := range sortedKeys(t) {
-		v, key := t[k], "normalize."+k
-		switch k {
-		case "redirect_hosts":
-			list, ok := l.strList(key, v)
-			if !ok {
-				break
-			}
-			for i, h := range list {
-				hk := fmt.Sprintf("%s[%d]", key, i)
-				host := strings.ToLower(h)
-				if hh, port, ok := strings.Cut(host, ":"); ok && !strings.Contains(port, ":") {
-					host = hh // "www.example:8080": the port is ignored anyway
-				}
-				if !validHostname(host) {
-					l.add("HG141", hk, "%q is not a host name", h)
-					continue
-				}
-				n.RedirectHosts = append(n.RedirectHosts, host)
-			}
-		case "https":
-			l.boolean(key, v, &n.HTTPS)
-		case "trailing_slash":
-			l.enum(key, v, &n.TrailingSlash, "keep", "strip", "add")
-		case "lowercase":
-			l.boolean(key, v, &n.Lowercase)
-		case "merge_slashes":
-			l.boolean(key, v, &n.MergeSlashes)
-		}
-	}
+	decode(l, normalizeFields.name, t, normalizeFields, l)
 	base := l.cfg.Site.BaseURL
 	if n.HTTPS && strings.HasPrefix(base, "http://") {
 		l.add("HG141", "normalize.https", "site.base_url %s is http: every redirect to https would go back to http (use an https base_url)", base)
@@ -188,42 +175,58 @@ func (l *loader) redirectStatus(key string, v any, dst *int) {
 	*dst = int(n)
 }
 
+// redirectDec is what the fields of one [[redirect]] read into.
+type redirectDec struct {
+	l     *loader
+	r     *RedirectRule
+	hasTo bool
+}
+
+// redirectFields declares the keys of [[redirect]]; to is read last, as
+// it depends on from's parameters and on status.
+var redirectFields = &fields[*redirectDec]{name: "redirect", list: []field[*redirectDec]{
+	{key: "from", early: true, read: func(d *redirectDec, key string, v any) {
+		r := d.r
+		if d.l.str(key, v, &r.From) {
+			p, err := ParsePattern(r.From)
+			if err != nil {
+				d.l.add("HG180", key, "%q: %v", r.From, err)
+			} else {
+				r.Pattern = p
+			}
+		}
+	}, needCode: "HG180", need: `has no from pattern (add from = "/old-path")`},
+	{key: "to", read: func(d *redirectDec, key string, v any) {
+		d.hasTo = true
+		if d.r.Status == 410 {
+			d.l.add("HG180", key, "a 410 (gone) has no target: remove to, or use another status")
+			return
+		}
+		var s string
+		if d.l.str(key, v, &s) {
+			d.r.To = d.l.redirectTo(key, s, d.r.Pattern)
+		}
+	}},
+	{key: "status", early: true, read: func(d *redirectDec, key string, v any) { d.l.redirectStatus(key, v, &d.r.Status) }},
+	{key: "query", early: true, read: func(d *redirectDec, key string, v any) { d.r.Drop = d.l.queryDrop(key, v) }},
+}}
+
 func (l *loader) redirectRule(i int, t map[string]any) {
 	path := fmt.Sprintf("redirect[%d]", i)
 	r := &RedirectRule{Index: i, Line: lineOf(l.lines, path), Status: 301}
 	l.cfg.Redirects = append(l.cfg.Redirects, r)
-	l.known(path, t, "redirect")
-	if v, ok := t["from"]; !ok {
-		l.add("HG180", path, `has no from pattern (add from = "/old-path")`)
-	} else if l.str(path+".from", v, &r.From) {
-		p, err := ParsePattern(r.From)
-		if err != nil {
-			l.add("HG180", path+".from", "%q: %v", r.From, err)
-		} else {
-			r.Pattern = p
-		}
-	}
-	if v, ok := t["status"]; ok {
-		l.redirectStatus(path+".status", v, &r.Status)
-	}
-	if v, ok := t["query"]; ok {
-		var q string
-		l.enum(path+".query", v, &q, "keep", "drop")
-		r.Drop = q == "drop"
-	}
-	v, hasTo := t["to"]
-	switch {
-	case r.Status == 410 && hasTo:
-		l.add("HG180", path+".to", "a 410 (gone) has no target: remove to, or use another status")
-	case r.Status != 410 && !hasTo:
+	d := &redirectDec{l: l, r: r}
+	decode(l, path, t, redirectFields, d)
+	if r.Status != 410 && !d.hasTo {
 		l.add("HG180", path, `has no to (a path such as "/new", or an absolute http(s) URL; status = 410 for gone)`)
-	case hasTo:
-		var s string
-		if !l.str(path+".to", v, &s) {
-			break
-		}
-		r.To = l.redirectTo(path+".to", s, r.Pattern)
 	}
+}
+
+// queryDrop reads a redirect's query: "keep" or "drop".
+func (l *loader) queryDrop(key string, v any) bool {
+	var q string
+	l.enum(key, v, &q, "keep", "drop")
+	return q == "drop"
 }
 
 // redirectTo parses a [[redirect]] to: a template whose variables may be
@@ -323,34 +326,45 @@ func targetPrefix(pre, next string) string {
 	return ""
 }
 
+// redirectTableFields declares the keys of [[redirect_table]]; the file
+// is read, and loaded, after status and query, which its rows default to.
+var redirectTableFields = &fields[*redirectTableDec]{name: "redirect_table", list: []field[*redirectTableDec]{
+	{key: "file", read: (*redirectTableDec).file},
+	{key: "status", early: true, read: func(d *redirectTableDec, key string, v any) { d.l.redirectStatus(key, v, &d.rt.Status) }},
+	{key: "query", early: true, read: func(d *redirectTableDec, key string, v any) { d.rt.Drop = d.l.queryDrop(key, v) }},
+}}
+
+type redirectTableDec struct {
+	l       *loader
+	path    string
+	rt      *RedirectTable
+	hasFile bool
+}
+
 func (l *loader) redirectTable(i int, t map[string]any) {
 	path := fmt.Sprintf("redirect_table[%d]", i)
 	rt := &RedirectTable{Index: i, Line: lineOf(l.lines, path), Status: 301}
 	l.cfg.RedirectTables = append(l.cfg.RedirectTables, rt)
-	l.known(path, t, "redirect_table")
-	if v, ok := t["status"]; ok {
-		l.redirectStatus(path+".status", v, &rt.Status)
-	}
-	if v, ok := t["query"]; ok {
-		var q string
-		l.enum(path+".query", v, &q, "keep", "drop")
-		rt.Drop = q == "drop"
-	}
-	v, ok := t["file"]
-	if !ok {
+	d := &redirectTableDec{l: l, path: path, rt: rt}
+	decode(l, path, t, redirectTableFields, d)
+	if !d.hasFile {
 		l.add("HG180", path, `has no file (add file = "redirects.csv")`)
-		return
 	}
-	if !l.str(path+".file", v, &rt.File) {
+}
+
+func (d *redirectTableDec) file(key string, v any) {
+	l, rt := d.l, d.rt
+	d.hasFile = true
+	if !l.str(key, v, &rt.File) {
 		return
 	}
 	if rt.File == "" {
-		l.add("HG180", path+".file", "is empty")
+		l.add("HG180", key, "is empty")
 		return
 	}
 	rt.Path = rt.File
 	if !filepath.IsAbs(rt.Path) {
 		rt.Path = filepath.Join(l.cfg.Dir, rt.Path)
 	}
-	l.loadRedirectTable(path, rt)
+	l.loadRedirectTable(d.path, rt)
 }
