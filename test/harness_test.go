@@ -89,9 +89,14 @@ type config struct {
 	Server   string // more [server] keys
 	Site     string // more [site] keys
 	Rules    string // [[rule]] tables and anything after
+	BaseURL  string // site.base_url; "": https://notes.example
 }
 
 func (c config) render(listen, admin string) string {
+	base := c.BaseURL
+	if base == "" {
+		base = "https://notes.example"
+	}
 	return fmt.Sprintf(`[server]
 listen = %q
 admin_listen = %q
@@ -100,11 +105,11 @@ shutdown_timeout = "2s"
 %s
 
 [site]
-base_url = "https://notes.example"
+base_url = %q
 %s
 
 %s
-`, listen, admin, c.Upstream, c.Server, c.Site, c.Rules)
+`, listen, admin, c.Upstream, c.Server, base, c.Site, c.Rules)
 }
 
 // start runs headgate with the config, on free ports; it returns once the
