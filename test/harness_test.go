@@ -4,10 +4,7 @@
 package test
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -16,10 +13,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/headgate/headgate/internal/hgtest"
 )
 
 // binary is the headgate binary under test, built once by TestMain.
@@ -83,35 +81,6 @@ type headgate struct {
 	exitErr error
 }
 
-// config is what a test's config needs besides its own TOML.
-type config struct {
-	Upstream string
-	Server   string // more [server] keys
-	Site     string // more [site] keys
-	Rules    string // [[rule]] tables and anything after
-	BaseURL  string // site.base_url; "": https://notes.example
-}
-
-func (c config) render(listen, admin string) string {
-	base := c.BaseURL
-	if base == "" {
-		base = "https://notes.example"
-	}
-	return fmt.Sprintf(`[server]
-listen = %q
-admin_listen = %q
-upstream = %q
-shutdown_timeout = "2s"
-%s
-
-[site]
-base_url = %q
-%s
-
-%s
-`, listen, admin, c.Upstream, c.Server, base, c.Site, c.Rules)
-}
-
 // start runs headgate with the config, on free ports; it returns once the
 // admin port answers /healthz.
 func start(t testing.TB, c config) *headgate {
@@ -121,7 +90,7 @@ func start(t testing.TB, c config) *headgate {
 	var last error
 	for attempt := 0; attempt < 5; attempt++ {
 		listen, admin := freePort(t), freePort(t)
-		if err := os.WriteFile(path, []byte(c.render(listen, admin)), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(c.Render(listen, admin)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		h, err := launch(t, path, listen, admin)
@@ -213,80 +182,6 @@ func freePort(t testing.TB) string {
 	return l.Addr().String()
 }
 
-// client talks to headgate without Go's transparent gzip, so that tests
-// see the bytes on the wire.
-var client = &http.Client{
-	Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16},
-	CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	},
-	Timeout: 30 * time.Second,
-}
-
-// get requests path with the headers given as "Name: value" pairs and
-// returns the response with its body read.
-func (h *headgate) get(t testing.TB, method, path string, headers ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, h.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, kv := range headers {
-		k, v, _ := strings.Cut(kv, ": ")
-		if strings.EqualFold(k, "Host") {
-			req.Host = v
-			continue
-		}
-		req.Header.Add(k, v)
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading the body: %v", method, path, err)
-	}
-	return res, body
-}
-
-// metric returns the value of one series on /metrics, 0 when absent.
-func (h *headgate) metric(t testing.TB, series string) float64 {
-	t.Helper()
-	res, err := http.Get(h.Admin + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, series+" ") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(line[len(series):]), 64)
-			if err != nil {
-				t.Fatalf("metric %s: %v", line, err)
-			}
-			return v
-		}
-	}
-	return 0
-}
-
-// waitLog waits until the log holds a line matching re.
-func (h *headgate) waitLog(t testing.TB, re string) {
-	t.Helper()
-	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(10 * time.Second)
-	for !rx.MatchString(h.logs.String()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line matching %q in:\n%s", re, h.logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // peakRSS is headgate's VmHWM in bytes.
 func (h *headgate) peakRSS(t testing.TB) int64 {
 	t.Helper()
@@ -302,65 +197,44 @@ func (h *headgate) peakRSS(t testing.TB) int64 {
 	return kb << 10
 }
 
-// logBuffer collects a process's output; it is written from exec's copy
-// goroutine and read by the test.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+// What the behaviour tests share with the in-process ones (package
+// proxy), under the names the tests here use.
+type (
+	config    = hgtest.Config
+	upstream  = hgtest.Upstream
+	logBuffer = hgtest.LogBuffer
+)
 
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.buf.Len() > 8<<20 {
-		return len(p), nil // enough to diagnose; keep memory flat
-	}
-	return b.buf.Write(p)
-}
+const (
+	page      = hgtest.Page
+	pageRules = hgtest.PageRules
+)
 
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+var (
+	client        = hgtest.Client
+	newUpstream   = hgtest.NewUpstream
+	rewrittenHead = hgtest.RewrittenHead
+	htmlHandler   = hgtest.HTMLHandler
+	clip          = hgtest.Clip
+	encode        = hgtest.Encode
+	decode        = hgtest.Decode
+	rawGet        = hgtest.RawGet
+)
 
-// upstream is an httptest-like server on 127.0.0.1 that counts its hits.
-type upstream struct {
-	URL  string
-	srv  *http.Server
-	mu   sync.Mutex
-	hits int
-	last *http.Request
-}
-
-func newUpstream(t testing.TB, h http.HandlerFunc) *upstream {
+// get requests path of this headgate (see hgtest.Get).
+func (h *headgate) get(t testing.TB, method, path string, headers ...string) (*http.Response, []byte) {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &upstream{URL: "http://" + l.Addr().String()}
-	u.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u.mu.Lock()
-		u.hits++
-		u.last = r.Clone(r.Context())
-		u.mu.Unlock()
-		h(w, r)
-	}), ReadHeaderTimeout: 10 * time.Second}
-	go u.srv.Serve(l)
-	t.Cleanup(func() { u.srv.Close() })
-	return u
+	return hgtest.Get(t, h.URL, method, path, headers...)
 }
 
-func (u *upstream) Hits() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.hits
+// metric returns the value of one series on /metrics, 0 when absent.
+func (h *headgate) metric(t testing.TB, series string) float64 {
+	t.Helper()
+	return hgtest.Metric(t, h.Admin, series)
 }
 
-// LastRequest is the last request the upstream received (headers only).
-func (u *upstream) LastRequest() *http.Request {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.last
+// waitLog waits until the log holds a line matching re.
+func (h *headgate) waitLog(t testing.TB, re string) {
+	t.Helper()
+	hgtest.WaitLog(t, h.logs, re)
 }

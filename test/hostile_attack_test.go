@@ -264,7 +264,7 @@ func TestReloadAndShutdownUnderLoad(t *testing.T) {
 	}
 	for i := 1; i <= 5; i++ {
 		c.Rules = strings.Replace(pageRules, "Rewritten title", fmt.Sprintf("Rewritten title %d", i), 1)
-		if err := os.WriteFile(hg.Config, []byte(c.render(listen, admin)), 0o644); err != nil {
+		if err := os.WriteFile(hg.Config, []byte(c.Render(listen, admin)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		hg.cmd.Process.Signal(syscall.SIGHUP)

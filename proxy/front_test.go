@@ -1,0 +1,79 @@
+package proxy_test
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/headgate/headgate/internal/hgtest"
+	"github.com/headgate/headgate/internal/wire"
+	"github.com/headgate/headgate/proxy"
+	"github.com/headgate/headgate/rules"
+)
+
+// front is headgate as `headgate serve` builds it — the proxy with
+// internal/wire's sitemap handler and the builtin:demo site, a JSON log and
+// a registry of its own — behind two httptest servers (public and admin),
+// on 127.0.0.1: for the behaviour tests that need no binary (no signal,
+// reload, shutdown or process memory). The tests that do are in test/.
+type front struct {
+	URL   string // the public listener
+	Admin string // the admin listener
+	logs  *hgtest.LogBuffer
+}
+
+func serve(t *testing.T, c hgtest.Config) *front {
+	t.Helper()
+	cfg, err := rules.Parse("headgate.toml", []byte(c.Render("", "")), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &front{logs: &hgtest.LogBuffer{}}
+	log := slog.New(slog.NewJSONHandler(f.logs, nil))
+	reg := prometheus.NewRegistry()
+	demo := &wire.Demo{Logger: log}
+	t.Cleanup(demo.Close)
+	p, err := proxy.New(cfg, proxy.Options{Logger: log, Registry: reg, Sitemap: wire.Sitemaps(log, reg), Demo: demo.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, adm := httptest.NewServer(p), httptest.NewServer(p.Admin())
+	t.Cleanup(func() {
+		pub.Close()
+		adm.Close()
+		if t.Failed() {
+			t.Logf("headgate log:\n%s", f.logs.String())
+		}
+	})
+	f.URL, f.Admin = pub.URL, adm.URL
+	return f
+}
+
+func (f *front) get(t testing.TB, method, path string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	return hgtest.Get(t, f.URL, method, path, headers...)
+}
+
+func (f *front) metric(t testing.TB, series string) float64 {
+	t.Helper()
+	return hgtest.Metric(t, f.Admin, series)
+}
+
+func (f *front) waitLog(t testing.TB, re string) {
+	t.Helper()
+	hgtest.WaitLog(t, f.logs, re)
+}
+
+// deadAddr is a 127.0.0.1 address nothing listens on.
+func deadAddr(t testing.TB) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
