@@ -213,6 +213,7 @@ const (
 var (
 	client        = hgtest.Client
 	newUpstream   = hgtest.NewUpstream
+	newRecorder   = hgtest.NewRecorder
 	rewrittenHead = hgtest.RewrittenHead
 	htmlHandler   = hgtest.HTMLHandler
 	clip          = hgtest.Clip

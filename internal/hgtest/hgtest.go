@@ -283,27 +283,46 @@ func (b *LogBuffer) String() string {
 }
 
 // Upstream is an HTTP server on 127.0.0.1 that counts its hits and keeps
-// the last request.
+// the last request; a recorder (NewRecorder) keeps every request's target
+// and headers.
 type Upstream struct {
-	URL  string
-	srv  *http.Server
-	mu   sync.Mutex
-	hits int
-	last *http.Request
+	URL     string
+	srv     *http.Server
+	mu      sync.Mutex
+	hits    int
+	last    *http.Request
+	record  bool
+	targets []string
+	headers []http.Header
 }
 
 // NewUpstream serves h until the test ends.
 func NewUpstream(t testing.TB, h http.HandlerFunc) *Upstream {
 	t.Helper()
+	return newUpstream(t, h, false)
+}
+
+// NewRecorder is an Upstream that logs the request target and headers of
+// everything that reaches it (Seen).
+func NewRecorder(t testing.TB, h http.HandlerFunc) *Upstream {
+	t.Helper()
+	return newUpstream(t, h, true)
+}
+
+func newUpstream(t testing.TB, h http.HandlerFunc, record bool) *Upstream {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &Upstream{URL: "http://" + l.Addr().String()}
+	u := &Upstream{URL: "http://" + l.Addr().String(), record: record}
 	u.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		u.mu.Lock()
 		u.hits++
 		u.last = r.Clone(r.Context())
+		if u.record {
+			u.targets = append(u.targets, r.RequestURI)
+			u.headers = append(u.headers, r.Header.Clone())
+		}
 		u.mu.Unlock()
 		h(w, r)
 	}), ReadHeaderTimeout: 10 * time.Second}
@@ -324,4 +343,11 @@ func (u *Upstream) LastRequest() *http.Request {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return u.last
+}
+
+// Seen returns the targets and headers a recorder received, in order.
+func (u *Upstream) Seen() ([]string, []http.Header) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return append([]string(nil), u.targets...), append([]http.Header(nil), u.headers...)
 }
