@@ -29,7 +29,7 @@ import (
 func TestRewriteExactLength(t *testing.T) {
 	up := hgtest.NewUpstream(t, hgtest.HTMLHandler(hgtest.Page))
 	hg := serve(t, hgtest.Config{Upstream: up.URL, Rules: hgtest.PageRules})
-	res, body := hg.get(t, "GET", "/p")
+	res, body := hg.Get(t, "GET", "/p")
 	if res.StatusCode != 200 {
 		t.Fatalf("status %d", res.StatusCode)
 	}
@@ -51,7 +51,7 @@ func TestForgedHostHeaders(t *testing.T) {
 [rule.open_graph]
 image = "/cover.png"
 `})
-	res, body := hg.get(t, "GET", "/notes/1",
+	res, body := hg.Get(t, "GET", "/notes/1",
 		"Host: evil.example",
 		"X-Forwarded-Host: evil2.example",
 		"X-Forwarded-Proto: gopher",
@@ -116,7 +116,7 @@ func TestCodings(t *testing.T) {
 				if tc.accept != "" {
 					hdr = append(hdr, "Accept-Encoding: "+tc.accept)
 				}
-				res, body := hg.get(t, "GET", "/"+from, hdr...)
+				res, body := hg.Get(t, "GET", "/"+from, hdr...)
 				if res.StatusCode != 200 {
 					t.Fatalf("status %d", res.StatusCode)
 				}
@@ -292,7 +292,7 @@ func TestUpstreamFailures(t *testing.T) {
 	hg := serve(t, hgtest.Config{Upstream: up.URL, Rules: hgtest.PageRules, Server: `upstream_timeout = "500ms"`})
 	next := func(t *testing.T) {
 		t.Helper()
-		res, body := hg.get(t, "GET", "/ok")
+		res, body := hg.Get(t, "GET", "/ok")
 		if res.StatusCode != 200 {
 			t.Fatalf("next request: status %d", res.StatusCode)
 		}
@@ -320,44 +320,44 @@ func TestUpstreamFailures(t *testing.T) {
 	}
 
 	t.Run("corrupt gzip", func(t *testing.T) {
-		res, body := hg.get(t, "GET", "/corrupt-gzip", "Accept-Encoding: gzip")
+		res, body := hg.Get(t, "GET", "/corrupt-gzip", "Accept-Encoding: gzip")
 		if res.StatusCode != http.StatusBadGateway {
 			t.Fatalf("status %d, want 502: %s", res.StatusCode, body)
 		}
-		hg.waitLog(t, `upstream error.*corrupt`)
-		if v := hg.metric(t, `headgate_upstream_errors_total{kind="corrupt"}`); v < 1 {
+		hg.WaitLog(t, `upstream error.*corrupt`)
+		if v := hg.Metric(t, `headgate_upstream_errors_total{kind="corrupt"}`); v < 1 {
 			t.Errorf("corrupt errors %v", v)
 		}
 		next(t)
 	})
 	t.Run("corrupt gzip mid-body", func(t *testing.T) {
-		before := hg.metric(t, `headgate_requests_total{outcome="upstream_error"}`)
+		before := hg.Metric(t, `headgate_requests_total{outcome="upstream_error"}`)
 		aborted(t, "/corrupt-gzip-mid")
-		hg.waitLog(t, `cut short.*corrupt`)
-		if v := hg.metric(t, `headgate_requests_total{outcome="upstream_error"}`); v != before+1 {
+		hg.WaitLog(t, `cut short.*corrupt`)
+		if v := hg.Metric(t, `headgate_requests_total{outcome="upstream_error"}`); v != before+1 {
 			t.Errorf("upstream_error outcomes %v, want %v", v, before+1)
 		}
 		next(t)
 	})
 	t.Run("upstream closes mid-body", func(t *testing.T) {
 		aborted(t, "/cut")
-		hg.waitLog(t, `cut short.*aborted`)
-		if v := hg.metric(t, `headgate_upstream_errors_total{kind="aborted"}`); v < 1 {
+		hg.WaitLog(t, `cut short.*aborted`)
+		if v := hg.Metric(t, `headgate_upstream_errors_total{kind="aborted"}`); v < 1 {
 			t.Errorf("aborted errors %v", v)
 		}
 		next(t)
 	})
 	t.Run("upstream never answers", func(t *testing.T) {
 		t0 := time.Now()
-		res, _ := hg.get(t, "GET", "/hang")
+		res, _ := hg.Get(t, "GET", "/hang")
 		if res.StatusCode != http.StatusGatewayTimeout {
 			t.Fatalf("status %d, want 504", res.StatusCode)
 		}
 		if d := time.Since(t0); d > 5*time.Second {
 			t.Errorf("took %v with upstream_timeout 500ms", d)
 		}
-		hg.waitLog(t, `upstream error.*timeout`)
-		if v := hg.metric(t, `headgate_upstream_errors_total{kind="timeout"}`); v < 1 {
+		hg.WaitLog(t, `upstream error.*timeout`)
+		if v := hg.Metric(t, `headgate_upstream_errors_total{kind="timeout"}`); v < 1 {
 			t.Errorf("timeout errors %v", v)
 		}
 		next(t)
@@ -365,12 +365,12 @@ func TestUpstreamFailures(t *testing.T) {
 	t.Run("connection refused", func(t *testing.T) {
 		dead := "http://" + deadAddr(t)
 		hg2 := serve(t, hgtest.Config{Upstream: dead, Rules: hgtest.PageRules})
-		res, body := hg2.get(t, "GET", "/x")
+		res, body := hg2.Get(t, "GET", "/x")
 		if res.StatusCode != http.StatusBadGateway || !bytes.Contains(body, []byte("did not answer")) {
 			t.Fatalf("status %d: %s", res.StatusCode, body)
 		}
-		hg2.waitLog(t, `upstream error.*connect`)
-		if v := hg2.metric(t, `headgate_upstream_errors_total{kind="connect"}`); v != 1 {
+		hg2.WaitLog(t, `upstream error.*connect`)
+		if v := hg2.Metric(t, `headgate_upstream_errors_total{kind="connect"}`); v != 1 {
 			t.Errorf("connect errors %v", v)
 		}
 		res, _ = http.Get(hg2.Admin + "/readyz")
@@ -402,7 +402,7 @@ func TestConditional(t *testing.T) {
 		io.WriteString(w, hgtest.Page)
 	})
 	hg := serve(t, hgtest.Config{Upstream: up.URL, Rules: hgtest.PageRules})
-	res, body := hg.get(t, "GET", "/c")
+	res, body := hg.Get(t, "GET", "/c")
 	hgtest.RewrittenHead(t, body, "/c")
 	etag := res.Header.Get("ETag")
 	if !strings.HasPrefix(etag, `W/"hg`) {
@@ -412,7 +412,7 @@ func TestConditional(t *testing.T) {
 		t.Errorf("Accept-Ranges kept on a rewritten response")
 	}
 
-	res, body = hg.get(t, "GET", "/c", "If-None-Match: "+etag)
+	res, body = hg.Get(t, "GET", "/c", "If-None-Match: "+etag)
 	if res.StatusCode != http.StatusNotModified || len(body) != 0 {
 		t.Fatalf("status %d, want 304", res.StatusCode)
 	}
@@ -424,7 +424,7 @@ func TestConditional(t *testing.T) {
 	}
 
 	// A tag headgate did not make goes upstream as it is.
-	res, _ = hg.get(t, "GET", "/c", `If-None-Match: "other", W/"hg.0000000000000000.IjEi"`)
+	res, _ = hg.Get(t, "GET", "/c", `If-None-Match: "other", W/"hg.0000000000000000.IjEi"`)
 	if res.StatusCode != 200 {
 		t.Errorf("status %d for foreign and stale tags", res.StatusCode)
 	}
@@ -433,7 +433,7 @@ func TestConditional(t *testing.T) {
 	}
 
 	t.Run("HEAD", func(t *testing.T) {
-		res, body := hg.get(t, "HEAD", "/c")
+		res, body := hg.Get(t, "HEAD", "/c")
 		if res.StatusCode != 200 || len(body) != 0 {
 			t.Fatalf("HEAD: status %d, %d body bytes", res.StatusCode, len(body))
 		}
@@ -467,7 +467,7 @@ robots = { index = false }
 x-doc = "{name}"
 cache-control = "public, max-age=60"
 `})
-	res, body := hg.get(t, "GET", "/docs/manual.pdf")
+	res, body := hg.Get(t, "GET", "/docs/manual.pdf")
 	if string(body) != "%PDF-1.4 fake" {
 		t.Errorf("body changed: %q", body)
 	}
@@ -499,7 +499,7 @@ match = "/internal/*"
 deny = true
 `})
 	for _, path := range []string{"/internal/admin", "/internal/", "/internal%2Fadmin", "/internal"} {
-		res, body := hg.get(t, "GET", path)
+		res, body := hg.Get(t, "GET", path)
 		if res.StatusCode != 404 || !bytes.Contains(body, []byte("404")) {
 			t.Errorf("%s: status %d", path, res.StatusCode)
 		}
@@ -513,10 +513,10 @@ deny = true
 	if n := up.Hits(); n != 0 {
 		t.Errorf("upstream hit %d times", n)
 	}
-	if v := hg.metric(t, `headgate_requests_total{outcome="denied"}`); v != 4 {
+	if v := hg.Metric(t, `headgate_requests_total{outcome="denied"}`); v != 4 {
 		t.Errorf("denied %v", v)
 	}
-	if v := hg.metric(t, `headgate_requests_total{outcome="bad_request"}`); v < 3 {
+	if v := hg.Metric(t, `headgate_requests_total{outcome="bad_request"}`); v < 3 {
 		t.Errorf("bad_request %v", v)
 	}
 }
@@ -546,7 +546,7 @@ match = "/internal/*"
 deny = true
 `})
 	for _, path := range []string{"/", "/p", "/style.css", "/boom", "/internal/x"} {
-		res, body := hg.get(t, "GET", path)
+		res, body := hg.Get(t, "GET", path)
 		if got := res.Header.Values("X-Robots-Tag"); len(got) != 1 || got[0] != "noindex, nofollow" {
 			t.Errorf("%s (%d): X-Robots-Tag %q", path, res.StatusCode, got)
 		}
@@ -575,7 +575,7 @@ func TestShadow(t *testing.T) {
 		io.WriteString(w, hgtest.Page)
 	})
 	hg := serve(t, hgtest.Config{Upstream: up.URL, Site: `mode = "shadow"`, Server: "change_header = true", Rules: hgtest.PageRules})
-	res, body := hg.get(t, "GET", "/p")
+	res, body := hg.Get(t, "GET", "/p")
 	if string(body) != hgtest.Page {
 		t.Errorf("shadow changed the body:\n%s", body)
 	}
@@ -586,23 +586,23 @@ func TestShadow(t *testing.T) {
 	if !strings.HasPrefix(ch, "wrote=3 replaced=2 ") || !strings.HasSuffix(ch, `; rules="/*"`) {
 		t.Errorf("Headgate-Changes %q", ch)
 	}
-	res, body = hg.get(t, "GET", "/gz", "Accept-Encoding: zstd, gzip")
+	res, body = hg.Get(t, "GET", "/gz", "Accept-Encoding: zstd, gzip")
 	if !bytes.Equal(body, gz) || res.Header.Get("Content-Encoding") != "gzip" {
 		t.Errorf("shadow re-encoded a gzip body (%s)", res.Header.Get("Content-Encoding"))
 	}
-	hg.waitLog(t, `shadow: would change the head.*"/p"`)
-	if v := hg.metric(t, `headgate_tags_written_total{kind="canonical"}`); v != 2 {
+	hg.WaitLog(t, `shadow: would change the head.*"/p"`)
+	if v := hg.Metric(t, `headgate_tags_written_total{kind="canonical"}`); v != 2 {
 		t.Errorf("canonical writes counted %v", v)
 	}
 	// What went out is the upstream's page: the outcome says shadow, in
 	// the metric and in the access log, never rewritten.
-	if v := hg.metric(t, `headgate_requests_total{outcome="shadow"}`); v != 2 {
+	if v := hg.Metric(t, `headgate_requests_total{outcome="shadow"}`); v != 2 {
 		t.Errorf("shadow outcomes counted %v, want 2", v)
 	}
-	if v := hg.metric(t, `headgate_requests_total{outcome="rewritten"}`); v != 0 {
+	if v := hg.Metric(t, `headgate_requests_total{outcome="rewritten"}`); v != 0 {
 		t.Errorf("rewritten outcomes counted %v in shadow mode, want 0", v)
 	}
-	hg.waitLog(t, `"msg":"request".*"path":"/p".*"outcome":"shadow"`)
+	hg.WaitLog(t, `"msg":"request".*"path":"/p".*"outcome":"shadow"`)
 }
 
 // change_header on a production rewrite names the changes and the rules.
@@ -613,7 +613,7 @@ func TestChangeHeader(t *testing.T) {
 match = "/notes/:id"
 description = "Note {id}"
 `})
-	res, body := hg.get(t, "GET", "/notes/7")
+	res, body := hg.Get(t, "GET", "/notes/7")
 	if !bytes.Contains(body, []byte(`content="Note 7"`)) {
 		t.Errorf("body:\n%s", body)
 	}
@@ -676,7 +676,7 @@ sitemap_source = "upstream:/internal/sitemap/notes.jsonl"
 match = "/internal/*"
 deny = true
 `})
-	res, body := hg.get(t, "GET", "/notes/3?utm_source=x", "Accept-Encoding: gzip")
+	res, body := hg.Get(t, "GET", "/notes/3?utm_source=x", "Accept-Encoding: gzip")
 	if res.StatusCode != 200 {
 		t.Fatalf("status %d", res.StatusCode)
 	}
@@ -685,23 +685,23 @@ deny = true
 		!bytes.Contains(plain, []byte(`<link rel="canonical" href="https://notes.example/notes/3">`)) {
 		t.Errorf("demo note not rewritten:\n%s", hgtest.Clip(plain))
 	}
-	if res, _ := hg.get(t, "GET", "/internal/admin"); res.StatusCode != 404 {
+	if res, _ := hg.Get(t, "GET", "/internal/admin"); res.StatusCode != 404 {
 		t.Errorf("/internal/admin: %d", res.StatusCode)
 	}
-	res, body = hg.get(t, "GET", "/sitemap.xml")
+	res, body = hg.Get(t, "GET", "/sitemap.xml")
 	if res.StatusCode != 200 || !bytes.Contains(hgtest.Decode(t, res.Header.Get("Content-Encoding"), body),
 		[]byte("<loc>https://notes.example/notes/12</loc>")) {
 		t.Errorf("sitemap (%d):\n%s", res.StatusCode, hgtest.Clip(body))
 	}
-	res, body = hg.get(t, "GET", "/robots.txt")
+	res, body = hg.Get(t, "GET", "/robots.txt")
 	if res.StatusCode != 200 || !bytes.Contains(hgtest.Decode(t, res.Header.Get("Content-Encoding"), body),
 		[]byte("Sitemap: https://notes.example/sitemap.xml")) {
 		t.Errorf("robots.txt (%d):\n%s", res.StatusCode, body)
 	}
-	if v := hg.metric(t, `headgate_requests_total{outcome="sitemap"}`); v != 1 {
+	if v := hg.Metric(t, `headgate_requests_total{outcome="sitemap"}`); v != 1 {
 		t.Errorf("sitemap outcome %v", v)
 	}
-	if v := hg.metric(t, `headgate_requests_total{outcome="robots"}`); v != 1 {
+	if v := hg.Metric(t, `headgate_requests_total{outcome="robots"}`); v != 1 {
 		t.Errorf("robots outcome %v", v)
 	}
 	if res, _ := http.Get(hg.Admin + "/readyz"); res.StatusCode != 200 {

@@ -3,7 +3,6 @@ package proxy_test
 import (
 	"log/slog"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -20,11 +19,7 @@ import (
 // a registry of its own — behind two httptest servers (public and admin),
 // on 127.0.0.1: for the behaviour tests that need no binary (no signal,
 // reload, shutdown or process memory). The tests that do are in test/.
-type front struct {
-	URL   string // the public listener
-	Admin string // the admin listener
-	logs  *hgtest.LogBuffer
-}
+type front = hgtest.Server
 
 func serve(t *testing.T, c hgtest.Config) *front {
 	t.Helper()
@@ -32,8 +27,8 @@ func serve(t *testing.T, c hgtest.Config) *front {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &front{logs: &hgtest.LogBuffer{}}
-	log := slog.New(slog.NewJSONHandler(f.logs, nil))
+	f := &front{Logs: &hgtest.LogBuffer{}}
+	log := slog.New(slog.NewJSONHandler(f.Logs, nil))
 	reg := prometheus.NewRegistry()
 	demo := &wire.Demo{Logger: log}
 	t.Cleanup(demo.Close)
@@ -46,26 +41,11 @@ func serve(t *testing.T, c hgtest.Config) *front {
 		pub.Close()
 		adm.Close()
 		if t.Failed() {
-			t.Logf("headgate log:\n%s", f.logs.String())
+			t.Logf("headgate log:\n%s", f.Logs.String())
 		}
 	})
 	f.URL, f.Admin = pub.URL, adm.URL
 	return f
-}
-
-func (f *front) get(t testing.TB, method, path string, headers ...string) (*http.Response, []byte) {
-	t.Helper()
-	return hgtest.Get(t, f.URL, method, path, headers...)
-}
-
-func (f *front) metric(t testing.TB, series string) float64 {
-	t.Helper()
-	return hgtest.Metric(t, f.Admin, series)
-}
-
-func (f *front) waitLog(t testing.TB, re string) {
-	t.Helper()
-	hgtest.WaitLog(t, f.logs, re)
 }
 
 // deadAddr is a 127.0.0.1 address nothing listens on.

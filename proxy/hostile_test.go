@@ -60,7 +60,7 @@ func TestRoutingOverridesStripped(t *testing.T) {
 match = "/internal/*"
 deny = true
 `})
-	res, _ := hg.get(t, "GET", "/public", "X-Original-URL: /internal/admin", "X-Rewrite-URL: /internal/admin",
+	res, _ := hg.Get(t, "GET", "/public", "X-Original-URL: /internal/admin", "X-Rewrite-URL: /internal/admin",
 		"X-Original-URI: /internal/admin", "X-Custom: kept")
 	if res.StatusCode != 200 {
 		t.Fatalf("status %d", res.StatusCode)
@@ -104,12 +104,12 @@ func TestContentTypeAndOwnPaths(t *testing.T) {
 match = "/about"
 sitemap = true
 `})
-	res, body := hg.get(t, "GET", "/two-types")
+	res, body := hg.Get(t, "GET", "/two-types")
 	if got := res.Header.Values("Content-Type"); len(got) != 1 || got[0] != "text/html; charset=utf-8" {
 		t.Errorf("Content-Type %q, want the last one only", got)
 	}
 	hgtest.RewrittenHead(t, body, "/two-types")
-	res, body = hg.get(t, "GET", "/html-then-png")
+	res, body = hg.Get(t, "GET", "/html-then-png")
 	if got := res.Header.Values("Content-Type"); len(got) != 1 || got[0] != "image/png" || string(body) != "\x89PNG\r\n\x1a\nnot html" {
 		t.Errorf("Content-Type %q, body %q; want image/png and the bytes unchanged", got, body)
 	}
@@ -140,16 +140,16 @@ trailing_slash = "strip"
 lowercase = true
 merge_slashes = true
 `})
-	res, body := hg.get(t, "GET", "//A/", "Host: WWW.notes.example")
+	res, body := hg.Get(t, "GET", "//A/", "Host: WWW.notes.example")
 	if res.StatusCode != 301 || res.Header.Get("Location") != "https://notes.example/a" || !strings.Contains(string(body), `href="https://notes.example/a"`) {
 		t.Fatalf("GET: %d %q\n%s", res.StatusCode, res.Header.Get("Location"), body)
 	}
-	res, body = hg.get(t, "HEAD", "//A/", "Host: www.notes.example")
+	res, body = hg.Get(t, "HEAD", "//A/", "Host: www.notes.example")
 	if res.StatusCode != 301 || len(body) != 0 {
 		t.Fatalf("HEAD: %d, %d body bytes", res.StatusCode, len(body))
 	}
 	before := up.Hits()
-	res, _ = hg.get(t, "POST", "//A/", "Host: www.notes.example")
+	res, _ = hg.Get(t, "POST", "//A/", "Host: www.notes.example")
 	if res.StatusCode != 200 || up.Hits() != before+1 {
 		t.Fatalf("POST: %d, upstream hits %d → %d", res.StatusCode, before, up.Hits())
 	}

@@ -236,7 +236,7 @@ func TestDifferentialE2EUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatalf("headgate sitemap: %v\n%s", err, stderr.String())
 	}
-	_, served := hg.get(t, "GET", "/sitemap.xml")
+	_, served := hg.Get(t, "GET", "/sitemap.xml")
 	if !bytes.Equal(out, served) {
 		t.Errorf("headgate sitemap and the served /sitemap.xml differ:\n--- command\n%s\n--- served\n%s", clip(out), clip(served))
 	}

@@ -21,7 +21,7 @@ func TestReload(t *testing.T) {
 	hg := start(t, c)
 	listen, admin := strings.TrimPrefix(hg.URL, "http://"), strings.TrimPrefix(hg.Admin, "http://")
 	title := func() string {
-		_, body := hg.get(t, "GET", "/r")
+		_, body := hg.Get(t, "GET", "/r")
 		_, rest, _ := strings.Cut(string(body), "<title>")
 		t, _, _ := strings.Cut(rest, "</title>")
 		return t
@@ -55,7 +55,7 @@ func TestReload(t *testing.T) {
 		}
 		hg.cmd.Process.Signal(syscall.SIGHUP)
 		waitTitle(t, "Rewritten TITLE")
-		hg.waitLog(t, `config reloaded.*signal`)
+		hg.WaitLog(t, `config reloaded.*signal`)
 	})
 	t.Run("file change", func(t *testing.T) {
 		write(hg.Config, retitle("Changed on disk"))
@@ -64,19 +64,19 @@ func TestReload(t *testing.T) {
 	t.Run("broken config refused", func(t *testing.T) {
 		write(hg.Config, pageRules+"\n[[rule]]\nmatch = \"/x\"\nopen_graf = 1\n")
 		deadline := time.Now().Add(10 * time.Second)
-		for hg.metric(t, `headgate_config_reloads_total{result="refused"}`) < 1 {
+		for hg.Metric(t, `headgate_config_reloads_total{result="refused"}`) < 1 {
 			if time.Now().After(deadline) {
 				t.Fatal("broken config not refused")
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		hg.waitLog(t, `config refused.*HG140`)
+		hg.WaitLog(t, `config refused.*HG140`)
 		if got := title(); got != "Changed on disk" {
 			t.Errorf("title %q after a refused config", got)
 		}
 		hg.cmd.Process.Signal(syscall.SIGHUP)
 		deadline = time.Now().Add(10 * time.Second)
-		for hg.metric(t, `headgate_config_reloads_total{result="refused"}`) < 2 {
+		for hg.Metric(t, `headgate_config_reloads_total{result="refused"}`) < 2 {
 			if time.Now().After(deadline) {
 				t.Fatal("broken config not refused on SIGHUP")
 			}
@@ -104,7 +104,7 @@ func TestReload(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, body := hg2.get(t, "GET", "/r")
+		_, body := hg2.Get(t, "GET", "/r")
 		if !bytes.Contains(body, []byte("<title>Version one</title>")) {
 			t.Fatalf("before the swap:\n%s", body)
 		}
@@ -115,7 +115,7 @@ func TestReload(t *testing.T) {
 		}
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			_, body = hg2.get(t, "GET", "/r")
+			_, body = hg2.Get(t, "GET", "/r")
 			if bytes.Contains(body, []byte("<title>Version two</title>")) {
 				break
 			}
@@ -171,7 +171,7 @@ func TestGracefulShutdown(t *testing.T) {
 	}()
 	<-started
 	hg.cmd.Process.Signal(syscall.SIGTERM)
-	hg.waitLog(t, "shutting down")
+	hg.WaitLog(t, "shutting down")
 	close(release)
 	body := <-done
 	rewrittenHead(t, body, "/slow")

@@ -71,14 +71,12 @@ func moduleRoot() (string, error) {
 
 // headgate is one running headgate process.
 type headgate struct {
-	t       testing.TB
-	cmd     *exec.Cmd
-	URL     string // http://127.0.0.1:PORT, the public listener
-	Admin   string // http://127.0.0.1:PORT, the admin listener
-	Config  string // the config file's path
-	logs    *logBuffer
-	exited  chan struct{}
-	exitErr error
+	hgtest.Server // its listeners and its output (Get, Metric, WaitLog)
+	t             testing.TB
+	cmd           *exec.Cmd
+	Config        string // the config file's path
+	exited        chan struct{}
+	exitErr       error
 }
 
 // start runs headgate with the config, on free ports; it returns once the
@@ -109,16 +107,14 @@ func start(t testing.TB, c config) *headgate {
 // launch runs the binary on a config file already written.
 func launch(t testing.TB, path, listen, admin string) (*headgate, error) {
 	h := &headgate{
+		Server: hgtest.Server{URL: "http://" + listen, Admin: "http://" + admin, Logs: &logBuffer{}},
 		t:      t,
-		URL:    "http://" + listen,
-		Admin:  "http://" + admin,
 		Config: path,
-		logs:   &logBuffer{},
 		exited: make(chan struct{}),
 	}
 	h.cmd = exec.Command(binary, "serve", "-config", path, "-log-format", "json")
-	h.cmd.Stdout = h.logs
-	h.cmd.Stderr = h.logs
+	h.cmd.Stdout = h.Logs
+	h.cmd.Stderr = h.Logs
 	if err := h.cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -130,7 +126,7 @@ func launch(t testing.TB, path, listen, admin string) (*headgate, error) {
 	for {
 		select {
 		case <-h.exited:
-			return nil, fmt.Errorf("exited (%v): %s", h.exitErr, h.logs.String())
+			return nil, fmt.Errorf("exited (%v): %s", h.exitErr, h.Logs.String())
 		default:
 		}
 		if res, err := http.Get(h.Admin + "/healthz"); err == nil {
@@ -142,14 +138,14 @@ func launch(t testing.TB, path, listen, admin string) (*headgate, error) {
 		if time.Now().After(deadline) {
 			h.cmd.Process.Kill()
 			<-h.exited
-			return nil, fmt.Errorf("no /healthz within 15s: %s", h.logs.String())
+			return nil, fmt.Errorf("no /healthz within 15s: %s", h.Logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Cleanup(func() {
 		h.stop()
 		if t.Failed() {
-			t.Logf("headgate log:\n%s", h.logs.String())
+			t.Logf("headgate log:\n%s", h.Logs.String())
 		}
 	})
 	return h, nil
@@ -221,21 +217,3 @@ var (
 	decode        = hgtest.Decode
 	rawGet        = hgtest.RawGet
 )
-
-// get requests path of this headgate (see hgtest.Get).
-func (h *headgate) get(t testing.TB, method, path string, headers ...string) (*http.Response, []byte) {
-	t.Helper()
-	return hgtest.Get(t, h.URL, method, path, headers...)
-}
-
-// metric returns the value of one series on /metrics, 0 when absent.
-func (h *headgate) metric(t testing.TB, series string) float64 {
-	t.Helper()
-	return hgtest.Metric(t, h.Admin, series)
-}
-
-// waitLog waits until the log holds a line matching re.
-func (h *headgate) waitLog(t testing.TB, re string) {
-	t.Helper()
-	hgtest.WaitLog(t, h.logs, re)
-}

@@ -130,10 +130,10 @@ func TestEmptyMembersBounded(t *testing.T) {
 	if three > bound {
 		t.Errorf("peak RSS %d MiB after three bodies at once, want under %d MiB", three>>20, bound>>20)
 	}
-	if v := hg.metric(t, "headgate_head_search_limit_total"); v != 5 {
+	if v := hg.Metric(t, "headgate_head_search_limit_total"); v != 5 {
 		t.Errorf("headgate_head_search_limit_total = %v, want 5", v)
 	}
-	if v := hg.metric(t, `headgate_requests_total{outcome="skipped_too_large"}`); v != 5 {
+	if v := hg.Metric(t, `headgate_requests_total{outcome="skipped_too_large"}`); v != 5 {
 		t.Errorf(`requests_total{outcome="skipped_too_large"} = %v, want 5`, v)
 	}
 	// A real compressed page is still rewritten.
@@ -143,7 +143,7 @@ func TestEmptyMembersBounded(t *testing.T) {
 		w.Write(encode(t, "gzip", []byte(page)))
 	})
 	hg2 := start(t, config{Upstream: up2.URL, Rules: pageRules})
-	res, body := hg2.get(t, "GET", "/p", "Accept-Encoding: gzip")
+	res, body := hg2.Get(t, "GET", "/p", "Accept-Encoding: gzip")
 	if res.StatusCode != 200 {
 		t.Fatalf("status %d", res.StatusCode)
 	}
@@ -255,12 +255,12 @@ func TestLogsAllJSON(t *testing.T) {
 	}()
 	hg := start(t, config{Upstream: "http://" + l.Addr().String(), Rules: pageRules})
 	for i := 0; i < 3; i++ {
-		if res, _ := hg.get(t, "GET", "/x.txt"); res.StatusCode != 200 {
+		if res, _ := hg.Get(t, "GET", "/x.txt"); res.StatusCode != 200 {
 			t.Fatalf("status %d", res.StatusCode)
 		}
 	}
-	hg.waitLog(t, "Unsolicited response")
-	for _, line := range strings.Split(strings.TrimSpace(hg.logs.String()), "\n") {
+	hg.WaitLog(t, "Unsolicited response")
+	for _, line := range strings.Split(strings.TrimSpace(hg.Logs.String()), "\n") {
 		var v map[string]any
 		if err := json.Unmarshal([]byte(line), &v); err != nil {
 			t.Errorf("a log line that is not JSON: %q", line)
@@ -396,7 +396,7 @@ func TestIdleConnectionsBounded(t *testing.T) {
 		rest := idleClients(t, hg, 4000)
 		at5k = hg.rss(t)
 		start := time.Now()
-		if res, _ := hg.get(t, "GET", "/style.css"); res.StatusCode != 200 {
+		if res, _ := hg.Get(t, "GET", "/style.css"); res.StatusCode != 200 {
 			t.Errorf("%s: a new request with 5,000 idle connections: status %d", server, res.StatusCode)
 		}
 		t.Logf("%s: a new request with 5,000 idle connections took %v", server, time.Since(start))
@@ -408,11 +408,11 @@ func TestIdleConnectionsBounded(t *testing.T) {
 		return at1k, at5k, hg
 	}
 	off1k, off5k, hgOff := measure("max_idle_connections = 0")
-	idleOff := hgOff.metric(t, "headgate_idle_connections")
+	idleOff := hgOff.Metric(t, "headgate_idle_connections")
 	hgOff.stop()
 	on1k, on5k, hg := measure("")
-	idleOn := hg.metric(t, "headgate_idle_connections")
-	closed := hg.metric(t, "headgate_idle_connections_closed_total")
+	idleOn := hg.Metric(t, "headgate_idle_connections")
+	closed := hg.Metric(t, "headgate_idle_connections_closed_total")
 	t.Logf("RSS without a bound: %d MiB at 1,000 idle, %d MiB at 5,000 (%v idle)", off1k>>20, off5k>>20, idleOff)
 	t.Logf("RSS with the default bound (1,024): %d MiB at 1,000 idle, %d MiB at 5,000 (%v idle, %v closed)", on1k>>20, on5k>>20, idleOn, closed)
 	if idleOn > 1024 || closed < 5000-1024 {

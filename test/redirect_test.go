@@ -163,11 +163,11 @@ func TestRedirectTableSwapUnderLoad(t *testing.T) {
 	if total.Load() < 100 {
 		t.Fatalf("only %d requests: the load did not run", total.Load())
 	}
-	if got := hg.metric(t, `headgate_config_reloads_total{result="ok"}`); got < 2 {
+	if got := hg.Metric(t, `headgate_config_reloads_total{result="ok"}`); got < 2 {
 		t.Errorf("config_reloads_total{ok} = %v, want 2", got)
 	}
-	if got := hg.metric(t, `headgate_redirects_total{source="table",status="301"}`); got < 1 {
+	if got := hg.Metric(t, `headgate_redirects_total{source="table",status="301"}`); got < 1 {
 		t.Errorf("redirects_total{table,301} = %v", got)
 	}
-	hg.waitLog(t, `"redirect":"table"`)
+	hg.WaitLog(t, `"redirect":"table"`)
 }

@@ -351,3 +351,45 @@ func (u *Upstream) Seen() ([]string, []http.Header) {
 	defer u.mu.Unlock()
 	return append([]string(nil), u.targets...), append([]http.Header(nil), u.headers...)
 }
+
+// Fetch GETs url as http.Get does (redirects followed, gzip decoded) and
+// returns the response with its body read.
+func Fetch(t testing.TB, url string) (*http.Response, string) {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("GET %s: reading the body: %v", url, err)
+	}
+	return res, string(b)
+}
+
+// Server is a headgate under test, a process or in process: its public
+// and admin listeners and its log.
+type Server struct {
+	URL   string // http://127.0.0.1:PORT, the public listener
+	Admin string // http://127.0.0.1:PORT, the admin listener
+	Logs  *LogBuffer
+}
+
+// Get requests path on the public listener (see the function Get).
+func (s *Server) Get(t testing.TB, method, path string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	return Get(t, s.URL, method, path, headers...)
+}
+
+// Metric returns the value of one series on /metrics, 0 when absent.
+func (s *Server) Metric(t testing.TB, series string) float64 {
+	t.Helper()
+	return Metric(t, s.Admin, series)
+}
+
+// WaitLog waits until the log holds a line matching re.
+func (s *Server) WaitLog(t testing.TB, re string) {
+	t.Helper()
+	WaitLog(t, s.Logs, re)
+}
