@@ -1,6 +1,13 @@
 // Package test holds headgate's end-to-end tests: they build the real
 // binary and run it in front of upstream servers of the test process, on
-// 127.0.0.1, with configs written to temporary directories.
+// 127.0.0.1, with configs written to temporary directories. Only what needs
+// the process is here — signals and reload, shutdown, the process's memory
+// and output, raw connections (smuggling, h2c, slow clients), the
+// commands, and the differential of the binary against the in-process
+// audit; HTTP behaviour that needs no process is tested in package proxy
+// (front_test.go), on headgate as serve builds it. Both share
+// internal/hgtest. Besides: the deployment files, the docs' commands, and
+// the audit against its fixture site.
 package test
 
 import (
