@@ -363,7 +363,7 @@ func TestUpstreamFailures(t *testing.T) {
 		next(t)
 	})
 	t.Run("connection refused", func(t *testing.T) {
-		dead := "http://" + deadAddr(t)
+		dead := "http://" + hgtest.FreeAddr(t)
 		hg2 := serve(t, hgtest.Config{Upstream: dead, Rules: hgtest.PageRules})
 		res, body := hg2.Get(t, "GET", "/x")
 		if res.StatusCode != http.StatusBadGateway || !bytes.Contains(body, []byte("did not answer")) {

@@ -2,7 +2,6 @@ package proxy_test
 
 import (
 	"log/slog"
-	"net"
 	"net/http/httptest"
 	"testing"
 
@@ -46,14 +45,4 @@ func serve(t *testing.T, c hgtest.Config) *front {
 	})
 	f.URL, f.Admin = pub.URL, adm.URL
 	return f
-}
-
-// deadAddr is a 127.0.0.1 address nothing listens on.
-func deadAddr(t testing.TB) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }

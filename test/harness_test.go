@@ -12,7 +12,6 @@ package test
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -175,16 +174,6 @@ func (h *headgate) stop() {
 	}
 }
 
-// freePort returns a 127.0.0.1 address that was free a moment ago.
-func freePort(t testing.TB) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // peakRSS is headgate's VmHWM in bytes.
 func (h *headgate) peakRSS(t testing.TB) int64 {
 	t.Helper()
@@ -223,4 +212,5 @@ var (
 	encode        = hgtest.Encode
 	decode        = hgtest.Decode
 	rawGet        = hgtest.RawGet
+	freePort      = hgtest.FreeAddr
 )

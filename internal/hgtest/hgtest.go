@@ -205,6 +205,18 @@ func Get(t testing.TB, base, method, path string, headers ...string) (*http.Resp
 	return res, body
 }
 
+// FreeAddr returns a 127.0.0.1 address that was free a moment ago (and
+// that nothing listens on, for a dead upstream).
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
 // RawGet sends a request target exactly as written to base and returns
 // the status.
 func RawGet(t testing.TB, base, target string) int {
