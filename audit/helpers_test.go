@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/headgate/headgate/proxy"
+	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -173,5 +174,8 @@ func withHeadgate(t testing.TB, o *Options, sm proxy.SitemapHandler) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Handler, o.Observe = p, proxy.Observe
+	o.Handler = p
+	o.Observe = func(ctx context.Context, fn func(string, []byte, *rewrite.Result)) context.Context {
+		return proxy.Observe(ctx, func(r *proxy.Record) { fn(r.Outcome, r.Upstream, r.Result) })
+	}
 }

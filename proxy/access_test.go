@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -9,34 +8,17 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/headgate/headgate/internal/hgtest"
 )
-
-// syncBuffer is a log destination safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // The access log line names the client, its user agent, the rule set and
 // the outcome.
 func TestAccessLogLine(t *testing.T) {
 	up := httptest.NewServer(htmlPage(testPage))
 	defer up.Close()
-	var logs syncBuffer
+	var logs hgtest.LogBuffer
 	cfg := testConfig(t, up.URL, "[server]\naccess_log = true\n\n"+testRules+`
 [[rule]]
 match = "/p"

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/headgate/headgate/internal/hgtest"
 )
 
 const cmsRules = `
@@ -49,16 +51,7 @@ func TestFragmentsAndRewriteFalseThroughProxy(t *testing.T) {
 	}, cmsRules)
 	get := func(path string) (*http.Response, string) {
 		t.Helper()
-		res, err := http.Get(front.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, err := io.ReadAll(res.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res, string(b)
+		return hgtest.Fetch(t, front.URL+path)
 	}
 	for path, want := range bodies {
 		res, got := get(path)

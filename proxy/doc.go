@@ -61,7 +61,18 @@
 // Rewritten responses flush on a 50 ms timer rather than after every write,
 // so a rewriter that returns a head token by token costs no syscall per
 // token, while the head of an upstream that pauses after it still reaches
-// the client at once.
+// the client within 50 ms. A response passed through flushes as
+// ReverseProxy decides for it: after every write when the upstream gave no
+// length (a stream, or text/event-stream), on the same timer when it did.
+//
+// # Observing a request
+//
+// Observe(ctx, fn) makes the requests of ctx report a Record — the outcome,
+// the upstream's status and headers as they came, a bounded copy of the
+// bytes the rewriter read, the change record — once, before the headers go
+// out. It is the one place the proxy tells what it did: the in-process
+// audit (through internal/wire) and the inspector (GET /inspect on the
+// admin listener) read it; every other request pays nothing for it.
 //
 // # Failures
 //

@@ -30,9 +30,7 @@ type reqState struct {
 	cancel     context.CancelCauseFunc
 	body       *upstreamBody // the upstream body, once there is one
 
-	obs      Observer        // the request's observer (Observe); nil for most
-	reported bool            // obs was told
-	upHead   []byte          // for obs: the upstream bytes the rewriter read
+	obs      *observeHook    // the request's observer (Observe) and its Record; nil for most
 	result   *rewrite.Result // for obs: the rewrite's result
 	redirect string          // the source of a redirect headgate answered (§11)
 }
@@ -48,7 +46,7 @@ func reqStateOf(ctx context.Context) *reqState {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	st := p.state.Load()
-	rs := &reqState{st: st, w: &responseWriter{w: w}, obs: observerOf(r.Context())}
+	rs := &reqState{st: st, w: &responseWriter{w: w}, obs: newObserveHook(r.Context(), st.cfg)}
 	if rs.obs != nil {
 		rs.w.onHeader = rs.observed
 	}
@@ -139,6 +137,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	if rs.outcome == "" {
 		rs.outcome = outPassthrough
 	}
+	rs.observed() // when no header went out (an upgrade, a panic before one)
 	inc(&p.m.outcomes, p.m.requests, rs.outcome)
 	if rs.st.cfg.Server.AccessLog {
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",

@@ -9,21 +9,18 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
 
 // The inspector (SPEC §14): GET /inspect?path=/notes/3 on the admin
 // listener. It asks the proxy itself: a synthetic GET for the target,
 // without client cookies or headers, goes through Proxy.ServeHTTP into a
-// bounded recorder, and an inspectHook carried in the request's context
-// hands over the upstream's status, headers and head bytes and the
-// rewrite's change record on the way. So the upstream is asked exactly as
+// bounded recorder, and the request's observer (Observe, as for the
+// in-process audit) hands over its Record: the upstream's status, headers
+// and head bytes and the rewrite's change record. So the upstream is asked exactly as
 // a client's request would ask it: the same transport, Host, timeouts,
 // deny rules, sitemap and (where other parts add them) redirects.
 
@@ -39,55 +36,6 @@ const inspectUA = "headgate-inspector"
 // errInspectEnough cancels the inspector's request once it has what it
 // shows: the head, not the rest of a page of any size.
 var errInspectEnough = errors.New("inspector: the head is read; the rest of the body is not needed")
-
-// inspectHook is what the proxy tells the inspector about one request.
-// The proxy finds it with hookOf; on every other request it is nil and the
-// hooks are no-ops.
-type inspectHook struct {
-	mu        sync.Mutex
-	limit     int // bytes of the upstream's head kept
-	status    int // the upstream's status; 0 when it did not answer
-	header    http.Header
-	head      []byte // the decoded upstream bytes the rewriter read
-	headCut   bool
-	observed  bool
-	outcome   rewrite.Outcome
-	reason    string
-	changes   []rewrite.Change
-	cached    bool
-	rendered  *rules.Head
-	duration  time.Duration
-	readLimit int
-}
-
-type hookKey struct{}
-
-func hookOf(ctx context.Context) *inspectHook {
-	hk, _ := ctx.Value(hookKey{}).(*inspectHook)
-	return hk
-}
-
-// response records the upstream's status and headers, before the proxy
-// changes them.
-func (hk *inspectHook) response(res *http.Response) {
-	hk.mu.Lock()
-	defer hk.mu.Unlock()
-	hk.status = res.StatusCode
-	hk.header = res.Header.Clone()
-}
-
-func (hk *inspectHook) observe(b []byte, res *rewrite.Result) {
-	hk.mu.Lock()
-	defer hk.mu.Unlock()
-	hk.observed = true
-	if len(b) > hk.limit {
-		b, hk.headCut = b[:hk.limit], true
-	}
-	hk.head = append([]byte(nil), b...)
-	hk.outcome, hk.reason, hk.cached, hk.duration = res.Outcome, res.Reason, res.Cached, res.Duration
-	hk.changes = slices.Clone(res.Changes)
-	hk.rendered = res.Head
-}
 
 // recorder is the inspector's response writer: it keeps the status, the
 // headers and the first limit bytes of the body, then refuses more and
@@ -200,7 +148,7 @@ func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
 	// The rewriter reads at most max + 64 KiB and one read; what it writes
 	// adds a few KiB: this holds every head the proxy edits, served.
 	limit := max + 128<<10
-	hk := &inspectHook{limit: max + 80<<10}
+	rec := &Record{} // stays empty when the proxy never tells (it always does)
 
 	// A context of its own: no http.ServerContextKey, so that ReverseProxy
 	// returns (rather than panics) when the recorder has enough; it ends
@@ -210,7 +158,8 @@ func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
 	unhook := context.AfterFunc(r.Context(), func() { stop(context.Cause(r.Context())) })
 	defer unhook()
 	wait := cfg.Server.UpstreamTimeout + inspectSlack
-	ctx, cancelT := context.WithTimeoutCause(context.WithValue(base, hookKey{}, hk), wait,
+	observed := Observe(base, func(r *Record) { rec = r })
+	ctx, cancelT := context.WithTimeoutCause(observed, wait,
 		fmt.Errorf("inspector: nothing more within upstream_timeout + %s", inspectSlack))
 	defer cancelT()
 
@@ -227,15 +176,13 @@ func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
 	req.RemoteAddr = r.RemoteAddr
 	req.Header.Set("User-Agent", inspectUA)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
-	rec := &recorder{h: http.Header{}, limit: limit, cancel: stop}
+	w := &recorder{h: http.Header{}, limit: limit, cancel: stop}
 	start := time.Now()
-	p.serveInspected(rec, req)
+	p.serveInspected(w, req)
 	elapsed := time.Since(start)
 
-	hk.mu.Lock()
-	defer hk.mu.Unlock()
 	m := cfg.Resolve(target)
-	rep := buildReport(cfg, m, target, hk, rec)
+	rep := buildReport(cfg, m, target, rec, w)
 	rep.UpstreamURL = strings.TrimRight(st.upstream.String(), "/") + target
 	rep.Elapsed = elapsed.Round(time.Millisecond).String()
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errInspectEnough) {

@@ -149,7 +149,9 @@ const (
 	maxLine        = 1000 // characters of one listed tag
 )
 
-func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHook, rec *recorder) *inspectReport {
+// buildReport tells what the proxy did with target: up is the Record it
+// reported, rec what it served.
+func buildReport(cfg *rules.Config, m *rules.Match, target string, up *Record, rec *recorder) *inspectReport {
 	rep := &inspectReport{Path: target, URL: strings.TrimRight(cfg.Site.BaseURL, "/") + target}
 	path, _, _ := strings.Cut(target, "?")
 
@@ -177,11 +179,11 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHo
 	case status >= 300 && status < 400 && loc != "":
 		d.Kind, d.Location, d.Status = "redirect", loc, status
 		d.By = "headgate"
-		if hk.status != 0 {
+		if up.UpstreamStatus != 0 {
 			d.By = "upstream"
 		}
 		d.Summary = fmt.Sprintf("Redirect: %d to %s, answered by %s.", status, loc, d.By)
-	case hk.status == 0 && status != 0 && status < 300:
+	case up.UpstreamStatus == 0 && status != 0 && status < 300:
 		d.Kind, d.Summary = "headgate", "headgate answers this path itself (sitemap or robots.txt)."
 	case m.Any():
 		d.Kind, d.Summary = "rules", fmt.Sprintf("%d rule(s) match, merged in this order (the later, more specific, wins).", len(m.Matched))
@@ -192,14 +194,14 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHo
 
 	// Status and headers.
 	rep.Served.Status = status
-	if hk.header != nil {
-		rep.Upstream = &inspectStatus{Status: hk.status, Headers: headerRows(hk.header, nil)}
+	if up.UpstreamHeader != nil {
+		rep.Upstream = &inspectStatus{Status: up.UpstreamStatus, Headers: headerRows(up.UpstreamHeader, nil)}
 	}
-	rep.Served.Headers = headerRows(rec.h, hk.header)
+	rep.Served.Headers = headerRows(rec.h, up.UpstreamHeader)
 	switch {
 	case status == 0:
 		rep.Notes = append(rep.Notes, "No response came: the inspector stopped waiting.")
-	case hk.header == nil && status >= 500:
+	case up.UpstreamHeader == nil && status >= 500:
 		rep.Notes = append(rep.Notes, fmt.Sprintf("The upstream did not answer: headgate served its own %d page.", status))
 	}
 	if cfg.Site.Mode == rules.ModeShadow {
@@ -208,17 +210,21 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHo
 
 	// What the rewriter did.
 	switch {
-	case hk.observed:
-		rep.Outcome, rep.Reason = string(hk.outcome), hk.reason
-		rep.Cached = hk.cached
-	case hk.status != 0:
+	case up.Result != nil:
+		rep.Outcome, rep.Reason = string(up.Result.Outcome), up.Result.Reason
+		rep.Cached = up.Result.Cached
+	case up.UpstreamStatus != 0:
 		rep.Outcome = "passthrough"
-		rep.Reason = notRewritten(hk, m, cfg)
+		rep.Reason = notRewritten(up, m, cfg)
 	default:
 		rep.Outcome = "not forwarded"
 	}
 	rep.Changes = []inspectChange{}
-	for _, c := range hk.changes {
+	var changes []rewrite.Change
+	if up.Result != nil {
+		changes = up.Result.Changes
+	}
+	for _, c := range changes {
 		rep.Changes = append(rep.Changes, inspectChange{
 			Action: string(c.Action), Identity: c.Identity, Key: c.Key,
 			Value: showText(clip(c.Value, maxLine)), Reason: changeReason(cfg, m, c),
@@ -228,8 +234,8 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHo
 	// The heads.
 	servedType := rec.h.Get("Content-Type")
 	upType := servedType
-	if hk.header != nil {
-		upType = hk.header.Get("Content-Type")
+	if up.UpstreamHeader != nil {
+		upType = up.UpstreamHeader.Get("Content-Type")
 	}
 	var upTags, servedTags []itag
 	var upCut, servedCut bool
@@ -238,13 +244,13 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, hk *inspectHo
 		return ce != "" && !strings.EqualFold(ce, "identity")
 	}
 	switch {
-	case hk.observed:
+	case up.Result != nil:
 		rep.UpstreamHead = "the upstream's bytes as the rewriter read them (after any content coding)"
-		upTags, rep.HeadEnd.Upstream, upCut = headTagsOf(hk.head, upType, hk.headCut)
-	case hk.status != 0 && htmlType(upType) && !encoded(rec.h):
+		upTags, rep.HeadEnd.Upstream, upCut = headTagsOf(up.Upstream, upType, up.UpstreamCut)
+	case up.UpstreamStatus != 0 && htmlType(upType) && !encoded(rec.h):
 		rep.UpstreamHead = "the upstream's bytes, passed through unchanged"
 		upTags, rep.HeadEnd.Upstream, upCut = headTagsOf(rec.body, upType, rec.full)
-	case hk.status != 0:
+	case up.UpstreamStatus != 0:
 		rep.UpstreamHead = "not shown: the upstream's response is not an HTML page headgate reads (Content-Type " + quoteOrNone(upType) + ")"
 	default:
 		rep.UpstreamHead = "none: the upstream was not asked, or did not answer"
@@ -282,17 +288,17 @@ func quoteOrNone(s string) string {
 
 // notRewritten says why the proxy passed a response through without
 // running the rewriter.
-func notRewritten(hk *inspectHook, m *rules.Match, cfg *rules.Config) string {
-	ct := hk.header.Get("Content-Type")
+func notRewritten(up *Record, m *rules.Match, cfg *rules.Config) string {
+	ct := up.UpstreamHeader.Get("Content-Type")
 	switch {
-	case hk.status != http.StatusOK:
-		return fmt.Sprintf("the upstream answered %d: only 200 responses are rewritten", hk.status)
+	case up.UpstreamStatus != http.StatusOK:
+		return fmt.Sprintf("the upstream answered %d: only 200 responses are rewritten", up.UpstreamStatus)
 	case !htmlType(ct):
 		return "not HTML (Content-Type " + quoteOrNone(ct) + "): only headers apply (SPEC §4.8)"
 	case !m.Any() && !cfg.Site.CorrectUpstream:
 		return "no rule matches and correct_upstream is off: nothing could change"
 	}
-	if _, ok := codec.Normalize(hk.header.Get("Content-Encoding")); !ok {
+	if _, ok := codec.Normalize(up.UpstreamHeader.Get("Content-Encoding")); !ok {
 		return "a content coding headgate does not decode"
 	}
 	return ""

@@ -2,60 +2,126 @@ package proxy
 
 import (
 	"context"
+	"net/http"
+	"slices"
 
 	"github.com/headgate/headgate/rewrite"
+	"github.com/headgate/headgate/rules"
 )
 
-// Observer receives what the proxy did with one request, once, just before
-// its response headers go out: the outcome (the label of
-// headgate_requests_total), the decoded upstream bytes the rewriter read
-// (the head and what came with it; nil when no HTML was read; a copy, the
-// observer's to keep) and the rewrite's result (nil when none ran).
-type Observer func(outcome string, upstream []byte, res *rewrite.Result)
+// Record is what the proxy did with one request: the one change record it
+// reports, to every observer alike (the in-process audit, the inspector).
+// Everything in it is the observer's to keep.
+type Record struct {
+	// Outcome is the label of headgate_requests_total.
+	Outcome string
+	// UpstreamStatus and UpstreamHeader are the upstream's answer as it
+	// came, before headgate changed it; 0 and nil when no upstream
+	// answered (headgate answered itself, or asking failed).
+	UpstreamStatus int
+	UpstreamHeader http.Header
+	// Upstream is a copy of the decoded upstream bytes the rewriter read
+	// (the head and what came with it), at most max_head_bytes + 80 KiB:
+	// every byte the rewriter reads, but for a last read over 16 KiB.
+	// UpstreamCut says it was cut there. nil when the rewriter read none.
+	Upstream    []byte
+	UpstreamCut bool
+	// Result is the rewrite's result; nil when the rewriter did not run.
+	Result *rewrite.Result
+}
+
+// Observer receives the Record of one request, once, just before its
+// response headers go out (or, when none go out, as the request ends).
+type Observer func(*Record)
 
 type observeKey struct{}
 
-// Observe returns a context whose requests report to fn. It is how the
-// audit's in-process mode (wired by cmd) receives each response's change
-// record from the one request pipeline it drives, rather than deciding
-// anything itself.
-func Observe(ctx context.Context, fn func(outcome string, upstream []byte, res *rewrite.Result)) context.Context {
+// Observe returns a context whose requests report to fn. It is the one
+// place the proxy tells what it did: the audit's in-process mode (wired by
+// cmd) and the inspector receive each response's Record from the request
+// pipeline they drive, rather than deciding anything themselves.
+func Observe(ctx context.Context, fn func(*Record)) context.Context {
 	return context.WithValue(ctx, observeKey{}, Observer(fn))
 }
 
-func observerOf(ctx context.Context) Observer {
-	fn, _ := ctx.Value(observeKey{}).(Observer)
-	return fn
+// observeHook gathers the Record of an observed request on its way through
+// the pipeline. Every call comes from the request's own goroutine.
+type observeHook struct {
+	fn    Observer
+	limit int // bytes of Record.Upstream kept
+	rec   Record
+	told  bool
 }
 
-// maxObservedBytes bounds the upstream bytes copied for an observer.
-const maxObservedBytes = 256 << 10
-
-// rewriteObserver is the rewrite.Options.Observe of a request: the
-// inspector's hook and the request's observer, each when there is one.
-func (rs *reqState) rewriteObserver(hk *inspectHook) func([]byte, *rewrite.Result) {
-	if hk == nil && rs.obs == nil {
+// newObserveHook is the request's hook when its context has an observer;
+// nil (the hooks are no-ops) for every other request.
+func newObserveHook(ctx context.Context, cfg *rules.Config) *observeHook {
+	fn, _ := ctx.Value(observeKey{}).(Observer)
+	if fn == nil {
 		return nil
 	}
-	return func(b []byte, res *rewrite.Result) {
-		if hk != nil {
-			hk.observe(b, res)
+	return &observeHook{fn: fn, limit: observedBytes(cfg)}
+}
+
+// observedBytes bounds Record.Upstream. The rewriter reads at most
+// max_head_bytes plus 64 KiB and one read.
+func observedBytes(cfg *rules.Config) int {
+	max := cfg.Server.MaxHeadBytes
+	if max <= 0 {
+		max = rules.DefaultMaxHeadBytes
+	}
+	return max + 80<<10
+}
+
+// hookOf is the observe hook of the request whose (outbound) context is
+// ctx; nil when nobody observes it.
+func hookOf(ctx context.Context) *observeHook {
+	if rs := reqStateOf(ctx); rs != nil {
+		return rs.obs
+	}
+	return nil
+}
+
+// response records the upstream's status and headers, before the proxy
+// changes them.
+func (hk *observeHook) response(res *http.Response) {
+	hk.rec.UpstreamStatus = res.StatusCode
+	hk.rec.UpstreamHeader = res.Header.Clone()
+}
+
+// rewriteObserver is the rewrite.Options.Observe of a request: it keeps a
+// copy of the bytes the rewriter read for hk (the slice is the rewriter's
+// only during the call); nil when nobody observes the request. The result
+// comes from rs.result, which is set after Prepare in every case (also when
+// the rewriter recovered from a panic and did not call this).
+func (rs *reqState) rewriteObserver(hk *observeHook) func([]byte, *rewrite.Result) {
+	if hk == nil {
+		return nil
+	}
+	return func(b []byte, _ *rewrite.Result) {
+		if len(b) > hk.limit {
+			b, hk.rec.UpstreamCut = b[:hk.limit], true
 		}
-		if rs.obs != nil {
-			rs.upHead = append([]byte(nil), b[:min(len(b), maxObservedBytes)]...)
-		}
+		hk.rec.Upstream = append([]byte(nil), b...)
 	}
 }
 
 // observed tells the request's observer, once.
 func (rs *reqState) observed() {
-	if rs.obs == nil || rs.reported {
+	hk := rs.obs
+	if hk == nil || hk.told {
 		return
 	}
-	rs.reported = true
-	outcome := rs.outcome
-	if outcome == "" {
-		outcome = outPassthrough
+	hk.told = true
+	rec := hk.rec
+	rec.Outcome = rs.outcome
+	if rec.Outcome == "" {
+		rec.Outcome = outPassthrough
 	}
-	rs.obs(outcome, rs.upHead, rs.result)
+	if rs.result != nil {
+		res := *rs.result
+		res.Changes = slices.Clone(res.Changes)
+		rec.Result = &res
+	}
+	hk.fn(&rec)
 }

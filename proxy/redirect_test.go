@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/headgate/headgate/internal/hgtest"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -45,31 +45,20 @@ func (s *seen) count() int {
 }
 
 // redirectProxy is a proxy over a counting upstream, with its log.
-func redirectProxy(t *testing.T, extra string) (*Proxy, *seen, *bytes.Buffer) {
+func redirectProxy(t *testing.T, extra string) (*Proxy, *seen, *hgtest.LogBuffer) {
 	t.Helper()
 	up := &seen{}
 	srv := httptest.NewServer(http.HandlerFunc(up.handler))
 	t.Cleanup(srv.Close)
-	var log bytes.Buffer
+	log := &hgtest.LogBuffer{}
 	p, err := New(testConfig(t, srv.URL, extra), Options{
-		Logger:  slog.New(slog.NewJSONHandler(&syncWriter{w: &log}, nil)),
+		Logger:  slog.New(slog.NewJSONHandler(log, nil)),
 		Sitemap: func(_ *rules.Config, fetch fetchFunc) SitemapHandler { return &fakeSitemap{fetch: fetch} },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, up, &log
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  *bytes.Buffer
-}
-
-func (s *syncWriter) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(b)
+	return p, up, log
 }
 
 // do serves one request in process from remote, with headers "K: v".

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/headgate/headgate/internal/hgtest"
 	"github.com/headgate/headgate/internal/linkheader"
 	"github.com/headgate/headgate/rules"
 	"github.com/headgate/headgate/sitemap"
@@ -93,31 +94,15 @@ func TestHreflangThreeOutputs(t *testing.T) {
 		"https://notes.example": {"/en/about"},
 		"https://notes.de":      {"/ueber-uns"},
 	} {
-		p, err := New(instanceConfig(t, dir, base, up.URL, pages...), Options{
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Sitemap: func(cfg *rules.Config, fetch func(ctx context.Context, path string) (io.ReadCloser, error)) SitemapHandler {
-				return sitemap.New(cfg, sitemap.Options{Fetch: fetch})
-			},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		front := httptest.NewServer(p)
-		defer front.Close()
-		instances[base] = front
+		instances[base] = sitemapFront(t, instanceConfig(t, dir, base, up.URL, pages...))
 	}
 	groups := map[string][]string{
 		"about": {"en https://notes.example/en/about", "de https://notes.de/ueber-uns", "fr https://notes.fr/a-propos", "x-default https://notes.example/en/about"},
 		"guide": {"en https://notes.example/guide.pdf", "de https://notes.de/anleitung.pdf"},
 	}
 	get := func(front *httptest.Server, path string) (*http.Response, string) {
-		res, err := http.Get(front.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res, string(b)
+		t.Helper()
+		return hgtest.Fetch(t, front.URL+path)
 	}
 	sitemaps := map[string]map[string][]string{} // base → loc → links
 	for base, front := range instances {
@@ -248,25 +233,10 @@ title = "{products.name}"
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(cfg, Options{
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Sitemap: func(cfg *rules.Config, fetch func(ctx context.Context, path string) (io.ReadCloser, error)) SitemapHandler {
-			return sitemap.New(cfg, sitemap.Options{Fetch: fetch})
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	front := httptest.NewServer(p)
-	defer front.Close()
+	front := sitemapFront(t, cfg)
 	get := func(path string) (*http.Response, string) {
-		res, err := http.Get(front.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res, string(b)
+		t.Helper()
+		return hgtest.Fetch(t, front.URL+path)
 	}
 	if _, body := get("/about"); !strings.Contains(body, "<title>About (sheet)</title>") {
 		t.Errorf("/about: the row did not win over the rule:\n%s", body)
@@ -288,4 +258,22 @@ title = "{products.name}"
 	if !strings.Contains(sm, "<loc>https://notes.example/about</loc>") || strings.Contains(sm, "/hidden") {
 		t.Errorf("sitemap: /about listed, /hidden (noindex by its row) left out:\n%s", sm)
 	}
+}
+
+// sitemapFront serves cfg's proxy, with the sitemap package's handler,
+// until the test ends.
+func sitemapFront(t *testing.T, cfg *rules.Config) *httptest.Server {
+	t.Helper()
+	p, err := New(cfg, Options{
+		Logger: slog.New(slog.DiscardHandler),
+		Sitemap: func(cfg *rules.Config, fetch func(ctx context.Context, path string) (io.ReadCloser, error)) SitemapHandler {
+			return sitemap.New(cfg, sitemap.Options{Fetch: fetch})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(p)
+	t.Cleanup(front.Close)
+	return front
 }

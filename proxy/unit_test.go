@@ -95,11 +95,15 @@ func TestSetCanonicalLink(t *testing.T) {
 	}
 }
 
-func TestWatcher(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "c.toml")
+// watched is a watcher of a new file c.toml that holds "a".
+func watched(t *testing.T) (string, *watcher) {
+	path := filepath.Join(t.TempDir(), "c.toml")
 	os.WriteFile(path, []byte("a"), 0o644)
-	w := &watcher{path: path}
+	return path, &watcher{path: path}
+}
+
+func TestWatcher(t *testing.T) {
+	path, w := watched(t)
 	if w.changed() {
 		t.Error("first look is no change")
 	}
@@ -119,7 +123,7 @@ func TestWatcher(t *testing.T) {
 	if w.changed() {
 		t.Error("a missing file is not a change")
 	}
-	os.WriteFile(filepath.Join(dir, "d.toml"), []byte("c"), 0o644)
+	os.WriteFile(filepath.Join(filepath.Dir(path), "d.toml"), []byte("c"), 0o644)
 	os.Symlink("d.toml", path)
 	if !w.changed() {
 		t.Error("symlink to new content not seen")
@@ -163,10 +167,7 @@ func TestWatcherDataFiles(t *testing.T) {
 // A file that changes from look to look (written in place) is reported
 // once it holds still.
 func TestWatcherSettled(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "c.toml")
-	os.WriteFile(path, []byte("a"), 0o644)
-	w := &watcher{path: path}
+	path, w := watched(t)
 	if w.settled() {
 		t.Fatal("first look")
 	}

@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -9,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/headgate/headgate/internal/hgtest"
+	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rules"
-	"github.com/headgate/headgate/sitemap"
 )
 
 // fakeWordPress answers as a WordPress with "Month and name" permalinks
@@ -95,11 +95,7 @@ func TestWordPressExampleThroughProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := proxy.New(cfg, proxy.Options{
-		Sitemap: func(cfg *rules.Config, fetch func(context.Context, string) (io.ReadCloser, error)) proxy.SitemapHandler {
-			return sitemap.New(cfg, sitemap.Options{Fetch: fetch})
-		},
-	})
+	p, err := proxy.New(cfg, proxy.Options{Sitemap: wire.Sitemaps(nil, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,23 +103,12 @@ func TestWordPressExampleThroughProxy(t *testing.T) {
 	defer front.Close()
 	get := func(path string) (*http.Response, string) {
 		t.Helper()
-		res, err := http.Get(front.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res, string(b)
+		return hgtest.Fetch(t, front.URL+path)
 	}
 	direct := func(path string) string {
 		t.Helper()
-		res, err := http.Get(wp.URL + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return string(b)
+		_, b := hgtest.Fetch(t, wp.URL+path)
+		return b
 	}
 	// The admin: exactly what WordPress answers, without headgate's headers.
 	for _, path := range []string{"/wp-admin/admin-ajax.php?action=rest-nonce", "/wp-admin/admin-ajax.php?action=ajax-tag-search&tax=post_tag&q=go",

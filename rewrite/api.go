@@ -31,9 +31,9 @@ type Options struct {
 	// Observe, when set, is called once at the end of Prepare with the
 	// decoded upstream bytes the rewriter read (the edited region and what
 	// came with it: at most MaxHeadBytes plus 64 KiB and one read) and the
-	// result. The slice is only valid during the call. The admin
-	// inspector uses it to show the upstream's head beside the served one;
-	// the proxy leaves it nil.
+	// result. The slice is only valid during the call. The proxy sets it
+	// only for a request someone observes (proxy.Observe: the inspector,
+	// the in-process audit) and leaves it nil on every other.
 	Observe func(upstream []byte, res *Result)
 }
 

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -135,31 +133,19 @@ func tokensEquivalent(got, want []string) bool {
 	return false
 }
 
-func TestScannerMatchesXNetOnCorpus(t *testing.T) {
-	files := corpusFiles(t)
-	for _, f := range files {
-		doc, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := comparable(xnetTokens(doc))
-		got := comparable(ourTokens(doc, 4096))
+// The scanner agrees with x/net's tokenizer on every page the properties
+// run on: the generated legacy pages in every clone, and ../shared's
+// corpora when they are beside the repository.
+func TestScannerMatchesXNetOnPages(t *testing.T) {
+	for _, p := range allPages(t) {
+		want := comparable(xnetTokens(p.data))
+		got := comparable(ourTokens(p.data, 4096))
 		if !tokensEquivalent(got, want) {
 			n := 0
 			for n < len(got) && n < len(want) && got[n] == want[n] {
 				n++
 			}
-			t.Errorf("%s: first difference at token %d:\n got %.200v\nwant %.200v", filepath.Base(f), n, got[n:min(n+3, len(got))], want[n:min(n+3, len(want))])
+			t.Errorf("%s: first difference at token %d:\n got %.200v\nwant %.200v", p.name, n, got[n:min(n+3, len(got))], want[n:min(n+3, len(want))])
 		}
 	}
-}
-
-// corpusFiles lists ../shared/corpus/*.html, skipping when it is absent.
-func corpusFiles(t testing.TB) []string {
-	t.Helper()
-	files, _ := filepath.Glob("../../shared/corpus/*.html")
-	if len(files) == 0 {
-		t.Skip("../shared/corpus not found beside the repository: corpus tests skipped")
-	}
-	return files
 }

@@ -1,7 +1,6 @@
 package sitemap
 
 import (
-	"bytes"
 	stdgzip "compress/gzip"
 	"context"
 	"encoding/json"
@@ -21,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headgate/headgate/internal/hgtest"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -52,16 +52,7 @@ func loadConfig(t testing.TB, src string, files map[string]string) *rules.Config
 }
 
 // logs is a slog handler's output, safe for concurrent use.
-type logs struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logs) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
+type logs struct{ hgtest.LogBuffer }
 
 func newLogs() (*logs, *slog.Logger) {
 	l := &logs{}
@@ -71,10 +62,8 @@ func newLogs() (*logs, *slog.Logger) {
 // records returns the log records whose message is msg.
 func (l *logs) records(t testing.TB, msg string) []map[string]any {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(l.String()), "\n") {
 		if line == "" {
 			continue
 		}
@@ -87,12 +76,6 @@ func (l *logs) records(t testing.TB, msg string) []map[string]any {
 		}
 	}
 	return out
-}
-
-func (l *logs) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 const msgLeftOut = "sitemap: entries left out"

@@ -209,7 +209,7 @@ sitemap_source = "upstream-sitemap:/s.xml"
 		fetch := func(ctx context.Context, path string) (io.ReadCloser, error) {
 			head := `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://notes.example/2024/01/first/</loc></url>`
 			rep := "<url><loc>https://evil.example/2024/01/x/</loc></url>\n"
-			r := io.MultiReader(strings.NewReader(head), &repeatReader{s: rep, n: 100 << 20, read: &fetched})
+			r := io.MultiReader(strings.NewReader(head), counted{&endless{line: []byte(rep), n: 100 << 20}, &fetched})
 			return io.NopCloser(r), nil
 		}
 		lg, log := newLogs()
@@ -245,28 +245,14 @@ sitemap_source = "upstream-sitemap:/s.xml"
 	})
 }
 
-// repeatReader reads s over and over, n bytes in all.
-type repeatReader struct {
-	s    string
-	n    int64
-	off  int
+// counted counts the bytes read through it.
+type counted struct {
+	r    io.Reader
 	read *atomic.Int64
 }
 
-func (r *repeatReader) Read(p []byte) (int, error) {
-	if r.n <= 0 {
-		return 0, io.EOF
-	}
-	k := 0
-	for k < len(p) && r.n > 0 {
-		c := copy(p[k:], r.s[r.off:])
-		if int64(c) > r.n {
-			c = int(r.n)
-		}
-		k += c
-		r.n -= int64(c)
-		r.off = (r.off + c) % len(r.s)
-	}
-	r.read.Add(int64(k))
-	return k, nil
+func (c counted) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.read.Add(int64(n))
+	return n, err
 }

@@ -101,7 +101,7 @@ func validates(t *testing.T, doc string) bool {
 	t.Helper()
 	xsd := xsdDir(t)
 	if _, err := os.Stat(filepath.Join(xsd, "xhtml-link.xsd")); err != nil {
-		t.Skip("no schemas")
+		t.Skipf("no xhtml-link.xsd in %s (../shared/xsd beside the repository): the validator is not checked", xsd)
 	}
 	path := filepath.Join(t.TempDir(), "s.xml")
 	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {

@@ -69,3 +69,20 @@ func TestDifferentialInProcessEqualsServed(t *testing.T) {
 		}
 	}
 }
+
+// The same promise to the byte, against the real binary: every request the
+// in-process audit makes of the fixture site gets, from headgate on its
+// port, the status, headers and body bytes the audit read in process.
+// (The fixture's config has no sitemap rule: its /sitemap.xml is the
+// upstream's, compared like any page; `headgate sitemap` is compared with
+// the served one on the e2e upstream, TestDifferentialE2EUpstream.)
+func TestDifferentialFixtureBytes(t *testing.T) {
+	up := newUpstream(t, audFixture().ServeHTTP)
+	hg := start(t, config{Upstream: up.URL, BaseURL: audOrigin, Rules: audFixes})
+	paths := append([]string{"/", "/files/guide.pdf", "/p/sitemap-duplicate", "/p/sitemap-noindex", "/p/sitemap-gone"}, audIndexable...)
+	paths = append(paths, audStart...)
+	statuses := diffPipeline(t, hg, up.URL, slices.Compact(slices.Sorted(slices.Values(paths))))
+	if len(statuses) < 20 {
+		t.Errorf("only %d targets compared", len(statuses))
+	}
+}

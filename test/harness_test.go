@@ -1,14 +1,17 @@
 // Package test holds headgate's end-to-end tests: they build the real
 // binary and run it in front of upstream servers of the test process, on
-// 127.0.0.1, with configs written to temporary directories.
+// 127.0.0.1, with configs written to temporary directories. Only what needs
+// the process is here — signals and reload, shutdown, the process's memory
+// and output, raw connections (smuggling, h2c, slow clients), the
+// commands, and the differential of the binary against the in-process
+// audit; HTTP behaviour that needs no process is tested in package proxy
+// (front_test.go), on headgate as serve builds it. Both share
+// internal/hgtest. Besides: the deployment files, the docs' commands, and
+// the audit against its fixture site.
 package test
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,10 +19,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/headgate/headgate/internal/hgtest"
 )
 
 // binary is the headgate binary under test, built once by TestMain.
@@ -73,38 +77,12 @@ func moduleRoot() (string, error) {
 
 // headgate is one running headgate process.
 type headgate struct {
-	t       testing.TB
-	cmd     *exec.Cmd
-	URL     string // http://127.0.0.1:PORT, the public listener
-	Admin   string // http://127.0.0.1:PORT, the admin listener
-	Config  string // the config file's path
-	logs    *logBuffer
-	exited  chan struct{}
-	exitErr error
-}
-
-// config is what a test's config needs besides its own TOML.
-type config struct {
-	Upstream string
-	Server   string // more [server] keys
-	Site     string // more [site] keys
-	Rules    string // [[rule]] tables and anything after
-}
-
-func (c config) render(listen, admin string) string {
-	return fmt.Sprintf(`[server]
-listen = %q
-admin_listen = %q
-upstream = %q
-shutdown_timeout = "2s"
-%s
-
-[site]
-base_url = "https://notes.example"
-%s
-
-%s
-`, listen, admin, c.Upstream, c.Server, c.Site, c.Rules)
+	hgtest.Server // its listeners and its output (Get, Metric, WaitLog)
+	t             testing.TB
+	cmd           *exec.Cmd
+	Config        string // the config file's path
+	exited        chan struct{}
+	exitErr       error
 }
 
 // start runs headgate with the config, on free ports; it returns once the
@@ -116,7 +94,7 @@ func start(t testing.TB, c config) *headgate {
 	var last error
 	for attempt := 0; attempt < 5; attempt++ {
 		listen, admin := freePort(t), freePort(t)
-		if err := os.WriteFile(path, []byte(c.render(listen, admin)), 0o644); err != nil {
+		if err := os.WriteFile(path, []byte(c.Render(listen, admin)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		h, err := launch(t, path, listen, admin)
@@ -135,16 +113,14 @@ func start(t testing.TB, c config) *headgate {
 // launch runs the binary on a config file already written.
 func launch(t testing.TB, path, listen, admin string) (*headgate, error) {
 	h := &headgate{
+		Server: hgtest.Server{URL: "http://" + listen, Admin: "http://" + admin, Logs: &logBuffer{}},
 		t:      t,
-		URL:    "http://" + listen,
-		Admin:  "http://" + admin,
 		Config: path,
-		logs:   &logBuffer{},
 		exited: make(chan struct{}),
 	}
 	h.cmd = exec.Command(binary, "serve", "-config", path, "-log-format", "json")
-	h.cmd.Stdout = h.logs
-	h.cmd.Stderr = h.logs
+	h.cmd.Stdout = h.Logs
+	h.cmd.Stderr = h.Logs
 	if err := h.cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -156,7 +132,7 @@ func launch(t testing.TB, path, listen, admin string) (*headgate, error) {
 	for {
 		select {
 		case <-h.exited:
-			return nil, fmt.Errorf("exited (%v): %s", h.exitErr, h.logs.String())
+			return nil, fmt.Errorf("exited (%v): %s", h.exitErr, h.Logs.String())
 		default:
 		}
 		if res, err := http.Get(h.Admin + "/healthz"); err == nil {
@@ -168,14 +144,14 @@ func launch(t testing.TB, path, listen, admin string) (*headgate, error) {
 		if time.Now().After(deadline) {
 			h.cmd.Process.Kill()
 			<-h.exited
-			return nil, fmt.Errorf("no /healthz within 15s: %s", h.logs.String())
+			return nil, fmt.Errorf("no /healthz within 15s: %s", h.Logs.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Cleanup(func() {
 		h.stop()
 		if t.Failed() {
-			t.Logf("headgate log:\n%s", h.logs.String())
+			t.Logf("headgate log:\n%s", h.Logs.String())
 		}
 	})
 	return h, nil
@@ -198,90 +174,6 @@ func (h *headgate) stop() {
 	}
 }
 
-// freePort returns a 127.0.0.1 address that was free a moment ago.
-func freePort(t testing.TB) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// client talks to headgate without Go's transparent gzip, so that tests
-// see the bytes on the wire.
-var client = &http.Client{
-	Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: 16},
-	CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	},
-	Timeout: 30 * time.Second,
-}
-
-// get requests path with the headers given as "Name: value" pairs and
-// returns the response with its body read.
-func (h *headgate) get(t testing.TB, method, path string, headers ...string) (*http.Response, []byte) {
-	t.Helper()
-	req, err := http.NewRequest(method, h.URL+path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, kv := range headers {
-		k, v, _ := strings.Cut(kv, ": ")
-		if strings.EqualFold(k, "Host") {
-			req.Host = v
-			continue
-		}
-		req.Header.Add(k, v)
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading the body: %v", method, path, err)
-	}
-	return res, body
-}
-
-// metric returns the value of one series on /metrics, 0 when absent.
-func (h *headgate) metric(t testing.TB, series string) float64 {
-	t.Helper()
-	res, err := http.Get(h.Admin + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, series+" ") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(line[len(series):]), 64)
-			if err != nil {
-				t.Fatalf("metric %s: %v", line, err)
-			}
-			return v
-		}
-	}
-	return 0
-}
-
-// waitLog waits until the log holds a line matching re.
-func (h *headgate) waitLog(t testing.TB, re string) {
-	t.Helper()
-	rx := regexp.MustCompile(re)
-	deadline := time.Now().Add(10 * time.Second)
-	for !rx.MatchString(h.logs.String()) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no log line matching %q in:\n%s", re, h.logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // peakRSS is headgate's VmHWM in bytes.
 func (h *headgate) peakRSS(t testing.TB) int64 {
 	t.Helper()
@@ -297,65 +189,28 @@ func (h *headgate) peakRSS(t testing.TB) int64 {
 	return kb << 10
 }
 
-// logBuffer collects a process's output; it is written from exec's copy
-// goroutine and read by the test.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+// What the behaviour tests share with the in-process ones (package
+// proxy), under the names the tests here use.
+type (
+	config    = hgtest.Config
+	upstream  = hgtest.Upstream
+	logBuffer = hgtest.LogBuffer
+)
 
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.buf.Len() > 8<<20 {
-		return len(p), nil // enough to diagnose; keep memory flat
-	}
-	return b.buf.Write(p)
-}
+const (
+	page      = hgtest.Page
+	pageRules = hgtest.PageRules
+)
 
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// upstream is an httptest-like server on 127.0.0.1 that counts its hits.
-type upstream struct {
-	URL  string
-	srv  *http.Server
-	mu   sync.Mutex
-	hits int
-	last *http.Request
-}
-
-func newUpstream(t testing.TB, h http.HandlerFunc) *upstream {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &upstream{URL: "http://" + l.Addr().String()}
-	u.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u.mu.Lock()
-		u.hits++
-		u.last = r.Clone(r.Context())
-		u.mu.Unlock()
-		h(w, r)
-	}), ReadHeaderTimeout: 10 * time.Second}
-	go u.srv.Serve(l)
-	t.Cleanup(func() { u.srv.Close() })
-	return u
-}
-
-func (u *upstream) Hits() int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.hits
-}
-
-// LastRequest is the last request the upstream received (headers only).
-func (u *upstream) LastRequest() *http.Request {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.last
-}
+var (
+	client        = hgtest.Client
+	newUpstream   = hgtest.NewUpstream
+	newRecorder   = hgtest.NewRecorder
+	rewrittenHead = hgtest.RewrittenHead
+	htmlHandler   = hgtest.HTMLHandler
+	clip          = hgtest.Clip
+	encode        = hgtest.Encode
+	decode        = hgtest.Decode
+	rawGet        = hgtest.RawGet
+	freePort      = hgtest.FreeAddr
+)

@@ -42,7 +42,7 @@ func TestSlowClients(t *testing.T) {
 		conns[i] = c
 	}
 	began := time.Now()
-	res, body := hg.get(t, "GET", "/fresh")
+	res, body := hg.Get(t, "GET", "/fresh")
 	if res.StatusCode != 200 {
 		t.Fatalf("a new request with %d slow clients: status %d", n, res.StatusCode)
 	}
@@ -123,11 +123,11 @@ func TestGzipBombs(t *testing.T) {
 	})
 	hg := start(t, config{Upstream: up.URL, Rules: pageRules, Server: "access_log = false"})
 
-	res, body := hg.get(t, "GET", "/head", "Accept-Encoding: gzip")
+	res, body := hg.Get(t, "GET", "/head", "Accept-Encoding: gzip")
 	if res.StatusCode != 200 || !bytes.Equal(body, inHead) {
 		t.Errorf("bomb in the head: status %d, %d bytes; want the upstream's %d bytes unchanged", res.StatusCode, len(body), len(inHead))
 	}
-	if v := hg.metric(t, `headgate_requests_total{outcome="skipped_too_large"}`); v != 1 {
+	if v := hg.Metric(t, `headgate_requests_total{outcome="skipped_too_large"}`); v != 1 {
 		t.Errorf("skipped_too_large = %v, want 1", v)
 	}
 
@@ -194,11 +194,11 @@ func TestEndlessHead(t *testing.T) {
 	if err != nil || n != want {
 		t.Fatalf("read %d bytes of the endless head: %v", n, err)
 	}
-	hg.waitLog(t, "head not rewritten")
+	hg.WaitLog(t, "head not rewritten")
 	if rss := hg.peakRSS(t); rss > 64<<20 {
 		t.Errorf("peak RSS %d MiB after 64 MiB of head, want under 64 MiB", rss>>20)
 	}
-	if res, _ := hg.get(t, "GET", "/next"); res.StatusCode != 200 {
+	if res, _ := hg.Get(t, "GET", "/next"); res.StatusCode != 200 {
 		t.Errorf("next request: status %d", res.StatusCode)
 	}
 }
@@ -264,12 +264,12 @@ func TestReloadAndShutdownUnderLoad(t *testing.T) {
 	}
 	for i := 1; i <= 5; i++ {
 		c.Rules = strings.Replace(pageRules, "Rewritten title", fmt.Sprintf("Rewritten title %d", i), 1)
-		if err := os.WriteFile(hg.Config, []byte(c.render(listen, admin)), 0o644); err != nil {
+		if err := os.WriteFile(hg.Config, []byte(c.Render(listen, admin)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		hg.cmd.Process.Signal(syscall.SIGHUP)
 		deadline := time.Now().Add(10 * time.Second)
-		for hg.metric(t, `headgate_config_reloads_total{result="ok"}`) < float64(i) {
+		for hg.Metric(t, `headgate_config_reloads_total{result="ok"}`) < float64(i) {
 			if time.Now().After(deadline) {
 				t.Fatalf("reload %d not done", i)
 			}

@@ -70,7 +70,7 @@ func startExample(t *testing.T, extra string) *headgate {
 // the first content of each meta name/property.
 func servedHead(t *testing.T, h *headgate, path string) (title string, meta map[string]string) {
 	t.Helper()
-	_, body := h.get(t, "GET", path)
+	_, body := h.Get(t, "GET", path)
 	doc, err := html.Parse(bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -306,9 +306,9 @@ card = "summary"
 // and both answer: the inspector, and the demo app with its own head.
 func TestStartLineNamesInspectorAndUpstream(t *testing.T) {
 	h := startExample(t, "")
-	h.waitLog(t, `"msg":"headgate serving"`)
+	h.WaitLog(t, `"msg":"headgate serving"`)
 	line := ""
-	for _, l := range strings.Split(h.logs.String(), "\n") {
+	for _, l := range strings.Split(h.Logs.String(), "\n") {
 		if strings.Contains(l, `"msg":"headgate serving"`) {
 			line = l
 		}

@@ -106,7 +106,7 @@ func TestPageTableReloadUnderLoad(t *testing.T) {
 		t.Helper()
 		deadline := time.Now().Add(15 * time.Second)
 		for {
-			_, body := hg.get(t, "GET", fmt.Sprintf("/p/%d", rows-1))
+			_, body := hg.Get(t, "GET", fmt.Sprintf("/p/%d", rows-1))
 			if strings.Contains(string(body), fmt.Sprintf("<title>Page %d %s</title>", rows-1, v)) {
 				return
 			}
@@ -125,13 +125,13 @@ func TestPageTableReloadUnderLoad(t *testing.T) {
 		}
 		writeSeo(t, seo, rows, "v2", fi.ModTime()) // same size, same mtime
 		time.Sleep(1500 * time.Millisecond)        // past a poll: only the signal reveals it
-		_, body := hg.get(t, "GET", "/p/0")
+		_, body := hg.Get(t, "GET", "/p/0")
 		if !strings.Contains(string(body), "<title>Page 0 v1</title>") {
 			t.Fatalf("reloaded before SIGHUP:\n%s", body)
 		}
 		hg.cmd.Process.Signal(syscall.SIGHUP)
 		waitVersion(t, "v2")
-		hg.waitLog(t, `config reloaded.*signal`)
+		hg.WaitLog(t, `config reloaded.*signal`)
 	})
 	t.Run("file change", func(t *testing.T) {
 		writeSeo(t, seo, rows, "v3-changed", time.Time{})
@@ -146,8 +146,8 @@ func TestPageTableReloadUnderLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		os.Rename(seo+".tmp", seo)
-		hg.waitLog(t, `config refused.*HG176`)
-		_, body := hg.get(t, "GET", fmt.Sprintf("/p/%d", rows-1))
+		hg.WaitLog(t, `config refused.*HG176`)
+		_, body := hg.Get(t, "GET", fmt.Sprintf("/p/%d", rows-1))
 		if !strings.Contains(string(body), "v3-changed") {
 			t.Errorf("after a refused table:\n%s", body)
 		}

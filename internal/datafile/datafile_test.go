@@ -52,14 +52,34 @@ func strip(path string, err error) string {
 	return strings.TrimPrefix(err.Error(), filepath.Dir(path)+"/")
 }
 
+// readCase is one table test of a reader: its input, and the columns and
+// rows (line:values) or the error it gives.
+type readCase struct {
+	name, in string
+	o        Options
+	cols     []string
+	rows     []string
+	err      string
+}
+
+// run reads tc.in as a file named name.
+func (tc readCase) run(t *testing.T, name string) {
+	t.Run(tc.name, func(t *testing.T) {
+		cols, rows, err := readAll(t, write(t, name, tc.in), tc.o)
+		if err != tc.err {
+			t.Fatalf("error %q, want %q", err, tc.err)
+		}
+		if tc.err != "" {
+			return
+		}
+		if !reflect.DeepEqual(cols, tc.cols) || !reflect.DeepEqual(rows, tc.rows) {
+			t.Errorf("got %q %q, want %q %q", cols, rows, tc.cols, tc.rows)
+		}
+	})
+}
+
 func TestCSV(t *testing.T) {
-	for _, tc := range []struct {
-		name, in string
-		o        Options
-		cols     []string
-		rows     []string
-		err      string
-	}{
+	for _, tc := range []readCase{
 		{name: "plain", in: "from,to\n/a,/b\n/c,/d\n",
 			cols: []string{"from", "to"}, rows: []string{"2:/a|/b", "3:/c|/d"}},
 		{name: "BOM and CRLF, as a spreadsheet exports", in: "\xef\xbb\xbffrom,to\r\n/a,/b\r\n",
@@ -89,29 +109,12 @@ func TestCSV(t *testing.T) {
 		{name: "an unknown column ignored", in: "from,to,note\n/a,/b,x\n", o: Options{Columns: []string{"from", "to"}, IgnoreOther: true},
 			cols: []string{"from", "to"}, rows: []string{"2:/a|/b"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cols, rows, err := readAll(t, write(t, "t.csv", tc.in), tc.o)
-			if err != tc.err {
-				t.Fatalf("error %q, want %q", err, tc.err)
-			}
-			if tc.err != "" {
-				return
-			}
-			if !reflect.DeepEqual(cols, tc.cols) || !reflect.DeepEqual(rows, tc.rows) {
-				t.Errorf("got %q %q, want %q %q", cols, rows, tc.cols, tc.rows)
-			}
-		})
+		tc.run(t, "t.csv")
 	}
 }
 
 func TestJSONLines(t *testing.T) {
-	for _, tc := range []struct {
-		name, in string
-		o        Options
-		cols     []string
-		rows     []string
-		err      string
-	}{
+	for _, tc := range []readCase{
 		{name: "the first line names the columns", in: `{"from":"/a","to":"/b"}` + "\n" + `{"to":"/d","from":"/c"}` + "\n" + `{"from":"/e"}` + "\n",
 			cols: []string{"from", "to"}, rows: []string{"1:/a|/b", "2:/c|/d", "3:/e|"}},
 		{name: "escapes, numbers, booleans and null", in: `{"a":"caf\u00e9 \"x\"","b":301,"c":true,"d":null}`,
@@ -143,18 +146,7 @@ func TestJSONLines(t *testing.T) {
 		{name: "an unknown column with known ones", in: `{"from":"/a","x":"1"}`, o: Options{Columns: []string{"from"}},
 			err: "t.jsonl:1: unknown column \"x\" (known: from)"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			cols, rows, err := readAll(t, write(t, "t.jsonl", tc.in), tc.o)
-			if err != tc.err {
-				t.Fatalf("error %q, want %q", err, tc.err)
-			}
-			if tc.err != "" {
-				return
-			}
-			if !reflect.DeepEqual(cols, tc.cols) || !reflect.DeepEqual(rows, tc.rows) {
-				t.Errorf("got %q %q, want %q %q", cols, rows, tc.cols, tc.rows)
-			}
-		})
+		tc.run(t, "t.jsonl")
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/headgate/headgate/audit"
 	"github.com/headgate/headgate/internal/demo"
 	"github.com/headgate/headgate/proxy"
+	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 	"github.com/headgate/headgate/sitemap"
 )
@@ -113,9 +114,16 @@ func AuditInProcess(o *audit.Options) (stop func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Handler, o.Observe = p, proxy.Observe
+	o.Handler, o.Observe = p, AuditObserve
 	if o.Upstream == "" {
 		o.Upstream = p.Upstream().String()
 	}
 	return stop, nil
+}
+
+// AuditObserve is the audit's Options.Observe: proxy.Observe, handing the
+// audit the parts of each Record it reads (the audit does not import
+// proxy).
+func AuditObserve(ctx context.Context, fn func(outcome string, upstream []byte, res *rewrite.Result)) context.Context {
+	return proxy.Observe(ctx, func(r *proxy.Record) { fn(r.Outcome, r.Upstream, r.Result) })
 }
