@@ -35,6 +35,7 @@ func main() {
 	page := fs.String("page", "", "upstream: the HTML file to serve at every path")
 	upstream := fs.String("upstream", "http://127.0.0.1:18001", "plain: the upstream URL")
 	recode := fs.Bool("recode", false, "plain: decode gzip from the upstream and re-encode it, as a rewriting proxy must")
+	recodeLevel := fs.Int("recode-level", gzip.DefaultCompression, "plain -recode: the gzip level it re-encodes at")
 	fs.Parse(os.Args[2:])
 	if host, _, err := net.SplitHostPort(*listen); err != nil || (host != "127.0.0.1" && host != "localhost") {
 		log.Fatalf("peer listens on loopback only, not %q", *listen)
@@ -52,7 +53,11 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		h = newPlain(u, *recode)
+		level := noRecode
+		if *recode {
+			level = *recodeLevel
+		}
+		h = newPlain(u, level)
 	default:
 		log.Fatalf("unknown mode %q", os.Args[1])
 	}
@@ -81,9 +86,14 @@ func newUpstream(doc []byte) http.Handler {
 	})
 }
 
+// noRecode is newPlain's level for a proxy that passes gzip through.
+const noRecode = -100
+
 // newPlain is the reference proxy: httputil.ReverseProxy with headgate's
 // transport settings (compression off, many idle connections per host).
-func newPlain(u *url.URL, recode bool) http.Handler {
+// With a gzip level other than noRecode it decodes a gzip response and
+// re-encodes it at that level, as a rewriting proxy must.
+func newPlain(u *url.URL, recodeLevel int) http.Handler {
 	t := &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -97,23 +107,27 @@ func newPlain(u *url.URL, recode bool) http.Handler {
 		Transport:  t,
 		BufferPool: bufPool{},
 	}
-	if recode {
+	if recodeLevel != noRecode {
 		rp.ModifyResponse = func(res *http.Response) error {
 			if res.Header.Get("Content-Encoding") != "gzip" {
 				return nil
 			}
-			zr, err := gzip.NewReader(res.Body)
+			up := res.Body
+			zr, err := gzip.NewReader(up)
 			if err != nil {
 				return err
 			}
 			pr, pw := io.Pipe()
 			go func() {
-				zw, _ := gzip.NewWriterLevel(pw, gzip.DefaultCompression)
+				zw, _ := gzip.NewWriterLevel(pw, recodeLevel)
 				_, err := io.Copy(zw, zr)
 				if err == nil {
 					err = zw.Close()
 				}
-				res.Body.Close()
+				// The upstream's body, captured above: res.Body is the
+				// pipe by the time this runs, and closing it here cut
+				// every response (wrk completed 0 requests).
+				up.Close()
 				pw.CloseWithError(err)
 			}()
 			res.Body = pr
