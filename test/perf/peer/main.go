@@ -108,18 +108,28 @@ func newPlain(u *url.URL, recodeLevel int) http.Handler {
 		BufferPool: bufPool{},
 	}
 	if recodeLevel != noRecode {
+		// Pooled, as headgate pools its coders.
+		var readers, writers sync.Pool
 		rp.ModifyResponse = func(res *http.Response) error {
 			if res.Header.Get("Content-Encoding") != "gzip" {
 				return nil
 			}
 			up := res.Body
-			zr, err := gzip.NewReader(up)
-			if err != nil {
+			zr, _ := readers.Get().(*gzip.Reader)
+			if zr == nil {
+				zr = new(gzip.Reader)
+			}
+			if err := zr.Reset(up); err != nil {
 				return err
 			}
 			pr, pw := io.Pipe()
 			go func() {
-				zw, _ := gzip.NewWriterLevel(pw, recodeLevel)
+				zw, _ := writers.Get().(*gzip.Writer)
+				if zw == nil {
+					zw, _ = gzip.NewWriterLevel(pw, recodeLevel)
+				} else {
+					zw.Reset(pw)
+				}
 				_, err := io.Copy(zw, zr)
 				if err == nil {
 					err = zw.Close()
@@ -129,6 +139,9 @@ func newPlain(u *url.URL, recodeLevel int) http.Handler {
 				// every response (wrk completed 0 requests).
 				up.Close()
 				pw.CloseWithError(err)
+				zw.Reset(io.Discard)
+				writers.Put(zw)
+				readers.Put(zr)
 			}()
 			res.Body = pr
 			res.Header.Del("Content-Length")
