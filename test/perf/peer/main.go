@@ -107,49 +107,103 @@ func newPlain(u *url.URL, recodeLevel int) http.Handler {
 		Transport:  t,
 		BufferPool: bufPool{},
 	}
-	if recodeLevel != noRecode {
-		// Pooled, as headgate pools its coders.
-		var readers, writers sync.Pool
-		rp.ModifyResponse = func(res *http.Response) error {
-			if res.Header.Get("Content-Encoding") != "gzip" {
-				return nil
-			}
-			up := res.Body
-			zr, _ := readers.Get().(*gzip.Reader)
-			if zr == nil {
-				zr = new(gzip.Reader)
-			}
-			if err := zr.Reset(up); err != nil {
-				return err
-			}
-			pr, pw := io.Pipe()
-			go func() {
-				zw, _ := writers.Get().(*gzip.Writer)
-				if zw == nil {
-					zw, _ = gzip.NewWriterLevel(pw, recodeLevel)
-				} else {
-					zw.Reset(pw)
-				}
-				_, err := io.Copy(zw, zr)
-				if err == nil {
-					err = zw.Close()
-				}
-				// The upstream's body, captured above: res.Body is the
-				// pipe by the time this runs, and closing it here cut
-				// every response (wrk completed 0 requests).
-				up.Close()
-				pw.CloseWithError(err)
-				zw.Reset(io.Discard)
-				writers.Put(zw)
-				readers.Put(zr)
-			}()
-			res.Body = pr
-			res.Header.Del("Content-Length")
-			res.ContentLength = -1
+	if recodeLevel == noRecode {
+		return rp
+	}
+	// Decode in ModifyResponse, encode in the response writer, both pooled:
+	// as headgate does, with no goroutine and no pipe per response. (The
+	// first -recode copied through an io.Pipe and closed its own reader,
+	// which cut every response; a pipe also made ReverseProxy flush after
+	// every compressed block.)
+	var readers, writers sync.Pool
+	rp.ModifyResponse = func(res *http.Response) error {
+		if res.Header.Get("Content-Encoding") != "gzip" {
 			return nil
 		}
+		zr, _ := readers.Get().(*gzip.Reader)
+		if zr == nil {
+			zr = new(gzip.Reader)
+		}
+		if err := zr.Reset(res.Body); err != nil {
+			return err
+		}
+		res.Body = &gunzipBody{zr: zr, up: res.Body, pool: &readers}
+		// res.ContentLength stays as it came: ReverseProxy flushes after
+		// every write only for -1.
+		res.Header.Del("Content-Length")
+		res.Header.Set(recodeMark, "gzip")
+		return nil
 	}
-	return rp
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gw := &gzipWriter{ResponseWriter: w, pool: &writers, level: recodeLevel}
+		rp.ServeHTTP(gw, r)
+		gw.close()
+	})
+}
+
+// recodeMark tells the response writer that ModifyResponse decoded the
+// body; it never leaves the process.
+const recodeMark = "X-Peer-Recode"
+
+type gunzipBody struct {
+	zr   *gzip.Reader
+	up   io.ReadCloser
+	pool *sync.Pool
+}
+
+func (g *gunzipBody) Read(p []byte) (int, error) { return g.zr.Read(p) }
+
+func (g *gunzipBody) Close() error {
+	err := g.up.Close()
+	if g.zr != nil {
+		g.pool.Put(g.zr)
+		g.zr = nil
+	}
+	return err
+}
+
+// gzipWriter encodes the body when ModifyResponse decoded one.
+type gzipWriter struct {
+	http.ResponseWriter
+	pool  *sync.Pool
+	level int
+	zw    *gzip.Writer
+}
+
+func (g *gzipWriter) WriteHeader(code int) {
+	if g.Header().Get(recodeMark) != "" {
+		g.Header().Del(recodeMark)
+		g.zw, _ = g.pool.Get().(*gzip.Writer)
+		if g.zw == nil {
+			g.zw, _ = gzip.NewWriterLevel(g.ResponseWriter, g.level)
+		} else {
+			g.zw.Reset(g.ResponseWriter)
+		}
+	}
+	g.ResponseWriter.WriteHeader(code)
+}
+
+func (g *gzipWriter) Write(p []byte) (int, error) {
+	if g.zw != nil {
+		return g.zw.Write(p)
+	}
+	return g.ResponseWriter.Write(p)
+}
+
+func (g *gzipWriter) Flush() {
+	if g.zw != nil {
+		g.zw.Flush()
+	}
+	http.NewResponseController(g.ResponseWriter).Flush()
+}
+
+func (g *gzipWriter) close() {
+	if g.zw != nil {
+		g.zw.Close()
+		g.zw.Reset(io.Discard)
+		g.pool.Put(g.zw)
+		g.zw = nil
+	}
 }
 
 type bufPool struct{}

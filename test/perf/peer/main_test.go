@@ -52,6 +52,16 @@ func TestRecodeWholeBody(t *testing.T) {
 				t.Fatalf("level %d: decoded %d bytes (err %v), want the page's %d", level, len(got), err, len(doc))
 			}
 		}
+		// A client that takes no gzip gets the upstream's identity bytes.
+		res, err := c.Get(px.URL + "/page")
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || !bytes.Equal(raw, doc) || res.Header.Get("Content-Encoding") != "" {
+			t.Fatalf("level %d, identity: %d bytes, %q, %v", level, len(raw), res.Header.Get("Content-Encoding"), err)
+		}
 		tr.CloseIdleConnections()
 		px.Close()
 	}
