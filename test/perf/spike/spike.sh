@@ -8,7 +8,11 @@
 #
 #   bash test/perf/spike/spike.sh [PAGE.html] [ROUNDS] [SECONDS]
 #
-# Traffic goes to 127.0.0.1 only (ports 18701-18708), bounded by
+# SWEEP=1 adds ReverseProxy at 16 KiB and 128 KiB buffers beside 64 KiB;
+# SYSCALLS=1 ends with the reads and writes per request of each Go target
+# and nginx (strace -c over a short wrk -c4 run).
+#
+# Traffic goes to 127.0.0.1 only (ports 18701-18712), bounded by
 # ROUNDS x SECONDS per target.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
@@ -80,19 +84,24 @@ NGX
 "$W/headgate" serve -config "$W/headgate.toml" 2>"$W/headgate.log" & pids+=($!); PID_HG=$!
 nginx -p "$W/nginx" -c nginx.conf
 wait_up http://127.0.0.1:{$P_UP,$P_PLAIN,$P_RP,$P_NET,$P_FAST,$P_NGX,$P_HG}/page
+names=(plain rp-tuned nethttp-min fasthttp nginx headgate)
+declare -A PORT=([plain]=$P_PLAIN [rp-tuned]=$P_RP [nethttp-min]=$P_NET [fasthttp]=$P_FAST [nginx]=$P_NGX [headgate]=$P_HG)
+declare -A PID=([plain]=$PID_PLAIN [rp-tuned]=$PID_RP [nethttp-min]=$PID_NET [fasthttp]=$PID_FAST [headgate]=$PID_HG)
+if [ "${SWEEP:-}" = 1 ]; then
+  "$W/spike" rp -buf 16384 -listen 127.0.0.1:18710 -upstream 127.0.0.1:$P_UP & pids+=($!); PID[rp-16k]=$!
+  "$W/spike" rp -buf 131072 -listen 127.0.0.1:18711 -upstream 127.0.0.1:$P_UP & pids+=($!); PID[rp-128k]=$!
+  PORT[rp-16k]=18710; PORT[rp-128k]=18711
+  names=(plain rp-16k rp-tuned rp-128k fasthttp nginx)
+  wait_up http://127.0.0.1:{18710,18711}/page
+fi
 for port in $P_PLAIN $P_RP $P_NET $P_FAST $P_NGX; do
   curl -fsS "http://127.0.0.1:$port/page" | cmp -s - "$PAGE" || { echo "port $port does not pass the page through"; exit 1; }
 done
 
-names=(plain rp-tuned nethttp-min fasthttp nginx headgate)
-declare -A PORT=([plain]=$P_PLAIN [rp-tuned]=$P_RP [nethttp-min]=$P_NET [fasthttp]=$P_FAST [nginx]=$P_NGX [headgate]=$P_HG)
 declare -A RPS CPU UPCPU
 for r in $(seq "$ROUNDS"); do
   for n in "${names[@]}"; do
-    case $n in
-      plain) p=$PID_PLAIN;; rp-tuned) p=$PID_RP;; nethttp-min) p=$PID_NET;; fasthttp) p=$PID_FAST;; headgate) p=$PID_HG;;
-      nginx) p=$(nginx_pids "$W/nginx");;
-    esac
+    if [ "$n" = nginx ]; then p=$(nginx_pids "$W/nginx"); else p=${PID[$n]}; fi
     u0=$(ticks $PID_UP)
     read -r rps reqs cpu errs < <(measure "http://127.0.0.1:${PORT[$n]}/page" "$SECS" "$CONNS" "" $p)
     u1=$(ticks $PID_UP)
@@ -110,3 +119,19 @@ for n in "${names[@]}"; do
   c=$(echo "${CPU[$n]}" | median)
   printf '%-12s %9s %12s %9.2f %14s\n' "$n" "$(echo "${RPS[$n]}" | median)" "$c" "$(awk -v a="$c" -v b="$base" 'BEGIN{print a/b}')" "$(echo "${UPCPU[$n]}" | median)"
 done
+
+if [ "${SYSCALLS:-}" = 1 ]; then
+  echo
+  echo "system calls per request (strace -c over wrk -t1 -c4 -d2s; strace slows the target, the counts hold)"
+  printf '%-12s %9s %9s %9s\n' target reads writes requests
+  for n in "${names[@]}"; do
+    if [ "$n" = nginx ]; then p=$(nginx_pids "$W/nginx"); else p=${PID[$n]}; fi
+    args=(); for q in $p; do args+=(-p "$q"); done
+    strace -f -c -e trace=read,readv,recvfrom,write,writev,sendto,sendmsg,sendfile "${args[@]}" -o "$W/strace.$n" 2>/dev/null & sp=$!
+    sleep 0.5
+    reqs=$(wrk -t1 -c4 -d2s "http://127.0.0.1:${PORT[$n]}/page" | awk '/requests in/ {print $1}')
+    kill -INT $sp; wait $sp 2>/dev/null || true
+    awk -v n="$n" -v r="$reqs" '$NF ~ /^(read|readv|recvfrom)$/ {rd += $4} $NF ~ /^(write|writev|sendto|sendmsg|sendfile)$/ {wr += $4}
+      END {printf "%-12s %9.1f %9.1f %9d\n", n, rd/r, wr/r, r}' "$W/strace.$n"
+  done
+fi
