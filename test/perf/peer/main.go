@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/headgate/headgate/proxy"
 )
 
 func main() {
@@ -35,7 +37,7 @@ func main() {
 	page := fs.String("page", "", "upstream: the HTML file to serve at every path")
 	upstream := fs.String("upstream", "http://127.0.0.1:18001", "plain: the upstream URL")
 	recode := fs.Bool("recode", false, "plain: decode gzip from the upstream and re-encode it, as a rewriting proxy must")
-	recodeLevel := fs.Int("recode-level", gzip.DefaultCompression, "plain -recode: the gzip level it re-encodes at")
+	recodeLevel := fs.Int("recode-level", proxy.GzipLevel, "plain -recode: the gzip level it re-encodes at (default: headgate's)")
 	fs.Parse(os.Args[2:])
 	if host, _, err := net.SplitHostPort(*listen); err != nil || (host != "127.0.0.1" && host != "localhost") {
 		log.Fatalf("peer listens on loopback only, not %q", *listen)
