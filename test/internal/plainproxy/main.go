@@ -1,7 +1,7 @@
 // Command plainproxy is the reference of the load benchmark: an
 // httputil.ReverseProxy with headgate's transport settings (proxy.NewTransport)
 // and nothing else; a gzip response is decoded and re-encoded with the
-// library and level headgate uses (klauspost gzip, level 5), pooled, in
+// library and level headgate uses (klauspost gzip, proxy.GzipLevel), pooled, in
 // the response writer as headgate does, without rewriting. It runs as its
 // own process, like headgate, so that both pay the same cross-process
 // costs.
@@ -87,7 +87,7 @@ func (g *gzipWriter) WriteHeader(code int) {
 		g.Header().Del("X-Reencode")
 		g.zw, _ = g.pool.Get().(*kgzip.Writer)
 		if g.zw == nil {
-			g.zw, _ = kgzip.NewWriterLevel(g.ResponseWriter, 5)
+			g.zw, _ = kgzip.NewWriterLevel(g.ResponseWriter, proxy.GzipLevel)
 		} else {
 			g.zw.Reset(g.ResponseWriter)
 		}

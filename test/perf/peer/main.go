@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
+
+	"github.com/headgate/headgate/proxy"
 )
 
 func main() {
@@ -35,6 +37,7 @@ func main() {
 	page := fs.String("page", "", "upstream: the HTML file to serve at every path")
 	upstream := fs.String("upstream", "http://127.0.0.1:18001", "plain: the upstream URL")
 	recode := fs.Bool("recode", false, "plain: decode gzip from the upstream and re-encode it, as a rewriting proxy must")
+	recodeLevel := fs.Int("recode-level", proxy.GzipLevel, "plain -recode: the gzip level it re-encodes at (default: headgate's)")
 	fs.Parse(os.Args[2:])
 	if host, _, err := net.SplitHostPort(*listen); err != nil || (host != "127.0.0.1" && host != "localhost") {
 		log.Fatalf("peer listens on loopback only, not %q", *listen)
@@ -52,7 +55,11 @@ func main() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		h = newPlain(u, *recode)
+		level := noRecode
+		if *recode {
+			level = *recodeLevel
+		}
+		h = newPlain(u, level)
 	default:
 		log.Fatalf("unknown mode %q", os.Args[1])
 	}
@@ -81,9 +88,14 @@ func newUpstream(doc []byte) http.Handler {
 	})
 }
 
+// noRecode is newPlain's level for a proxy that passes gzip through.
+const noRecode = -100
+
 // newPlain is the reference proxy: httputil.ReverseProxy with headgate's
 // transport settings (compression off, many idle connections per host).
-func newPlain(u *url.URL, recode bool) http.Handler {
+// With a gzip level other than noRecode it decodes a gzip response and
+// re-encodes it at that level, as a rewriting proxy must.
+func newPlain(u *url.URL, recodeLevel int) http.Handler {
 	t := &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -97,32 +109,103 @@ func newPlain(u *url.URL, recode bool) http.Handler {
 		Transport:  t,
 		BufferPool: bufPool{},
 	}
-	if recode {
-		rp.ModifyResponse = func(res *http.Response) error {
-			if res.Header.Get("Content-Encoding") != "gzip" {
-				return nil
-			}
-			zr, err := gzip.NewReader(res.Body)
-			if err != nil {
-				return err
-			}
-			pr, pw := io.Pipe()
-			go func() {
-				zw, _ := gzip.NewWriterLevel(pw, gzip.DefaultCompression)
-				_, err := io.Copy(zw, zr)
-				if err == nil {
-					err = zw.Close()
-				}
-				res.Body.Close()
-				pw.CloseWithError(err)
-			}()
-			res.Body = pr
-			res.Header.Del("Content-Length")
-			res.ContentLength = -1
+	if recodeLevel == noRecode {
+		return rp
+	}
+	// Decode in ModifyResponse, encode in the response writer, both pooled:
+	// as headgate does, with no goroutine and no pipe per response. (The
+	// first -recode copied through an io.Pipe and closed its own reader,
+	// which cut every response; a pipe also made ReverseProxy flush after
+	// every compressed block.)
+	var readers, writers sync.Pool
+	rp.ModifyResponse = func(res *http.Response) error {
+		if res.Header.Get("Content-Encoding") != "gzip" {
 			return nil
 		}
+		zr, _ := readers.Get().(*gzip.Reader)
+		if zr == nil {
+			zr = new(gzip.Reader)
+		}
+		if err := zr.Reset(res.Body); err != nil {
+			return err
+		}
+		res.Body = &gunzipBody{zr: zr, up: res.Body, pool: &readers}
+		// res.ContentLength stays as it came: ReverseProxy flushes after
+		// every write only for -1.
+		res.Header.Del("Content-Length")
+		res.Header.Set(recodeMark, "gzip")
+		return nil
 	}
-	return rp
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gw := &gzipWriter{ResponseWriter: w, pool: &writers, level: recodeLevel}
+		rp.ServeHTTP(gw, r)
+		gw.close()
+	})
+}
+
+// recodeMark tells the response writer that ModifyResponse decoded the
+// body; it never leaves the process.
+const recodeMark = "X-Peer-Recode"
+
+type gunzipBody struct {
+	zr   *gzip.Reader
+	up   io.ReadCloser
+	pool *sync.Pool
+}
+
+func (g *gunzipBody) Read(p []byte) (int, error) { return g.zr.Read(p) }
+
+func (g *gunzipBody) Close() error {
+	err := g.up.Close()
+	if g.zr != nil {
+		g.pool.Put(g.zr)
+		g.zr = nil
+	}
+	return err
+}
+
+// gzipWriter encodes the body when ModifyResponse decoded one.
+type gzipWriter struct {
+	http.ResponseWriter
+	pool  *sync.Pool
+	level int
+	zw    *gzip.Writer
+}
+
+func (g *gzipWriter) WriteHeader(code int) {
+	if g.Header().Get(recodeMark) != "" {
+		g.Header().Del(recodeMark)
+		g.zw, _ = g.pool.Get().(*gzip.Writer)
+		if g.zw == nil {
+			g.zw, _ = gzip.NewWriterLevel(g.ResponseWriter, g.level)
+		} else {
+			g.zw.Reset(g.ResponseWriter)
+		}
+	}
+	g.ResponseWriter.WriteHeader(code)
+}
+
+func (g *gzipWriter) Write(p []byte) (int, error) {
+	if g.zw != nil {
+		return g.zw.Write(p)
+	}
+	return g.ResponseWriter.Write(p)
+}
+
+func (g *gzipWriter) Flush() {
+	if g.zw != nil {
+		g.zw.Flush()
+	}
+	http.NewResponseController(g.ResponseWriter).Flush()
+}
+
+func (g *gzipWriter) close() {
+	if g.zw != nil {
+		g.zw.Close()
+		g.zw.Reset(io.Discard)
+		g.pool.Put(g.zw)
+		g.zw = nil
+	}
 }
 
 type bufPool struct{}
