@@ -28,6 +28,12 @@ type Record struct {
 	UpstreamCut bool
 	// Result is the rewrite's result; nil when the rewriter did not run.
 	Result *rewrite.Result
+	// Match is the rules the request resolved to; nil when it was refused
+	// before (a 400).
+	Match *rules.Match
+	// Redirect is the redirect (or 410) headgate answered, or in shadow
+	// mode would have; nil when none.
+	Redirect *rules.Redirect
 }
 
 // Observer receives the Record of one request, once, just before its
@@ -115,6 +121,7 @@ func (rs *reqState) observed() {
 	hk.told = true
 	rec := hk.rec
 	rec.Outcome = rs.outcome
+	rec.Match = rs.m
 	if rec.Outcome == "" {
 		rec.Outcome = outPassthrough
 	}

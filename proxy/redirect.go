@@ -72,6 +72,10 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 		return false
 	}
 	p.rm.inc(rd.Source, rd.Status)
+	if rs.obs != nil {
+		c := *rd
+		rs.obs.rec.Redirect = &c
+	}
 	if st.shadow {
 		// Shadow mode (§6): what headgate would have answered goes to the
 		// log and the metrics; the request is served as it would be

@@ -14,13 +14,11 @@
 // The package parses flags, wires the other packages together (STYLE
 // habit 11) and prints; run holds the whole program so that tests call it
 // in process. What headgate does with a request is decided in package
-// proxy: serve runs it, and sitemap, indexnow and the in-process audit ask
-// the same pipeline (internal/wire builds it for them: the proxy, its
-// sitemap handler, the demo site; the audit reads each response's
-// proxy.Record), so that what they write or report is what the proxy
-// serves. explain and rewrite do not ask it yet: they read the rules and
-// the rewriter directly (check.go, explain_real.go); explain checks the
-// 400, deny and redirects itself and does not know headgate's own files
-// (/sitemap.xml, /robots.txt). Exit codes: 0 ok, 1 a problem to fix, 2 a
+// proxy: serve runs it, and sitemap, indexnow, the in-process audit,
+// explain and rewrite ask the same pipeline (internal/wire builds it for
+// them: the proxy, its sitemap handler, the demo site, and for explain and
+// rewrite a stand-in upstream that answers with the document; each reads
+// the response and its proxy.Record), so that what they write or report is
+// what the proxy serves. Exit codes: 0 ok, 1 a problem to fix, 2 a
 // usage error.
 package main

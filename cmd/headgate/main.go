@@ -29,7 +29,7 @@ Usage:
   headgate check -config FILE              validate the config; every problem, exit 1 if any
   headgate explain -config FILE PATH       which rules match PATH, in merge order, and what they write
   headgate rewrite -config FILE -path PATH [-content-type TYPE] [FILE]
-                                           rewrite one HTML document (FILE or stdin) to stdout
+                                           rewrite one HTML document (FILE or stdin) to stdout, through the proxy
   headgate sitemap -config FILE [-o DIR]   write the sitemap (to stdout, or DIR for an index + parts)
   headgate audit -config FILE [flags] [URL...]
                                            crawl and report head problems

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"strings"
 
@@ -33,25 +34,20 @@ func explainTarget(cfg *rules.Config, arg string) (target string, req rules.Redi
 	return req.Target, req
 }
 
-// explainRedirect prints the redirect headgate answers for req, if any,
-// and reports whether there is one (then nothing is forwarded).
-func explainRedirect(w io.Writer, cfg *rules.Config, req rules.RedirectRequest) bool {
-	rd, err := cfg.Redirect(req)
-	if err != nil {
-		fmt.Fprintf(w, "  redirect rules not followed: %v; the request is served as if none matched\n", err)
+// explainRedirect prints the redirect the proxy answered: its status and
+// Location as sent (ans), and where it comes from (rd, the proxy's Record).
+func explainRedirect(w io.Writer, rd *rules.Redirect, ans *answer) {
+	source := "?"
+	if rd != nil {
+		source = rd.Source
+		if rd.Source != rules.SourceNormalize {
+			source += " " + rd.Where()
+		}
 	}
-	if rd == nil {
-		return false
-	}
-	source := rd.Source
-	if rd.Source != rules.SourceNormalize {
-		source += " " + rd.Where()
-	}
-	if rd.Status == 410 {
-		fmt.Fprintf(w, "  redirect: 410 Gone (X-Robots-Tag: noindex)\n  source: %s\n", source)
+	if ans.status == http.StatusGone {
+		fmt.Fprintf(w, "  redirect: 410 Gone (X-Robots-Tag: %s)\n  source: %s\n", ans.header.Get("X-Robots-Tag"), source)
 	} else {
-		fmt.Fprintf(w, "  redirect: %d\n  source: %s\n  Location: %s\n", rd.Status, source, rd.Location)
+		fmt.Fprintf(w, "  redirect: %d\n  source: %s\n  Location: %s\n", ans.status, source, ans.header.Get("Location"))
 	}
 	fmt.Fprintln(w, "  headgate answers this itself; nothing is forwarded")
-	return true
 }
