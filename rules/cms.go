@@ -43,13 +43,13 @@ func (l *loader) ruleQuery(key string, v any, r *Rule) {
 		}
 	}
 	for _, name := range sortedKeys(qt) {
+		if name == "" {
+			l.add("HG120", key+`.""`, "a query key can not be empty: name the parameter")
+			continue
+		}
 		qk := key + "." + name
 		var s string
 		if !l.str(qk, qt[name], &s) {
-			continue
-		}
-		if name == "" {
-			l.add("HG120", qk, "a query key is not empty")
 			continue
 		}
 		sg, err := parseQuerySegment(s)
