@@ -58,7 +58,8 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 		return false
 	}
 	_, https := st.peer(r)
-	rd, err := st.cfg.Redirect(rules.RedirectRequest{Method: r.Method, Host: r.Host, HTTPS: https, Target: target})
+	var rd rules.Redirect // on the stack: only its Location is allocated
+	ok, err := st.cfg.RedirectInto(rules.RedirectRequest{Method: r.Method, Host: r.Host, HTTPS: https, Target: target}, &rd)
 	if err != nil {
 		// A loop among templated targets, or one that came out invalid:
 		// the rules are ignored for this request (fail open). Logged
@@ -68,7 +69,7 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 				"path", r.URL.EscapedPath(), "err", err, "occurrences", n)
 		}
 	}
-	if rd == nil {
+	if !ok {
 		return false
 	}
 	p.rm.inc(rd.Source, rd.Status)
@@ -81,7 +82,7 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 		return false
 	}
 	rs.outcome, rs.redirect = outRedirected, rd.Source
-	writeRedirect(rs.w, r, rd)
+	writeRedirect(rs.w, r, &rd)
 	return true
 }
 

@@ -448,15 +448,35 @@ func (rd *redirector) where(h hit) string {
 // that came out invalid: it is for the log; the rules are then ignored for
 // this request and only normalization (if any) answers.
 func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
+	var rd Redirect
+	ok, err := c.RedirectInto(req, &rd)
+	if !ok {
+		return nil, err
+	}
+	out := rd
+	return &out, err
+}
+
+// RedirectInto is Redirect writing the answer into *dst (which it
+// overwrites) and reporting whether there is one: the proxy keeps dst on
+// its stack, so that a request pays one allocation for a redirect (the
+// Location) and none for a request that is served.
+func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) {
 	rd := c.redir
 	if rd == nil {
-		return nil, nil
+		return false, nil
 	}
 	rawPath, rawQuery, hasQ := strings.Cut(req.Target, "?")
 	// The request's own spelling, with what a URL may not hold raw (a
 	// quote, a non-ASCII byte a client sent unencoded) percent-encoded:
-	// the no-op for what browsers send.
-	reqPath, reqQuery := canonHex(EscapePath(rawPath)), escapeQuery(rawQuery)
+	// the no-op for what browsers send, checked in one pass.
+	reqPath, reqQuery := rawPath, rawQuery
+	if !plain(rawPath, &plainPathBytes) {
+		reqPath = canonHex(EscapePath(rawPath))
+	}
+	if !plain(rawQuery, &plainQueryBytes) {
+		reqQuery = escapeQuery(rawQuery)
+	}
 	path := reqPath
 	norm := false
 	if req.Method == "GET" || req.Method == "HEAD" || req.Method == "" {
@@ -471,9 +491,10 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 		}
 	}
 	cur := target{path: path, query: reqQuery, hasQuery: hasQ}
-	var out *Redirect
+	found := norm
+	*dst = Redirect{}
 	if norm {
-		out = &Redirect{Status: 301, Source: SourceNormalize}
+		*dst = Redirect{Status: 301, Source: SourceNormalize}
 	}
 	final, gone, steps := cur, false, 0
 	var seen [maxSteps + 1]string
@@ -490,10 +511,10 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 				err = ferr
 				break
 			}
-			if steps == 0 && out == nil {
-				out = &Redirect{Status: st.status, Source: st.source, rd: rd, hit: h}
+			if steps == 0 && !found {
+				*dst = Redirect{Status: st.status, Source: st.source, rd: rd, hit: h}
+				found = true
 			}
-			seen[steps] = cur.local()
 			steps++
 			if st.gone {
 				gone = true
@@ -505,6 +526,9 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 				// templated rule can take further: final.
 				break
 			}
+			// Only a templated chain goes on: the addresses it has been
+			// at are spelled out for the loop check.
+			seen[steps-1] = cur.local()
 			loc := final.local()
 			if steps == 1 && loc == seen[0] {
 				break // a rule that maps the address to itself: no redirect
@@ -522,25 +546,49 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 		if err != nil {
 			// Fail open: as if no rule matched.
 			final, gone, steps = target{path: path, query: reqQuery, hasQuery: hasQ}, false, 0
-			out = nil
+			*dst, found = Redirect{}, norm
 			if norm {
-				out = &Redirect{Status: 301, Source: SourceNormalize}
+				*dst = Redirect{Status: 301, Source: SourceNormalize}
 			}
 		}
 	}
-	if out == nil {
-		return nil, err
+	if !found {
+		return false, err
 	}
-	out.Steps = steps
+	dst.Steps = steps
 	if gone {
-		out.Status = 410
-		return out, err
+		dst.Status = 410
+		return true, err
 	}
 	if !norm && final.origin == "" && final.path == reqPath && final.hasQuery == hasQ && final.query == reqQuery {
-		return nil, err // the rules lead back to the request itself
+		*dst = Redirect{}
+		return false, err // the rules lead back to the request itself
 	}
-	out.Location = final.url(rd.origin)
-	return out, err
+	dst.Location = final.url(rd.origin)
+	return true, err
+}
+
+// plainPathBytes and plainQueryBytes are the bytes a request path or
+// query may hold as they are, so that EscapePath and canonHex, or
+// escapeQuery, would return it unchanged; '%' is not among them (an escape
+// may need its hex upper-cased or its byte decoded), so a path with one
+// takes the long way.
+var plainPathBytes, plainQueryBytes = func() (p, q [256]bool) {
+	for c := range 256 {
+		p[c] = pathByte(byte(c))
+		q[c] = queryByte(byte(c))
+	}
+	return p, q
+}()
+
+// plain reports whether every byte of s is in set.
+func plain(s string, set *[256]bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !set[s[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // hostOnly is a Host header's host, lower-case, without port.
