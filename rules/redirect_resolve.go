@@ -83,9 +83,15 @@ type target struct {
 	query    string
 	hasQuery bool
 	frag     string // "#…" or ""
+	// loc is the whole URL when a table stored it so (see redirTable);
+	// "" when it is to be built.
+	loc string
 }
 
 func (t target) url(site string) string {
+	if t.loc != "" {
+		return t.loc
+	}
 	o := t.origin
 	if o == "" {
 		o = site
@@ -372,13 +378,18 @@ func (rd *redirector) follow(h hit, cur target) (step, error) {
 	drop := false
 	switch {
 	case h.table != nil:
-		r := &h.table.t.rows[h.row-1]
+		r := h.table.t.row(h.row)
 		st.status, st.source = int(r.status), SourceTable
 		if r.flags&rowGone != 0 {
 			st.gone = true
 			return st, nil
 		}
-		st.next = splitLocal(h.table.t.str(r.to, r.toLen), r.flags&rowAbs != 0)
+		if r.flags&rowBarePath != 0 {
+			st.next = target{path: r.to, loc: r.loc}
+		} else {
+			st.next = splitLocal(r.to, r.flags&rowAbs != 0)
+			st.next.loc = r.loc
+		}
 		drop = r.flags&rowDrop != 0
 	default:
 		r := h.rule
@@ -399,6 +410,7 @@ func (rd *redirector) follow(h hit, cur target) (step, error) {
 		}
 	}
 	if !drop && cur.hasQuery && cur.query != "" {
+		st.next.loc = ""
 		if st.next.hasQuery && st.next.query != "" {
 			st.next.query += "&" + cur.query
 		} else {
@@ -436,7 +448,7 @@ func (rd *redirector) normTarget(t target) target {
 
 func (rd *redirector) where(h hit) string {
 	if h.table != nil {
-		return h.table.Path + ":" + strconv.Itoa(int(h.table.t.rows[h.row-1].line))
+		return h.table.Path + ":" + strconv.Itoa(int(h.table.t.row(h.row).line))
 	}
 	return rd.file + ":" + strconv.Itoa(h.rule.Line)
 }
@@ -466,14 +478,26 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	if rd == nil {
 		return false, nil
 	}
-	rawPath, rawQuery, hasQ := strings.Cut(req.Target, "?")
 	// The request's own spelling, with what a URL may not hold raw (a
 	// quote, a non-ASCII byte a client sent unencoded) percent-encoded:
-	// the no-op for what browsers send, checked in one pass.
-	reqPath, reqQuery := rawPath, rawQuery
-	if !plain(rawPath, &plainPathBytes) {
+	// the no-op for what browsers send, checked in one pass that also
+	// finds the query.
+	tg := req.Target
+	i := 0
+	for i < len(tg) && plainPathBytes[tg[i]] {
+		i++
+	}
+	reqPath, rawQuery, hasQ := tg, "", false
+	switch {
+	case i == len(tg):
+	case tg[i] == '?':
+		reqPath, rawQuery, hasQ = tg[:i], tg[i+1:], true
+	default:
+		var rawPath string
+		rawPath, rawQuery, hasQ = strings.Cut(tg, "?")
 		reqPath = canonHex(EscapePath(rawPath))
 	}
+	reqQuery := rawQuery
 	if !plain(rawQuery, &plainQueryBytes) {
 		reqQuery = escapeQuery(rawQuery)
 	}
