@@ -649,18 +649,22 @@ func (t *redirTable) serve(path string, q *query) uint32 {
 	}
 	q.parse()
 	np := min(q.n/2, maxProbes)
-	var hs, home [maxProbes]uint64
 	mask := uint64(len(t.idx) - 1)
-	for j := range np {
-		hs[j] = t.hash3(path, q.kv(2*j), q.kv(2*j+1))
-	}
-	for j := range np {
-		home[j] = t.idx[(hs[j]>>32)&mask]
-	}
 	best := rowPick{}
-	for j := range np {
-		if home[j] != 0 { // an empty home slot: no such key
-			best.chain(t, t.probe3(hs[j], path, q.kv(2*j), q.kv(2*j+1)), q)
+	const batch = 8
+	var hs, home [batch]uint64
+	for j0 := 0; j0 < np; j0 += batch {
+		nb := min(batch, np-j0)
+		for j := range nb {
+			hs[j] = t.hash3(path, q.kv(2*(j0+j)), q.kv(2*(j0+j)+1))
+		}
+		for j := range nb {
+			home[j] = t.idx[(hs[j]>>32)&mask]
+		}
+		for j := range nb {
+			if home[j] != 0 { // an empty home slot: no such key
+				best.chain(t, t.probe3(hs[j], path, q.kv(2*(j0+j)), q.kv(2*(j0+j)+1)), q)
+			}
 		}
 	}
 	if best.id != 0 {
