@@ -377,6 +377,9 @@ func (t *redirTable) finish() {
 	if t.recs != nil {
 		return
 	}
+	if t.seed == (maphash.Seed{}) {
+		t.seed = maphash.MakeSeed() // a table without rows: probes still hash
+	}
 	t.markPairedPaths()
 	// The records, in file order: reading the rows and the arena from
 	// start to end, and writing recs so, costs no cache miss per row.

@@ -109,6 +109,19 @@ func TestRedirectTableLayouts(t *testing.T) {
 	}
 }
 
+// TestRedirectTableEmpty: a table file with a header and no rows serves
+// misses.
+func TestRedirectTableEmpty(t *testing.T) {
+	tb := &redirTable{origin: "https://notes.example"}
+	tb.finish()
+	for _, raw := range []string{"", "id=1"} {
+		q := query{raw: raw}
+		if id := tb.lookup("/", &q); id != 0 {
+			t.Errorf("?%s: row %d of an empty table", raw, id)
+		}
+	}
+}
+
 // TestPlainBytes checks the request fast path: a path or query of plain
 // bytes is what the escaping functions would return unchanged.
 func TestPlainBytes(t *testing.T) {
