@@ -163,3 +163,29 @@ func BenchmarkRedirectLookup(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRedirectMemoryLatency is the floor under a lookup in a large
+// table: one dependent read at a random place of an array the size of a
+// 1k-, 100k- and 1M-row table's records (a pointer chase, so that no read
+// starts before the one before it ends). A hit in the serving layout is
+// two such reads (its slot, then its record) and a miss one, on top of the
+// CPU time the 1k-row lookup shows:
+//
+//	go test ./rules -run '^$' -bench RedirectMemoryLatency -count 5
+func BenchmarkRedirectMemoryLatency(b *testing.B) {
+	for _, mb := range []int{0, 10, 100} { // 0: 100 KB, in every cache
+		n := max(mb<<20, 100<<10) / 8
+		a := make([]uint64, n)
+		perm := rand.New(rand.NewPCG(3, 4)).Perm(n)
+		for i := range n {
+			a[perm[i]] = uint64(perm[(i+1)%n])
+		}
+		b.Run(fmt.Sprintf("array=%dKB", len(a)*8>>10), func(b *testing.B) {
+			p := uint64(0)
+			for b.Loop() {
+				p = a[p]
+			}
+			runtime.KeepAlive(p)
+		})
+	}
+}
