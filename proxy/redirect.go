@@ -174,25 +174,31 @@ func writeRedirect(w http.ResponseWriter, r *http.Request, rd *rules.Redirect) {
 // redirectPages holds the buffers redirect pages are written from.
 var redirectPages = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
-// appendHTMLEscaped appends s escaped as html.EscapeString escapes it.
+// appendHTMLEscaped appends s escaped as html.EscapeString escapes it, the
+// runs between special bytes in one append each.
 func appendHTMLEscaped(b []byte, s string) []byte {
+	last := 0
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
+		var esc string
+		switch s[i] {
 		case '<':
-			b = append(b, "&lt;"...)
+			esc = "&lt;"
 		case '>':
-			b = append(b, "&gt;"...)
+			esc = "&gt;"
 		case '&':
-			b = append(b, "&amp;"...)
+			esc = "&amp;"
 		case '\'':
-			b = append(b, "&#39;"...)
+			esc = "&#39;"
 		case '"':
-			b = append(b, "&#34;"...)
+			esc = "&#34;"
 		default:
-			b = append(b, c)
+			continue
 		}
+		b = append(b, s[last:i]...)
+		b = append(b, esc...)
+		last = i + 1
 	}
-	return b
+	return append(b, s[last:]...)
 }
 
 // ---- trusted proxies (§11.1, §17) ----

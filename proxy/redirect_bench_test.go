@@ -186,9 +186,12 @@ func BenchmarkRedirectDecision(b *testing.B) {
 			b.Fatal(err)
 		}
 		rng := rand.New(rand.NewPCG(1, 2))
+		perm := rng.Perm(n)
 		hits, misses := make([]string, 0, n), make([]string, 0, n)
-		for _, j := range rng.Perm(n) {
+		for _, j := range perm { // each kind's keys together: a request's bytes are in the cache
 			hits = append(hits, fmt.Sprintf("/old-section/article-%07d.html", j))
+		}
+		for _, j := range perm {
 			misses = append(misses, fmt.Sprintf("/articles/%07d?page=2", j))
 		}
 		for _, kind := range []struct {
