@@ -558,19 +558,40 @@ func (q *query) parse() {
 		return
 	}
 	q.parsed = true
-	for part := range strings.SplitSeq(q.raw, "&") {
+	rest := q.raw
+	for rest != "" {
+		part := rest
+		if i := strings.IndexByte(rest, '&'); i >= 0 {
+			part, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
 		if part == "" {
 			continue
 		}
 		pk, pv, _ := strings.Cut(part, "=")
-		dk, err1 := url.QueryUnescape(pk)
-		dv, err2 := url.QueryUnescape(pv)
-		if err1 != nil || err2 != nil {
-			continue
+		if !plainPair(part) {
+			var err1, err2 error
+			pk, err1 = url.QueryUnescape(pk)
+			pv, err2 = url.QueryUnescape(pv)
+			if err1 != nil || err2 != nil {
+				continue
+			}
 		}
-		q.push(dk)
-		q.push(dv)
+		q.push(pk)
+		q.push(pv)
 	}
+}
+
+// plainPair reports whether a query pair decodes to itself: it holds no
+// escape and no '+'.
+func plainPair(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' || s[i] == '+' {
+			return false
+		}
+	}
+	return true
 }
 
 func (q *query) has(k, v string) bool {
