@@ -471,8 +471,9 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 
 // RedirectInto is Redirect writing the answer into *dst (which it
 // overwrites) and reporting whether there is one: the proxy keeps dst on
-// its stack, so that a request pays one allocation for a redirect (the
-// Location) and none for a request that is served.
+// its stack, so that a request that is served allocates nothing, nor does
+// a redirect by a table row (its Location is stored whole); one by a rule
+// or normalization allocates its Location.
 func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) {
 	rd := c.redir
 	if rd == nil {
