@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"html"
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
@@ -23,8 +22,13 @@ const outRedirected = "redirected"
 // redirectMetrics counts the redirects headgate answers.
 type redirectMetrics struct {
 	total *prometheus.CounterVec // source, status
-	cache sync.Map               // source + " " + status → prometheus.Counter
+	// cells holds each source and status's counter once it has counted:
+	// a redirect answered looks its counter up without a string built or
+	// a map searched.
+	cells [3][5]atomic.Pointer[counterCell]
 }
+
+type counterCell struct{ c prometheus.Counter }
 
 func newRedirectMetrics(reg prometheus.Registerer, m *metrics) (*redirectMetrics, error) {
 	rm := &redirectMetrics{total: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -39,14 +43,47 @@ func newRedirectMetrics(reg prometheus.Registerer, m *metrics) (*redirectMetrics
 }
 
 func (rm *redirectMetrics) inc(source string, status int) {
-	key := source + " " + strconv.Itoa(status)
-	if c, ok := rm.cache.Load(key); ok {
-		c.(prometheus.Counter).Inc()
+	i, j := sourceIndex(source), statusIndex(status)
+	if i < 0 || j < 0 {
+		rm.total.WithLabelValues(source, strconv.Itoa(status)).Inc()
 		return
 	}
-	c := rm.total.WithLabelValues(source, strconv.Itoa(status))
-	rm.cache.Store(key, c)
-	c.Inc()
+	cell := rm.cells[i][j].Load()
+	if cell == nil {
+		// Two first redirects at once may both get here: WithLabelValues
+		// returns the same counter to both.
+		cell = &counterCell{rm.total.WithLabelValues(source, strconv.Itoa(status))}
+		rm.cells[i][j].Store(cell)
+	}
+	cell.c.Inc()
+}
+
+func sourceIndex(s string) int {
+	switch s {
+	case rules.SourceNormalize:
+		return 0
+	case rules.SourceRule:
+		return 1
+	case rules.SourceTable:
+		return 2
+	}
+	return -1
+}
+
+func statusIndex(n int) int {
+	switch n {
+	case 301:
+		return 0
+	case 302:
+		return 1
+	case 307:
+		return 2
+	case 308:
+		return 3
+	case 410:
+		return 4
+	}
+	return -1
 }
 
 // redirect answers the request with a redirect when §11's normalization,
@@ -57,8 +94,12 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 	if !st.redirects {
 		return false
 	}
-	_, https := st.peer(r)
-	rd, err := st.cfg.Redirect(rules.RedirectRequest{Method: r.Method, Host: r.Host, HTTPS: https, Target: target})
+	https := false
+	if st.cfg.Normalize.HTTPS { // the only rule that asks how the request came
+		_, https = st.peer(r)
+	}
+	var rd rules.Redirect // on the stack: only its Location is allocated
+	ok, err := st.cfg.RedirectInto(rules.RedirectRequest{Method: r.Method, Host: r.Host, HTTPS: https, Target: target}, &rd)
 	if err != nil {
 		// A loop among templated targets, or one that came out invalid:
 		// the rules are ignored for this request (fail open). Logged
@@ -68,7 +109,7 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 				"path", r.URL.EscapedPath(), "err", err, "occurrences", n)
 		}
 	}
-	if rd == nil {
+	if !ok {
 		return false
 	}
 	p.rm.inc(rd.Source, rd.Status)
@@ -85,7 +126,7 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 		return false
 	}
 	rs.outcome, rs.redirect = outRedirected, rd.Source
-	writeRedirect(rs.w, r, rd)
+	writeRedirect(rs.w, r, &rd)
 	return true
 }
 
@@ -93,27 +134,75 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 // with the link (none for HEAD). A 410 says noindex.
 func writeRedirect(w http.ResponseWriter, r *http.Request, rd *rules.Redirect) {
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("X-Content-Type-Options", "nosniff")
-	text := http.StatusText(rd.Status)
-	var body string
+	bp := redirectPages.Get().(*[]byte)
+	defer redirectPages.Put(bp)
+	body := (*bp)[:0]
+	// The header values share one array; each slice is capped at its own
+	// value, so that a later Add to one header copies rather than writes
+	// over the next.
+	vals := make([]string, 5)
+	vals[0], vals[1] = "text/html; charset=utf-8", "nosniff"
+	h["Content-Type"], h["X-Content-Type-Options"] = vals[0:1:1], vals[1:2:2]
 	if rd.Location != "" {
-		h.Set("Location", rd.Location)
-		loc := html.EscapeString(rd.Location)
-		body = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + strconv.Itoa(rd.Status) + " " + text +
-			"</title></head>\n<body><h1>" + text + "</h1><p>This page is now at <a href=\"" + loc + "\">" + loc + "</a>.</p></body></html>\n"
+		vals[2] = rd.Location
+		h["Location"] = vals[2:3:3]
+		text := http.StatusText(rd.Status)
+		body = append(body, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>"...)
+		body = strconv.AppendInt(body, int64(rd.Status), 10)
+		body = append(body, ' ')
+		body = append(body, text...)
+		body = append(body, "</title></head>\n<body><h1>"...)
+		body = append(body, text...)
+		body = append(body, "</h1><p>This page is now at <a href=\""...)
+		body = appendHTMLEscaped(body, rd.Location)
+		body = append(body, "\">"...)
+		body = appendHTMLEscaped(body, rd.Location)
+		body = append(body, "</a>.</p></body></html>\n"...)
 	} else {
 		if h.Get("X-Robots-Tag") == "" { // staging's noindex, nofollow says more
-			h.Set("X-Robots-Tag", "noindex")
+			vals[3] = "noindex"
+			h["X-Robots-Tag"] = vals[3:4:4]
 		}
-		body = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>410 Gone</title></head>\n" +
-			"<body><h1>Gone</h1><p>This page has been removed.</p></body></html>\n"
+		body = append(body, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>410 Gone</title></head>\n"+
+			"<body><h1>Gone</h1><p>This page has been removed.</p></body></html>\n"...)
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	vals[4] = strconv.Itoa(len(body))
+	h["Content-Length"] = vals[4:5:5]
 	w.WriteHeader(rd.Status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write([]byte(body))
+		_, _ = w.Write(body)
 	}
+	*bp = body
+}
+
+// redirectPages holds the buffers redirect pages are written from.
+var redirectPages = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+// appendHTMLEscaped appends s escaped as html.EscapeString escapes it, the
+// runs between special bytes in one append each.
+func appendHTMLEscaped(b []byte, s string) []byte {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '&':
+			esc = "&amp;"
+		case '\'':
+			esc = "&#39;"
+		case '"':
+			esc = "&#34;"
+		default:
+			continue
+		}
+		b = append(b, s[last:i]...)
+		b = append(b, esc...)
+		last = i + 1
+	}
+	return append(b, s[last:]...)
 }
 
 // ---- trusted proxies (§11.1, §17) ----

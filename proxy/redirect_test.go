@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"log/slog"
 	"net/http"
@@ -356,5 +357,15 @@ func TestWarnHTTPSWithoutTrustedProxies(t *testing.T) {
 	_, _, log = redirectProxy(t, "[server]\ntrusted_proxies = [\"10.0.0.0/8\"]\n\n[normalize]\nhttps = true\n")
 	if strings.Contains(log.String(), "trusted_proxies is empty") {
 		t.Errorf("a warning with trusted proxies:\n%s", log.String())
+	}
+}
+
+// TestAppendHTMLEscaped checks the redirect page's escaping against
+// html.EscapeString.
+func TestAppendHTMLEscaped(t *testing.T) {
+	for _, s := range []string{"", "https://notes.example/a?b=1&c=2", `x"y'z<w>&amp;`, "\xff\x00é"} {
+		if got, want := string(appendHTMLEscaped([]byte("pre:"), s)), "pre:"+html.EscapeString(s); got != want {
+			t.Errorf("%q: %q, want %q", s, got, want)
+		}
 	}
 }

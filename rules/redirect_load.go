@@ -55,7 +55,11 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 			Message: fmt.Sprintf("the header row has no to column (columns: %s)", strings.Join(r.Columns(), ", "))})
 		return
 	}
-	t := &redirTable{file: rt.Path, drop: rt.Drop}
+	origin := l.cfg.Site.BaseURL
+	if origin == "" {
+		origin = "https://base.invalid"
+	}
+	t := &redirTable{file: rt.Path, origin: origin, drop: rt.Drop}
 	if fi, err := os.Stat(rt.Path); err == nil {
 		t.reserve(fi.Size())
 	}
@@ -320,7 +324,7 @@ func (ch *chains) setFinal(n rnode, t target, gone bool) {
 		if !gone {
 			// Copies: a target read from a table aliases its arena, which
 			// finish replaces.
-			f := target{strings.Clone(t.origin), strings.Clone(t.path), strings.Clone(t.query), t.hasQuery, strings.Clone(t.frag)}
+			f := target{origin: strings.Clone(t.origin), path: strings.Clone(t.path), query: strings.Clone(t.query), hasQuery: t.hasQuery, frag: strings.Clone(t.frag)}
 			n.r.final = &f
 		}
 		return

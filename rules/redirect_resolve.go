@@ -83,9 +83,15 @@ type target struct {
 	query    string
 	hasQuery bool
 	frag     string // "#…" or ""
+	// loc is the whole URL when a table stored it so (see redirTable);
+	// "" when it is to be built.
+	loc string
 }
 
 func (t target) url(site string) string {
+	if t.loc != "" {
+		return t.loc
+	}
 	o := t.origin
 	if o == "" {
 		o = site
@@ -372,13 +378,18 @@ func (rd *redirector) follow(h hit, cur target) (step, error) {
 	drop := false
 	switch {
 	case h.table != nil:
-		r := &h.table.t.rows[h.row-1]
+		r := h.table.t.row(h.row)
 		st.status, st.source = int(r.status), SourceTable
 		if r.flags&rowGone != 0 {
 			st.gone = true
 			return st, nil
 		}
-		st.next = splitLocal(h.table.t.str(r.to, r.toLen), r.flags&rowAbs != 0)
+		if r.flags&rowBarePath != 0 {
+			st.next = target{path: r.to, loc: r.loc}
+		} else {
+			st.next = splitLocal(r.to, r.flags&rowAbs != 0)
+			st.next.loc = r.loc
+		}
 		drop = r.flags&rowDrop != 0
 	default:
 		r := h.rule
@@ -399,6 +410,7 @@ func (rd *redirector) follow(h hit, cur target) (step, error) {
 		}
 	}
 	if !drop && cur.hasQuery && cur.query != "" {
+		st.next.loc = ""
 		if st.next.hasQuery && st.next.query != "" {
 			st.next.query += "&" + cur.query
 		} else {
@@ -436,7 +448,7 @@ func (rd *redirector) normTarget(t target) target {
 
 func (rd *redirector) where(h hit) string {
 	if h.table != nil {
-		return h.table.Path + ":" + strconv.Itoa(int(h.table.t.rows[h.row-1].line))
+		return h.table.Path + ":" + strconv.Itoa(int(h.table.t.row(h.row).line))
 	}
 	return rd.file + ":" + strconv.Itoa(h.rule.Line)
 }
@@ -448,15 +460,48 @@ func (rd *redirector) where(h hit) string {
 // that came out invalid: it is for the log; the rules are then ignored for
 // this request and only normalization (if any) answers.
 func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
+	var rd Redirect
+	ok, err := c.RedirectInto(req, &rd)
+	if !ok {
+		return nil, err
+	}
+	out := rd
+	return &out, err
+}
+
+// RedirectInto is Redirect writing the answer into *dst (which it
+// overwrites) and reporting whether there is one: the proxy keeps dst on
+// its stack, so that a request that is served allocates nothing, nor does
+// a redirect by a table row (its Location is stored whole); one by a rule
+// or normalization allocates its Location.
+func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) {
 	rd := c.redir
 	if rd == nil {
-		return nil, nil
+		return false, nil
 	}
-	rawPath, rawQuery, hasQ := strings.Cut(req.Target, "?")
 	// The request's own spelling, with what a URL may not hold raw (a
 	// quote, a non-ASCII byte a client sent unencoded) percent-encoded:
-	// the no-op for what browsers send.
-	reqPath, reqQuery := canonHex(EscapePath(rawPath)), escapeQuery(rawQuery)
+	// the no-op for what browsers send, checked in one pass that also
+	// finds the query.
+	tg := req.Target
+	i := 0
+	for i < len(tg) && plainPathBytes[tg[i]] {
+		i++
+	}
+	reqPath, rawQuery, hasQ := tg, "", false
+	switch {
+	case i == len(tg):
+	case tg[i] == '?':
+		reqPath, rawQuery, hasQ = tg[:i], tg[i+1:], true
+	default:
+		var rawPath string
+		rawPath, rawQuery, hasQ = strings.Cut(tg, "?")
+		reqPath = canonHex(EscapePath(rawPath))
+	}
+	reqQuery := rawQuery
+	if !plain(rawQuery, &plainQueryBytes) {
+		reqQuery = escapeQuery(rawQuery)
+	}
 	path := reqPath
 	norm := false
 	if req.Method == "GET" || req.Method == "HEAD" || req.Method == "" {
@@ -471,9 +516,10 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 		}
 	}
 	cur := target{path: path, query: reqQuery, hasQuery: hasQ}
-	var out *Redirect
+	found := norm
+	*dst = Redirect{}
 	if norm {
-		out = &Redirect{Status: 301, Source: SourceNormalize}
+		*dst = Redirect{Status: 301, Source: SourceNormalize}
 	}
 	final, gone, steps := cur, false, 0
 	var seen [maxSteps + 1]string
@@ -490,10 +536,10 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 				err = ferr
 				break
 			}
-			if steps == 0 && out == nil {
-				out = &Redirect{Status: st.status, Source: st.source, rd: rd, hit: h}
+			if steps == 0 && !found {
+				*dst = Redirect{Status: st.status, Source: st.source, rd: rd, hit: h}
+				found = true
 			}
-			seen[steps] = cur.local()
 			steps++
 			if st.gone {
 				gone = true
@@ -505,6 +551,9 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 				// templated rule can take further: final.
 				break
 			}
+			// Only a templated chain goes on: the addresses it has been
+			// at are spelled out for the loop check.
+			seen[steps-1] = cur.local()
 			loc := final.local()
 			if steps == 1 && loc == seen[0] {
 				break // a rule that maps the address to itself: no redirect
@@ -522,25 +571,49 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 		if err != nil {
 			// Fail open: as if no rule matched.
 			final, gone, steps = target{path: path, query: reqQuery, hasQuery: hasQ}, false, 0
-			out = nil
+			*dst, found = Redirect{}, norm
 			if norm {
-				out = &Redirect{Status: 301, Source: SourceNormalize}
+				*dst = Redirect{Status: 301, Source: SourceNormalize}
 			}
 		}
 	}
-	if out == nil {
-		return nil, err
+	if !found {
+		return false, err
 	}
-	out.Steps = steps
+	dst.Steps = steps
 	if gone {
-		out.Status = 410
-		return out, err
+		dst.Status = 410
+		return true, err
 	}
 	if !norm && final.origin == "" && final.path == reqPath && final.hasQuery == hasQ && final.query == reqQuery {
-		return nil, err // the rules lead back to the request itself
+		*dst = Redirect{}
+		return false, err // the rules lead back to the request itself
 	}
-	out.Location = final.url(rd.origin)
-	return out, err
+	dst.Location = final.url(rd.origin)
+	return true, err
+}
+
+// plainPathBytes and plainQueryBytes are the bytes a request path or
+// query may hold as they are, so that EscapePath and canonHex, or
+// escapeQuery, would return it unchanged; '%' is not among them (an escape
+// may need its hex upper-cased or its byte decoded), so a path with one
+// takes the long way.
+var plainPathBytes, plainQueryBytes = func() (p, q [256]bool) {
+	for c := range 256 {
+		p[c] = pathByte(byte(c))
+		q[c] = queryByte(byte(c))
+	}
+	return p, q
+}()
+
+// plain reports whether every byte of s is in set.
+func plain(s string, set *[256]bool) bool {
+	for i := 0; i < len(s); i++ {
+		if !set[s[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // hostOnly is a Host header's host, lower-case, without port.

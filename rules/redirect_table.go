@@ -1,38 +1,68 @@
 package rules
 
 import (
+	"encoding/binary"
 	"hash/maphash"
+	"math"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"unsafe"
 )
 
 // redirTable is one [[redirect_table]], compiled. It is built to hold a
-// million rows in little memory and to answer a lookup in constant time:
-// every string of every row lives in one byte arena; a row is a fixed-size
-// record of offsets into it; an open-addressing hash of row numbers finds
-// the first row of a key. No per-row allocation, no pointer the GC must
-// scan.
+// million rows in little memory and to answer a lookup in constant time
+// with as few cache misses as can be: a table is far larger than the
+// processor's caches, and a lookup is dominated by the memory it touches.
+//
+// While the file is read (and chains are collapsed) a row is a fixed-size
+// record (trow) of offsets into a byte arena, and an open-addressing hash
+// of row numbers finds the first row of a key. finish then lays the table
+// out for serving (the build structures are dropped):
+//
+//   - recs: every row as one record, its fixed header followed by its key,
+//     its query pairs and its target, the target spelled as the whole
+//     Location (origin included), so that a hit reads one place and an
+//     answer is that string, neither built nor escaped per request;
+//   - idx: the build slots, each key's row number replaced by its record's
+//     offset: fingerprint << 32 | offset, at most half full.
+//
+// A miss reads one cache line of idx (nearly always), a hit that line and
+// its record: two dependent reads from memory, where the build layout
+// took three (slot, row, arena). No per-row allocation, no pointer the GC must scan.
 //
 // A row without a query is keyed by its path. A row with query pairs is
 // keyed by its path and its first pair (in sorted order), "path \0 k \0 v":
 // a request probes the key of each pair it carries, so a legacy table of
 // 100,000 /index.php?id=N rows is 100,000 keys, not one long chain. Rows of
 // one key are chained in the order they are tried: most pairs first, then
-// file order.
+// file order. The path of such keys carries rowPairedPath (on its own row,
+// or on a marker record when it has none), so that a request's query is
+// decoded and probed only on a path some row with a query names: every
+// other request costs one probe.
+//
+// A row is named by an id: its index + 1 while building, its record's
+// offset in recs once served (0 is neither).
 type redirTable struct {
 	file   string // the table's path, for file:line
+	origin string // site.base_url's origin: the start of a local target's Location
+	seed   maphash.Seed
+	drop   bool
+
+	// Building.
 	arena  []byte
 	rows   []trow
 	slots  []uint64 // fp << 32 | row index + 1 of the key's first row; 0 = empty
-	seed   maphash.Seed
-	heads  int  // keys in slots
-	paired bool // some row has query pairs
-	drop   bool
+	heads  int      // keys in slots
+	paired bool     // some row has query pairs
+
+	// Serving (after finish).
+	recs []byte
+	idx  []uint64 // fp << 32 | record offset; 0 = empty
 }
 
-// trow is one row: 36 bytes.
+// trow is one row while building: 36 bytes.
 type trow struct {
 	key, keyLen     uint32 // path (normalized, upper-case hex), or path \0 k \0 v
 	pairs, pairsLen uint32 // the from query's pairs, decoded and sorted: k \0 v \0 …
@@ -45,10 +75,63 @@ type trow struct {
 }
 
 const (
-	rowAbs  = 1 << iota // to is an absolute URL off the site's origin
-	rowGone             // 410: no target
-	rowDrop             // the request's query is not appended
+	rowAbs        = 1 << iota // to is an absolute URL off the site's origin
+	rowGone                   // 410: no target
+	rowDrop                   // the request's query is not appended
+	rowPairedPath             // the key is a path that rows with query pairs share
+	rowMarker                 // not a row: the rowPairedPath of a path without one
+	rowBarePath               // to is a path on the origin, without query or fragment
 )
+
+// A record in recs: next u32 (the offset of the key's next row; 0 none),
+// line u32, key, pairs and location lengths u32, status u16, npairs u8,
+// flags u8; then the key, pairs and location bytes.
+const recHeader = 24
+
+// rowv is one row as lookup and follow read it, from either layout.
+type rowv struct {
+	key, pairs string
+	to         string // the target as stored while building: absolute, or local
+	loc        string // the whole Location ("" while building, and for a 410)
+	next, line uint32
+	status     uint16
+	npairs     uint8
+	flags      uint8
+}
+
+// row reads row id.
+func (t *redirTable) row(id uint32) rowv {
+	if t.recs == nil {
+		r := &t.rows[id-1]
+		return rowv{key: t.str(r.key, r.keyLen), pairs: t.str(r.pairs, r.pairsLen), to: t.str(r.to, r.toLen),
+			next: r.next, line: r.line, status: r.status, npairs: r.npairs, flags: r.flags}
+	}
+	h := t.recs[id : id+recHeader]
+	kl, pl, tl := binary.LittleEndian.Uint32(h[8:]), binary.LittleEndian.Uint32(h[12:]), binary.LittleEndian.Uint32(h[16:])
+	v := rowv{next: binary.LittleEndian.Uint32(h[0:]), line: binary.LittleEndian.Uint32(h[4:]),
+		status: binary.LittleEndian.Uint16(h[20:]), npairs: h[22], flags: h[23]}
+	o := id + recHeader
+	v.key = recStr(t.recs, o, kl)
+	v.pairs = recStr(t.recs, o+kl, pl)
+	v.loc = recStr(t.recs, o+kl+pl, tl)
+	v.to = v.loc
+	if v.flags&rowAbs == 0 && len(v.loc) >= len(t.origin) {
+		v.to = v.loc[len(t.origin):]
+	}
+	return v
+}
+
+// recKey is the key of the record at off.
+func (t *redirTable) recKey(off uint32) string {
+	return recStr(t.recs, off+recHeader, binary.LittleEndian.Uint32(t.recs[off+8:]))
+}
+
+func recStr(b []byte, off, n uint32) string {
+	if n == 0 {
+		return ""
+	}
+	return unsafe.String(&b[off], int(n))
+}
 
 // str is a string of the arena, without a copy. Arena bytes are only ever
 // appended, never changed, so the string stays valid (and keeps its
@@ -76,8 +159,21 @@ func (t *redirTable) path(r *trow) string {
 // row only when the fingerprints agree and growing rehashes nothing.
 func slot(h uint64, n uint32) uint64 { return h&^0xffffffff | uint64(n) }
 
-// head returns the index + 1 of the first row of key path, or 0.
+// head returns the id of the first row of key path, or 0.
 func (t *redirTable) head(path string) uint32 {
+	if t.recs != nil {
+		h := maphash.String(t.seed, path)
+		mask := uint64(len(t.idx) - 1)
+		for i := (h >> 32) & mask; ; i = (i + 1) & mask {
+			e := t.idx[i]
+			if e == 0 {
+				return 0
+			}
+			if e>>32 == h>>32 && t.recKey(uint32(e)) == path {
+				return uint32(e)
+			}
+		}
+	}
 	if len(t.slots) == 0 {
 		return 0
 	}
@@ -96,19 +192,15 @@ func (t *redirTable) head(path string) uint32 {
 
 // head3 is head of the key path \0 k \0 v, without building it.
 func (t *redirTable) head3(path, k, v string) uint32 {
-	if len(t.slots) == 0 {
+	if len(t.slots) == 0 && t.recs == nil {
 		return 0
 	}
-	var hh maphash.Hash
-	hh.SetSeed(t.seed)
-	hh.WriteString(path)
-	hh.WriteByte(0)
-	hh.WriteString(k)
-	hh.WriteByte(0)
-	hh.WriteString(v)
-	h := hh.Sum64()
-	mask := uint64(len(t.slots) - 1)
+	h := t.hash3(path, k, v)
+	if t.recs != nil {
+		return t.probe3(h, path, k, v)
+	}
 	n := len(path) + len(k) + len(v) + 2
+	mask := uint64(len(t.slots) - 1)
 	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
 		sl := t.slots[i]
 		if sl == 0 {
@@ -117,13 +209,52 @@ func (t *redirTable) head3(path, k, v string) uint32 {
 		if sl>>32 != h>>32 {
 			continue
 		}
-		key := t.keyOf(&t.rows[uint32(sl)-1])
-		if len(key) == n && string(key[:len(path)]) == path && key[len(path)] == 0 &&
-			string(key[len(path)+1:len(path)+1+len(k)]) == k && key[len(path)+1+len(k)] == 0 &&
-			string(key[len(path)+2+len(k):]) == v {
+		if key := t.keyOf(&t.rows[uint32(sl)-1]); len(key) == n && isKey3(unsafe.String(&key[0], len(key)), path, k, v) {
 			return uint32(sl)
 		}
 	}
+}
+
+// probe3 finds the record of key path \0 k \0 v, of hash h.
+func (t *redirTable) probe3(h uint64, path, k, v string) uint32 {
+	mask := uint64(len(t.idx) - 1)
+	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
+		e := t.idx[i]
+		if e == 0 {
+			return 0
+		}
+		if e>>32 == h>>32 && isKey3(t.recKey(uint32(e)), path, k, v) {
+			return uint32(e)
+		}
+	}
+}
+
+// hash3 is the hash of the key path \0 k \0 v: as maphash.Bytes of it.
+func (t *redirTable) hash3(path, k, v string) uint64 {
+	var buf [192]byte
+	if n := len(path) + len(k) + len(v) + 2; n <= len(buf) {
+		b := append(buf[:0], path...)
+		b = append(b, 0)
+		b = append(b, k...)
+		b = append(b, 0)
+		b = append(b, v...)
+		return maphash.Bytes(t.seed, b)
+	}
+	var hh maphash.Hash
+	hh.SetSeed(t.seed)
+	hh.WriteString(path)
+	hh.WriteByte(0)
+	hh.WriteString(k)
+	hh.WriteByte(0)
+	hh.WriteString(v)
+	return hh.Sum64()
+}
+
+// isKey3 reports whether key is path \0 k \0 v.
+func isKey3(key, path, k, v string) bool {
+	return len(key) == len(path)+len(k)+len(v)+2 && key[:len(path)] == path && key[len(path)] == 0 &&
+		key[len(path)+1:len(path)+1+len(k)] == k && key[len(path)+1+len(k)] == 0 &&
+		key[len(path)+2+len(k):] == v
 }
 
 // insertHead makes row n (index + 1) the first of its key, a new one.
@@ -240,14 +371,110 @@ func (t *redirTable) reserve(size int64) {
 	t.rows = make([]trow, 0, size/24+16)
 }
 
-// finish trims the arena and the rows to their size when they hold much
-// unused room.
+// finish lays the table out for serving (see redirTable) once its rows
+// are final, chains collapsed, and drops the build structures.
 func (t *redirTable) finish() {
-	if cap(t.arena)-len(t.arena) > len(t.arena)/8 {
-		t.arena = append([]byte(nil), t.arena...)
+	if t.recs != nil {
+		return
 	}
-	if cap(t.rows)-len(t.rows) > len(t.rows)/8 {
-		t.rows = append([]trow(nil), t.rows...)
+	if t.seed == (maphash.Seed{}) {
+		t.seed = maphash.MakeSeed() // a table without rows: probes still hash
+	}
+	t.markPairedPaths()
+	// The records, in file order: reading the rows and the arena from
+	// start to end, and writing recs so, costs no cache miss per row.
+	offs := make([]uint32, len(t.rows)) // the record of each row
+	size := 1                           // offset 0 names no record
+	for i := range t.rows {
+		r := &t.rows[i]
+		offs[i] = uint32(size)
+		size += recHeader + int(r.keyLen) + int(r.pairsLen) + t.locLen(r)
+	}
+	if size > math.MaxUint32 {
+		// Past what a record offset names (a very long base_url on
+		// millions of rows): the build layout serves, slower but right.
+		t.arena = slices.Clip(t.arena)
+		t.rows = slices.Clip(t.rows)
+		return
+	}
+	recs := make([]byte, 1, size)
+	for i := range t.rows {
+		r := &t.rows[i]
+		next := uint32(0)
+		if r.next != 0 {
+			next = offs[r.next-1]
+		}
+		fl := r.flags
+		if fl&(rowAbs|rowGone|rowMarker) == 0 && strings.IndexAny(t.str(r.to, r.toLen), "?#") < 0 {
+			fl |= rowBarePath
+		}
+		recs = binary.LittleEndian.AppendUint32(recs, next)
+		recs = binary.LittleEndian.AppendUint32(recs, r.line)
+		recs = binary.LittleEndian.AppendUint32(recs, r.keyLen)
+		recs = binary.LittleEndian.AppendUint32(recs, r.pairsLen)
+		recs = binary.LittleEndian.AppendUint32(recs, uint32(t.locLen(r)))
+		recs = binary.LittleEndian.AppendUint16(recs, r.status)
+		recs = append(recs, r.npairs, fl)
+		recs = append(recs, t.keyOf(r)...)
+		recs = append(recs, t.arena[r.pairs:r.pairs+r.pairsLen]...)
+		if t.locLen(r) > 0 {
+			if r.flags&rowAbs == 0 {
+				recs = append(recs, t.origin...)
+			}
+			recs = append(recs, t.arena[r.to:r.to+r.toLen]...)
+		}
+	}
+	// The index is the build slots, each key's row number replaced by its
+	// record's offset: same hash, same place, nothing rehashed.
+	idx := t.slots
+	if len(idx) == 0 {
+		idx = make([]uint64, 8)
+	}
+	for i, sl := range idx {
+		if sl != 0 {
+			idx[i] = sl&^0xffffffff | uint64(offs[uint32(sl)-1])
+		}
+	}
+	t.recs, t.idx = recs, idx
+	t.arena, t.rows, t.slots = nil, nil, nil
+}
+
+// locLen is the length of a row's whole Location, as the record stores
+// it: 0 for a 410 (and a marker), else the absolute URL, or the origin and
+// the local target.
+func (t *redirTable) locLen(r *trow) int {
+	switch {
+	case r.flags&(rowGone|rowMarker) != 0:
+		return 0
+	case r.flags&rowAbs != 0:
+		return int(r.toLen)
+	}
+	return len(t.origin) + int(r.toLen)
+}
+
+// markPairedPaths sets rowPairedPath on the key of every path that rows
+// with query pairs share, adding a marker row for a path that has no row
+// of its own.
+func (t *redirTable) markPairedPaths() {
+	if !t.paired {
+		return
+	}
+	var heads []uint32
+	for _, sl := range t.slots {
+		if sl != 0 && t.rows[uint32(sl)-1].npairs > 0 {
+			heads = append(heads, uint32(sl))
+		}
+	}
+	for _, n := range heads {
+		key := t.keyOf(&t.rows[n-1])
+		plen := uint32(indexZero(key))
+		if h := t.head(string(key[:plen])); h != 0 {
+			t.rows[h-1].flags |= rowPairedPath
+			continue
+		}
+		// The marker's key is the start of the paired key's bytes.
+		t.rows = append(t.rows, trow{key: t.rows[n-1].key, keyLen: plen, flags: rowMarker | rowPairedPath})
+		t.insertHead(uint32(len(t.rows)))
 	}
 }
 
@@ -331,19 +558,40 @@ func (q *query) parse() {
 		return
 	}
 	q.parsed = true
-	for part := range strings.SplitSeq(q.raw, "&") {
+	rest := q.raw
+	for rest != "" {
+		part := rest
+		if i := strings.IndexByte(rest, '&'); i >= 0 {
+			part, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
 		if part == "" {
 			continue
 		}
 		pk, pv, _ := strings.Cut(part, "=")
-		dk, err1 := url.QueryUnescape(pk)
-		dv, err2 := url.QueryUnescape(pv)
-		if err1 != nil || err2 != nil {
-			continue
+		if !plainPair(part) {
+			var err1, err2 error
+			pk, err1 = url.QueryUnescape(pk)
+			pv, err2 = url.QueryUnescape(pv)
+			if err1 != nil || err2 != nil {
+				continue
+			}
 		}
-		q.push(dk)
-		q.push(dv)
+		q.push(pk)
+		q.push(pv)
 	}
+}
+
+// plainPair reports whether a query pair decodes to itself: it holds no
+// escape and no '+'.
+func plainPair(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' || s[i] == '+' {
+			return false
+		}
+	}
+	return true
 }
 
 func (q *query) has(k, v string) bool {
@@ -357,17 +605,14 @@ func (q *query) has(k, v string) bool {
 }
 
 // matches reports whether the request's query carries every pair of r.
-func (t *redirTable) matches(r *trow, q *query) bool {
-	if r.npairs == 0 {
-		return true
-	}
-	enc := t.arena[r.pairs : r.pairs+r.pairsLen]
+func matches(r *rowv, q *query) bool {
+	enc := r.pairs
 	for len(enc) > 0 {
-		i := indexZero(enc)
-		k := string(enc[:i])
+		i := strings.IndexByte(enc, 0)
+		k := enc[:i]
 		enc = enc[i+1:]
-		j := indexZero(enc)
-		v := string(enc[:j])
+		j := strings.IndexByte(enc, 0)
+		v := enc[:j]
 		enc = enc[j+1:]
 		if !q.has(k, v) {
 			return false
@@ -392,26 +637,89 @@ const maxProbes = 64
 // lookup finds the row a request path (normalized, upper-case hex) with
 // its query selects: the row with the most pairs that the query carries
 // all of (then the first in the file), else the path's row without a
-// query. It returns index + 1, or 0.
+// query. It returns the row's id, or 0.
 func (t *redirTable) lookup(path string, q *query) uint32 {
-	best := uint32(0)
+	if t.recs != nil {
+		return t.serve(path, q)
+	}
 	if t.paired && q.raw != "" {
 		q.parse()
+		best := rowPick{}
 		for i := 0; i+1 < q.n && i < 2*maxProbes; i += 2 {
-			for s := t.head3(path, q.kv(i), q.kv(i+1)); s != 0; s = t.rows[s-1].next {
-				r := &t.rows[s-1]
-				if !t.matches(r, q) {
-					continue
-				}
-				if b := &t.rows[max(best, 1)-1]; best == 0 || r.npairs > b.npairs || r.npairs == b.npairs && r.line < b.line {
-					best = s
-				}
-				break // the chain is in try order: the first match is its best
-			}
+			best.chain(t, t.head3(path, q.kv(i), q.kv(i+1)), q)
 		}
-		if best != 0 {
-			return best
+		if best.id != 0 {
+			return best.id
 		}
 	}
 	return t.head(path)
+}
+
+// serve is lookup once the table is laid out for serving. The path's key
+// says whether any row with query pairs shares the path; only then is the
+// query decoded, and the keys of its pairs hashed and their home slots
+// read before any is compared, so that those reads go to memory side by
+// side, not one after another.
+func (t *redirTable) serve(path string, q *query) uint32 {
+	p := t.head(path)
+	if p == 0 {
+		return 0
+	}
+	if fl := t.recs[p+23]; fl&rowPairedPath == 0 || q.raw == "" {
+		if fl&rowMarker != 0 {
+			return 0
+		}
+		return p
+	}
+	q.parse()
+	np := min(q.n/2, maxProbes)
+	mask := uint64(len(t.idx) - 1)
+	best := rowPick{}
+	const batch = 8
+	var hs, home [batch]uint64
+	for j0 := 0; j0 < np; j0 += batch {
+		nb := min(batch, np-j0)
+		for j := range nb {
+			hs[j] = t.hash3(path, q.kv(2*(j0+j)), q.kv(2*(j0+j)+1))
+		}
+		for j := range nb {
+			home[j] = t.idx[(hs[j]>>32)&mask]
+		}
+		for j := range nb {
+			if home[j] != 0 { // an empty home slot: no such key
+				best.chain(t, t.probe3(hs[j], path, q.kv(2*(j0+j)), q.kv(2*(j0+j)+1)), q)
+			}
+		}
+	}
+	if best.id != 0 {
+		return best.id
+	}
+	if t.recs[p+23]&rowMarker != 0 {
+		return 0
+	}
+	return p
+}
+
+// rowPick is the best row among those whose pairs a query carries: the most
+// pairs, then the first in the file.
+type rowPick struct {
+	id    uint32
+	pairs uint8
+	line  uint32
+}
+
+// chain considers the first row of the chain from id that the query
+// matches: the chain is in try order, so it is the chain's best.
+func (b *rowPick) chain(t *redirTable, id uint32, q *query) {
+	for id != 0 {
+		r := t.row(id)
+		if !matches(&r, q) {
+			id = r.next
+			continue
+		}
+		if b.id == 0 || r.npairs > b.pairs || r.npairs == b.pairs && r.line < b.line {
+			*b = rowPick{id, r.npairs, r.line}
+		}
+		return
+	}
 }
