@@ -26,7 +26,7 @@
 //     the target. A deny rule is answered 404 by headgate.
 //  3. Paths the SitemapHandler Handles (/sitemap.xml, /robots.txt) are
 //     answered by it.
-//     Then SPEC §11's redirects (proxy/redirect.go): rules.Config.Redirect
+//     Then SPEC §11's redirects (proxy/redirect.go): rules.Config.RedirectInto
 //     decides from the method, the Host (compared, never copied), the
 //     scheme headgate believes (server.trusted_proxies) and the target;
 //     headgate answers one redirect (or a 410) itself, counted in

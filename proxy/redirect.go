@@ -114,7 +114,7 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 	}
 	p.rm.inc(rd.Source, rd.Status)
 	if rs.obs != nil {
-		c := *rd
+		c := rd // a copy: rd stays on the stack
 		rs.obs.rec.Redirect = &c
 	}
 	if st.shadow {
