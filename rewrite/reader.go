@@ -230,11 +230,16 @@ func (h *headScan) run() {
 	}
 	start := time.Now()
 	var ckey string
+	misses := 0
 	if c := r.opts.Cache; c != nil && r.opts.Match != nil {
-		ckey = c.key(&r.opts)
-		if h.tryCached(c, ckey) {
+		k := c.key(&r.opts)
+		hit, m, store := h.tryCached(c, k)
+		if hit {
 			r.res.Duration = time.Since(start) - h.waited
 			return
+		}
+		if store {
+			ckey, misses = k, m
 		}
 	}
 	// The region's bounds depend on token positions only, never on how the
@@ -291,7 +296,7 @@ func (h *headScan) run() {
 	}
 	h.decide()
 	if ckey != "" {
-		h.remember(r.opts.Cache, ckey, start)
+		h.remember(r.opts.Cache, ckey, misses)
 	}
 	// Time spent on the head, not waiting for the upstream.
 	r.res.Duration = time.Since(start) - h.waited
