@@ -156,6 +156,9 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 		)
 	}
 	if v != nil {
+		if rs.w.lat != nil {
+			rs.w.lat.stop()
+		}
 		if rs.w.enc != nil {
 			releaseEncoder(rs.w.enc)
 			rs.w.enc = nil
