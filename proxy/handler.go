@@ -30,6 +30,12 @@ type reqState struct {
 	cancel     context.CancelCauseFunc
 	body       *upstreamBody // the upstream body, once there is one
 
+	// The request's response writer and bodies, kept here so that a
+	// request allocates them with its state, not one by one.
+	wv     responseWriter
+	bodyv  upstreamBody
+	rbodyv rewrittenBody
+
 	obs      Observer        // the request's observer (Observe); nil for most
 	reported bool            // obs was told
 	upHead   []byte          // for obs: the upstream bytes the rewriter read
@@ -48,7 +54,9 @@ func reqStateOf(ctx context.Context) *reqState {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	st := p.state.Load()
-	rs := &reqState{st: st, w: &responseWriter{w: w}, obs: observerOf(r.Context())}
+	rs := &reqState{st: st, obs: observerOf(r.Context())}
+	rs.wv.w = w
+	rs.w = &rs.wv
 	if rs.obs != nil {
 		rs.w.onHeader = rs.observed
 	}

@@ -324,11 +324,19 @@ const copyBufferSize = 64 << 10
 
 type bufferPool struct{ p sync.Pool }
 
+// copyBuffer is one buffer; the pool holds pointers to arrays, so that
+// putting a buffer back allocates nothing (a *[]byte would).
+type copyBuffer [copyBufferSize]byte
+
 func (b *bufferPool) Get() []byte {
-	if buf, ok := b.p.Get().(*[]byte); ok {
-		return *buf
+	if buf, ok := b.p.Get().(*copyBuffer); ok {
+		return buf[:]
 	}
-	return make([]byte, copyBufferSize)
+	return new(copyBuffer)[:]
 }
 
-func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
+func (b *bufferPool) Put(buf []byte) {
+	if len(buf) == copyBufferSize {
+		b.p.Put((*copyBuffer)(buf))
+	}
+}

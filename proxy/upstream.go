@@ -97,7 +97,8 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 	}
 	st, cfg := rs.st, rs.st.cfg
 	lastContentType(res.Header)
-	body := &upstreamBody{rc: res.Body}
+	rs.bodyv = upstreamBody{rc: res.Body}
+	body := &rs.bodyv
 	res.Body, rs.body = body, body
 	h := res.Header
 	method := res.Request.Method
@@ -209,7 +210,8 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 			res.Body = body
 			dec.Release()
 		} else {
-			res.Body = &rewrittenBody{r: rr, up: body, coding: coding}
+			rs.rbodyv = rewrittenBody{r: rr, up: body, coding: coding}
+			res.Body = &rs.rbodyv
 		}
 		switch {
 		case st.shadow && rewritten:
@@ -236,7 +238,8 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		return nil
 	}
 
-	res.Body = &rewrittenBody{r: rr, dec: dec, up: body, coding: coding}
+	rs.rbodyv = rewrittenBody{r: rr, dec: dec, up: body, coding: coding}
+	res.Body = &rs.rbodyv
 	out := rs.ae.choose(cfg.Server.Compress)
 	if out == identity && coding == identity && res.ContentLength >= 0 {
 		n := res.ContentLength + int64(res0.Delta)
