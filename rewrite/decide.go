@@ -20,9 +20,9 @@ type decision struct {
 	page         rules.Page
 	head         *rules.Head
 	changes      []Change
-	firstTitle   int  // index in st.tags of the head's first title; -1 none
-	titleInPlace bool // the rendered title replaces the first one where it stands
-	fill         bool // policy fill: only what the head lacks is written
+	firstTitle   int         // index in st.tags of the head's first title; -1 none
+	titleInPlace bool        // the rendered title replaces the first one where it stands
+	fill         bool        // policy fill: only what the head lacks is written
 	present      identitySet // in the state's scratch (state.present)
 	writeJSONLD  bool
 }
