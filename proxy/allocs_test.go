@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"strconv"
 	"testing"
 )
@@ -103,5 +104,72 @@ image = "/cover.png"
 				t.Errorf("%s: %.0f allocations per request, ceiling %.0f", tc.name, hg, tc.ceiling)
 			}
 		})
+	}
+}
+
+// BenchmarkProxyRequest is one proxied request in-process, over an
+// in-memory upstream serving a corpus page (HEADGATE_LOAD_PAGE, default
+// bbc.html), headgate against a plain httputil.ReverseProxy: the proxy's
+// own CPU per request without sockets, for profiling the fresh-head path.
+//
+//	go test ./proxy -run '^$' -bench ProxyRequest -cpuprofile cpu.out
+func BenchmarkProxyRequest(b *testing.B) {
+	name := "bbc.html"
+	if v := os.Getenv("HEADGATE_LOAD_PAGE"); v != "" {
+		name = v
+	}
+	page, err := os.ReadFile("../../shared/corpus/" + name)
+	if err != nil {
+		b.Skipf("no corpus page: %v", err)
+	}
+	// The token goes just after the head's start tag (bbc.html's is
+	// <head profile=...>).
+	i := bytes.Index(bytes.ToLower(page), []byte("<head"))
+	if i < 0 {
+		b.Skip("no <head> in " + name)
+	}
+	i += bytes.IndexByte(page[i:], '>') + 1
+	doc := append(append(append([]byte{}, page[:i]...), `<meta name="csrf-token" content="0000000000">`...), page[i:]...)
+	at := i + len(`<meta name="csrf-token" content="`)
+	u, _ := url.Parse("http://127.0.0.1:1")
+	for _, sc := range []struct {
+		name string
+		page func(int) []byte
+	}{
+		{"repeat", func(int) []byte { return doc }},
+		{"fresh", func(n int) []byte {
+			copy(doc[at:at+10], strconv.AppendInt(nil, int64(1e9+n), 10))
+			return doc
+		}},
+	} {
+		check := httptest.NewRecorder()
+		p, err := New(testConfig(b, u.String(), "[server]\naccess_log = false\n\n"+testRules+"[rule.open_graph]\nsite_name = \"Bench\"\n"),
+			Options{Transport: &memTransport{page: sc.page}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.ServeHTTP(check, httptest.NewRequest("GET", "http://notes.example/notes/1", nil))
+		if !bytes.Contains(check.Body.Bytes(), []byte(`og:site_name`)) {
+			b.Fatalf("%s: not rewritten", sc.name)
+		}
+		plain := &httputil.ReverseProxy{
+			Rewrite:   func(pr *httputil.ProxyRequest) { pr.SetURL(u); pr.SetXForwarded() },
+			Transport: &memTransport{page: sc.page},
+		}
+		for _, t := range []struct {
+			name string
+			h    http.Handler
+		}{{"headgate", p}, {"plain", plain}} {
+			b.Run(sc.name+"/"+t.name, func(b *testing.B) {
+				req := httptest.NewRequest("GET", "http://notes.example/notes/1", nil)
+				w := &discardWriter{h: http.Header{}}
+				b.ReportAllocs()
+				b.SetBytes(int64(len(doc)))
+				for b.Loop() {
+					clear(w.h)
+					t.h.ServeHTTP(w, req)
+				}
+			})
+		}
 	}
 }

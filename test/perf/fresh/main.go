@@ -38,13 +38,32 @@ func main() {
 // place in a pooled copy of the page.
 const token = `<meta name="csrf-token" content="0000000000">`
 
-func newFresh(doc []byte) http.Handler {
-	i := bytes.Index(bytes.ToLower(doc), []byte("<head>"))
-	if i < 0 {
-		i = 0
-	} else {
-		i += len("<head>")
+// tokenAt is where the token goes: just after the head's start tag
+// (<head> or <head profile=...>), else before the first <meta>, else at
+// the start.
+func tokenAt(doc []byte) int {
+	low := bytes.ToLower(doc)
+	for from := 0; ; {
+		i := bytes.Index(low[from:], []byte("<head"))
+		if i < 0 {
+			break
+		}
+		i += from
+		if j := i + len("<head"); j < len(low) && (low[j] == '>' || low[j] == ' ' || low[j] == '\t' || low[j] == '\n' || low[j] == '\r') {
+			if k := bytes.IndexByte(low[j:], '>'); k >= 0 {
+				return j + k + 1
+			}
+		}
+		from = i + 1
 	}
+	if i := bytes.Index(low, []byte("<meta")); i >= 0 {
+		return i
+	}
+	return 0
+}
+
+func newFresh(doc []byte) http.Handler {
+	i := tokenAt(doc)
 	page := append(append(append([]byte{}, doc[:i]...), token...), doc[i:]...)
 	at := i + len(`<meta name="csrf-token" content="`)
 	length := strconv.Itoa(len(page))
