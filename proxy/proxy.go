@@ -316,11 +316,12 @@ func (b *decodedBody) Close() error {
 	return b.rc.Close()
 }
 
-// bufferPool is ReverseProxy's copy buffers. 64 KiB each: one read from
-// the upstream and one write to the client carry twice as much as at
-// ReverseProxy's default 32 KiB (a 115 KB page goes out in 3 writes, not
-// 5), for 32 KiB more per response in flight (docs/performance.md).
-const copyBufferSize = 64 << 10
+// bufferPool is ReverseProxy's copy buffers. 48 KiB each: a head of up
+// to 32 KiB and what was read with it go out in one write, and a 115 KB
+// page in 3 body writes where ReverseProxy's default 32 KiB takes 5; 64
+// KiB wrote no fewer for it and held 16 KiB more per response in flight
+// (docs/performance.md).
+const copyBufferSize = 48 << 10
 
 type bufferPool struct{ p sync.Pool }
 

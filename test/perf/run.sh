@@ -170,7 +170,7 @@ for mode in $MODES; do
   for r in $(seq "$ROUNDS"); do
     for n in "${names[@]}"; do
       t0=$(ticks "$n")
-      out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" --latency "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page")
+      out=$(wrk -t"$(( CONNS < 2 ? CONNS : 2 ))" -c"$CONNS" -d"${SECS}s" --latency "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page")
       t1=$(ticks "$n")
       reqs=$(echo "$out" | awk '/requests in/ {print $1}')
       rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
