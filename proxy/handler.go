@@ -30,6 +30,12 @@ type reqState struct {
 	cancel     context.CancelCauseFunc
 	body       *upstreamBody // the upstream body, once there is one
 
+	// The request's response writer and bodies, kept here so that a
+	// request allocates them with its state, not one by one.
+	wv     responseWriter
+	bodyv  upstreamBody
+	rbodyv rewrittenBody
+
 	obs      *observeHook    // the request's observer (Observe) and its Record; nil for most
 	result   *rewrite.Result // for obs: the rewrite's result
 	redirect string          // the source of a redirect headgate answered (§11)
@@ -46,7 +52,9 @@ func reqStateOf(ctx context.Context) *reqState {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	st := p.state.Load()
-	rs := &reqState{st: st, w: &responseWriter{w: w}, obs: newObserveHook(r.Context(), st.cfg)}
+	rs := &reqState{st: st, obs: newObserveHook(r.Context(), st.cfg)}
+	rs.wv.w = w
+	rs.w = &rs.wv
 	if rs.obs != nil {
 		rs.w.onHeader = rs.observed
 	}
@@ -155,6 +163,9 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 		)
 	}
 	if v != nil {
+		if rs.w.lat != nil {
+			rs.w.lat.stop()
+		}
 		if rs.w.enc != nil {
 			releaseEncoder(rs.w.enc)
 			rs.w.enc = nil

@@ -109,7 +109,6 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 		ErrorHandler:   p.proxyError,
 		Transport:      roundTripperFunc(p.roundTrip),
 		BufferPool:     &p.bufPool,
-		FlushInterval:  flushInterval,
 		ErrorLog:       slog.NewLogLogger(p.log.Handler(), slog.LevelDebug),
 	}
 	if err := p.Swap(cfg); err != nil {
@@ -118,18 +117,13 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 	return p, nil
 }
 
-// flushInterval is how soon a response's bytes reach the client when the
-// upstream pauses. ReverseProxy flushes after every write of a response
-// whose length it is told is unknown (-1, and text/event-stream), and on
-// this timer for every other response. The rewriter may return a head
-// token by token, and a flush of a re-encoded body is a compressor flush (a
-// short block) plus a syscall, so a rewritten response of unknown length
-// has its ContentLength set to 0 to get the timer: the response writer's
-// buffer coalesces small writes, and a paused upstream's bytes still go
-// out within 50 ms (10 ms measured no faster streaming for clients and
-// more flushes under load). A response passed through keeps its length as
-// the upstream gave it: flushed after each write when unknown (a stream),
-// on this timer when known.
+// flushInterval is how soon a rewritten response's bytes reach the client
+// when the upstream pauses and the client was given no length (flush.go):
+// 10 ms measured no faster streaming for clients and more flushes under
+// load. ReverseProxy's own FlushInterval is 0: a response whose length is
+// known is written as it is read, with no timer (one less goroutine wake-up
+// and lock per write), and one of unknown length passed through is flushed
+// after every write.
 const flushInterval = 50 * time.Millisecond
 
 // Swap makes cfg the config of every request that starts from now on;
@@ -230,8 +224,15 @@ func NewTransport(timeout time.Duration) *http.Transport {
 		TLSHandshakeTimeout:   5 * time.Second,
 		ExpectContinueTimeout: 1 * time.Second,
 		ResponseHeaderTimeout: timeout,
-		ReadBufferSize:        32 << 10,
-		WriteBufferSize:       16 << 10,
+		// The rewriter reads a head into its own buffer and the rest of a
+		// body into the copy buffer, both larger than this: a bufio
+		// buffer hands reads that large straight to the socket, so a
+		// larger one would only be copied through and held by every idle
+		// connection (measured in docs/performance.md: 4 KiB, the
+		// default, against 32 KiB cost no syscall and 10+ MiB at 256
+		// connections).
+		ReadBufferSize:  4 << 10,
+		WriteBufferSize: 4 << 10,
 	}
 }
 
@@ -315,14 +316,28 @@ func (b *decodedBody) Close() error {
 	return b.rc.Close()
 }
 
-// bufferPool is ReverseProxy's copy buffers: 32 KiB each.
+// bufferPool is ReverseProxy's copy buffers. 48 KiB each: a head of up
+// to 32 KiB and what was read with it go out in one write, and a 115 KB
+// page in 3 body writes where ReverseProxy's default 32 KiB takes 5; 64
+// KiB wrote no fewer for it and held 16 KiB more per response in flight
+// (docs/performance.md).
+const copyBufferSize = 48 << 10
+
 type bufferPool struct{ p sync.Pool }
 
+// copyBuffer is one buffer; the pool holds pointers to arrays, so that
+// putting a buffer back allocates nothing (a *[]byte would).
+type copyBuffer [copyBufferSize]byte
+
 func (b *bufferPool) Get() []byte {
-	if buf, ok := b.p.Get().(*[]byte); ok {
-		return *buf
+	if buf, ok := b.p.Get().(*copyBuffer); ok {
+		return buf[:]
 	}
-	return make([]byte, 32<<10)
+	return new(copyBuffer)[:]
 }
 
-func (b *bufferPool) Put(buf []byte) { b.p.Put(&buf) }
+func (b *bufferPool) Put(buf []byte) {
+	if len(buf) == copyBufferSize {
+		b.p.Put((*copyBuffer)(buf))
+	}
+}

@@ -97,7 +97,8 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 	}
 	st, cfg := rs.st, rs.st.cfg
 	lastContentType(res.Header)
-	body := &upstreamBody{rc: res.Body}
+	rs.bodyv = upstreamBody{rc: res.Body}
+	body := &rs.bodyv
 	res.Body, rs.body = body, body
 	h := res.Header
 	method := res.Request.Method
@@ -209,7 +210,8 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 			res.Body = body
 			dec.Release()
 		} else {
-			res.Body = &rewrittenBody{r: rr, up: body, coding: coding}
+			rs.rbodyv = rewrittenBody{r: rr, up: body, coding: coding}
+			res.Body = &rs.rbodyv
 		}
 		switch {
 		case st.shadow && rewritten:
@@ -236,7 +238,8 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		return nil
 	}
 
-	res.Body = &rewrittenBody{r: rr, dec: dec, up: body, coding: coding}
+	rs.rbodyv = rewrittenBody{r: rr, dec: dec, up: body, coding: coding}
+	res.Body = &rs.rbodyv
 	out := rs.ae.choose(cfg.Server.Compress)
 	if out == identity && coding == identity && res.ContentLength >= 0 {
 		n := res.ContentLength + int64(res0.Delta)
@@ -245,8 +248,10 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	} else {
 		h.Del("Content-Length")
 		// ReverseProxy flushes after every write when the length is
-		// unknown (-1); any other value makes it use FlushInterval.
+		// unknown (-1); at 0 it leaves flushing to the response writer's
+		// timer (flush.go).
 		res.ContentLength = 0
+		rs.w.lat = &latency{flush: rs.w.flush}
 	}
 	if out == identity {
 		h.Del("Content-Encoding")
@@ -568,7 +573,8 @@ type responseWriter struct {
 	wroteHeader bool
 	enc         encoder
 	wire        wire
-	onHeader    func() // called once, as the status goes out (an Observer's report)
+	onHeader    func()   // called once, as the status goes out (an Observer's report)
+	lat         *latency // the flush timer of a rewritten body of unknown length; nil for others
 }
 
 // wire is where the encoder writes: the client connection, counted.
@@ -601,6 +607,9 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
+	if w.lat != nil {
+		return w.writeLater(b)
+	}
 	if w.enc != nil {
 		return w.enc.Write(b)
 	}
@@ -609,7 +618,32 @@ func (w *responseWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// writeLater writes under the flush timer (flush.go).
+func (w *responseWriter) writeLater(b []byte) (n int, err error) {
+	w.lat.mu.Lock()
+	defer w.lat.mu.Unlock()
+	if w.enc != nil {
+		n, err = w.enc.Write(b)
+	} else {
+		n, err = w.w.Write(b)
+		w.bytes += int64(n)
+	}
+	w.lat.wrote()
+	return n, err
+}
+
 func (w *responseWriter) FlushError() error {
+	if w.lat != nil {
+		w.lat.mu.Lock()
+		defer w.lat.mu.Unlock()
+		w.lat.pending = false
+	}
+	return w.flush()
+}
+
+// flush sends what is buffered, through the encoder; the caller holds
+// w.lat.mu when there is a timer.
+func (w *responseWriter) flush() error {
 	if w.enc != nil {
 		if err := w.enc.Flush(); err != nil {
 			return err
@@ -624,6 +658,9 @@ func (w *responseWriter) Unwrap() http.ResponseWriter { return w.w }
 
 // close ends an encoded body.
 func (w *responseWriter) close() error {
+	if w.lat != nil {
+		w.lat.stop()
+	}
 	if w.enc == nil {
 		return nil
 	}

@@ -4,7 +4,6 @@ import (
 	"hash/maphash"
 	"strconv"
 	"sync"
-	"time"
 )
 
 // Cache remembers how the heads of recent responses were rewritten, so that
@@ -44,6 +43,31 @@ type plan struct {
 	edits     []edit // replacement bytes owned by the plan
 	res       Result
 	size      int // bytes the plan holds, roughly
+	// misses counts the responses in a row whose head was not this plan's;
+	// skip, the requests still to pass before the target is tried again
+	// (both under Cache.mu).
+	misses, skip int
+}
+
+// A target whose head changes on every request (a CSRF token, a nonce, a
+// timestamp in a meta) would have its head hashed twice and a plan copied
+// and stored for every response, never to be used. After missLimit misses
+// in a row its heads are neither compared nor stored for a while: skip
+// requests, doubling from minSkip to maxSkip while the misses go on, then
+// one response is remembered again as a probe. A single hit resets it.
+const (
+	missLimit = 3
+	minSkip   = 8
+	maxSkip   = 256
+)
+
+// skipFor is how many requests a target that missed misses times in a row
+// goes without the cache.
+func skipFor(misses int) int {
+	if misses < missLimit {
+		return 0
+	}
+	return min(minSkip<<min(misses-missLimit, 8), maxSkip)
 }
 
 func (c *Cache) key(o *Options) string {
@@ -52,10 +76,43 @@ func (c *Cache) key(o *Options) string {
 		strconv.FormatBool(o.CorrectUpstream) + strconv.FormatBool(o.Shadow) + strconv.Itoa(o.MaxHeadBytes)
 }
 
-func (c *Cache) get(k string) *plan {
+// lookup returns k's plan and the misses it has counted; nil and
+// store=false while k is skipped, nil and store=true when there is none
+// (or a skip just ended: the probe).
+func (c *Cache) lookup(k string) (p *plan, misses int, store bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[k]
+	p = c.m[k]
+	if p == nil {
+		return nil, 0, true
+	}
+	if p.skip > 0 {
+		p.skip--
+		if p.skip == 0 {
+			return nil, p.misses, true // the probe: scan and remember
+		}
+		return nil, p.misses, false
+	}
+	return p, p.misses, true
+}
+
+// missed counts a response whose head was not p's. It reports whether the
+// response's own plan is worth storing; when not, k is skipped for a while.
+func (c *Cache) missed(p *plan) (misses int, store bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p.misses++
+	if p.skip = skipFor(p.misses); p.skip > 0 {
+		return p.misses, false
+	}
+	return p.misses, true
+}
+
+// hit notes that p answered: its target repeats after all.
+func (c *Cache) hit(p *plan) {
+	c.mu.Lock()
+	p.misses = 0
+	c.mu.Unlock()
 }
 
 func (c *Cache) put(k string, p *plan) {
@@ -80,18 +137,24 @@ func (c *Cache) put(k string, p *plan) {
 }
 
 // tryCached replays a cached plan when the head bytes are the same. It may
-// read ahead into the buffer; on a miss the scan goes on from what is there.
-func (h *headScan) tryCached(c *Cache, k string) bool {
-	p := c.get(k)
+// read ahead into the buffer; on a miss the scan goes on from what is
+// there. When it did not hit, misses is what remember carries on, and
+// store whether to remember at all.
+func (h *headScan) tryCached(c *Cache, k string) (hit bool, misses int, store bool) {
+	p, misses, store := c.lookup(k)
 	if p == nil {
-		return false
+		return false, misses, store
 	}
 	st := h.st
 	for len(st.buf) < p.seen && !h.sc.eof {
 		h.fill()
 	}
 	if len(st.buf) < p.seen || maphash.Bytes(c.seed, st.buf[:p.seen]) != p.sum {
-		return false
+		misses, store = c.missed(p)
+		return false, misses, store
+	}
+	if misses > 0 {
+		c.hit(p)
 	}
 	r := h.r
 	r.res = p.res
@@ -100,15 +163,16 @@ func (h *headScan) tryCached(c *Cache, k string) bool {
 	r.tail = st.buf[p.regionEnd:]
 	if len(p.edits) == 0 || r.opts.Shadow {
 		r.out = region
-		return true
+		return true, 0, false
 	}
 	segs, _ := assemble(st.segs[:0], region, p.edits)
 	st.segs, r.segs = segs, segs
-	return true
+	return true, 0, false
 }
 
-// remember stores the plan of a finished scan, when it can be replayed.
-func (h *headScan) remember(c *Cache, k string, start time.Time) {
+// remember stores the plan of a finished scan, when it can be replayed;
+// misses is carried over from the plan it replaces.
+func (h *headScan) remember(c *Cache, k string, misses int) {
 	r, st := h.r, h.st
 	if h.eofDecided || r.srcErr != nil || (r.res.Outcome != Rewritten && r.res.Outcome != Unchanged) {
 		return
@@ -117,7 +181,7 @@ func (h *headScan) remember(c *Cache, k string, start time.Time) {
 	if seen > len(st.buf) {
 		return
 	}
-	p := &plan{seen: seen, sum: maphash.Bytes(c.seed, st.buf[:seen]), regionEnd: h.regionEnd, res: r.res}
+	p := &plan{seen: seen, sum: maphash.Bytes(c.seed, st.buf[:seen]), regionEnd: h.regionEnd, res: r.res, misses: misses}
 	p.res.Duration = 0
 	p.size = len(k) + 256
 	for _, e := range st.edits {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 	"testing"
 	"testing/iotest"
 
@@ -169,5 +170,74 @@ func TestCacheConcurrent(t *testing.T) {
 		if out := <-done; out != nil && !bytes.Equal(out, want) {
 			t.Errorf("concurrent rewrite differs:\n%s", out)
 		}
+	}
+}
+
+// A target whose head changes on every request stops being hashed and
+// stored after missLimit misses in a row, probes again now and then with a
+// growing pause, and is cached again as soon as its head repeats. Every
+// response is rewritten exactly as without a cache, cached or not.
+func TestCacheSkipsFreshHeads(t *testing.T) {
+	cfg, err := rules.Parse("c.toml", []byte(cacheConfig), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cfg.Resolve("/p")
+	page := func(n int) []byte {
+		return []byte("<html><head><meta name=csrf-token content=" + strconv.Itoa(n) + "><title>T</title></head><body>b</body></html>")
+	}
+	c := NewCache(0)
+	k := c.key(&Options{Match: m, MaxHeadBytes: rules.DefaultMaxHeadBytes})
+	stored := func() (misses, skip int, ok bool) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		p, ok := c.m[k]
+		if !ok {
+			return 0, 0, false
+		}
+		return p.misses, p.skip, true
+	}
+	var probes []int // the requests whose plan was stored
+	lastSum := uint64(0)
+	for i := 1; i <= 200; i++ {
+		out, res := rewriteWith(t, page(i), Options{Match: m, Cache: c}, nil)
+		want, _ := rewriteWith(t, page(i), Options{Match: m}, nil)
+		if !bytes.Equal(out, want) || res.Cached {
+			t.Fatalf("request %d: cached %v, output differs: %v", i, res.Cached, !bytes.Equal(out, want))
+		}
+		c.mu.Lock()
+		if p := c.m[k]; p != nil && p.sum != lastSum {
+			lastSum = p.sum
+			probes = append(probes, i)
+		}
+		c.mu.Unlock()
+	}
+	t.Logf("plans stored at requests %v", probes)
+	// Stored for the first missLimit requests (the first plan, and one per
+	// miss until the limit), then only as probes, further and further apart.
+	if len(probes) < missLimit || len(probes) > missLimit+6 {
+		t.Fatalf("plans stored at requests %v", probes)
+	}
+	for i := missLimit + 1; i < len(probes); i++ {
+		if gap, prev := probes[i]-probes[i-1], probes[i-1]-probes[i-2]; gap < prev {
+			t.Errorf("probes at %v: the pause shrank", probes)
+		}
+	}
+	if misses, skip, ok := stored(); !ok || misses < missLimit || skip == 0 {
+		t.Errorf("after 200 fresh heads: misses %d, skip %d, stored %v", misses, skip, ok)
+	}
+	// The head stops changing: within one pause and a probe it is cached again.
+	hits := 0
+	for i := 0; i < maxSkip+3; i++ {
+		_, res := rewriteWith(t, page(7), Options{Match: m, Cache: c}, nil)
+		if res.Cached {
+			hits++
+		}
+	}
+	if misses, _, _ := stored(); hits == 0 || misses != 0 {
+		t.Errorf("a repeating head: %d hits, misses %d", hits, misses)
+	}
+	if got := skipFor(missLimit + 100); got != maxSkip {
+		t.Errorf("skipFor grows past maxSkip: %d", got)
 	}
 }

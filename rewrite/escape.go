@@ -182,7 +182,12 @@ func metaCharset(tag []byte, ta *tagAttrs) string {
 		return string(v)
 	}
 	if ta.has&hasHTTPEquiv != 0 && ta.has&hasContent != 0 && asciiEqualFold(bytes.TrimSpace(ta.httpEquiv.val(tag)), "content-type") {
-		return headerCharset(html.UnescapeString(string(ta.content.val(tag))))
+		v := ta.content.val(tag)
+		switch string(v) { // the common spellings, without an allocation
+		case "text/html; charset=utf-8", "text/html; charset=UTF-8", "text/html;charset=utf-8", "text/html;charset=UTF-8":
+			return "utf-8"
+		}
+		return headerCharset(html.UnescapeString(string(v)))
 	}
 	return ""
 }

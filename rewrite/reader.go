@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net/url"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -43,6 +41,7 @@ type state struct {
 	// copy, so that a document allocates only what it reports.
 	changes []Change
 	pmeta   []pageMetaRef // metas whose content templates read (page.go)
+	present identitySet   // decide's scratch: the identities the upstream head keeps
 }
 
 var statePool = sync.Pool{New: func() any { return &state{buf: make([]byte, 0, 32<<10)} }}
@@ -143,6 +142,8 @@ func (r *Reader) release() {
 		return // an unusual document: let the collector have it
 	}
 	st.buf, st.tags, st.edits, st.w, st.segs, st.pmeta = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.segs[:0], st.pmeta[:0]
+	clear(st.present)
+	st.present = st.present[:0]
 	statePool.Put(st)
 }
 
@@ -230,11 +231,16 @@ func (h *headScan) run() {
 	}
 	start := time.Now()
 	var ckey string
+	misses := 0
 	if c := r.opts.Cache; c != nil && r.opts.Match != nil {
-		ckey = c.key(&r.opts)
-		if h.tryCached(c, ckey) {
+		k := c.key(&r.opts)
+		hit, m, store := h.tryCached(c, k)
+		if hit {
 			r.res.Duration = time.Since(start) - h.waited
 			return
+		}
+		if store {
+			ckey, misses = k, m
 		}
 	}
 	// The region's bounds depend on token positions only, never on how the
@@ -291,7 +297,7 @@ func (h *headScan) run() {
 	}
 	h.decide()
 	if ckey != "" {
-		h.remember(r.opts.Cache, ckey, start)
+		h.remember(r.opts.Cache, ckey, misses)
 	}
 	// Time spent on the head, not waiting for the upstream.
 	r.res.Duration = time.Since(start) - h.waited
@@ -354,8 +360,10 @@ func dropStretch(tags []headTag) []headTag {
 }
 
 // readChunk bounds one read of the head: a head of a few KiB should not
-// pull a whole page through the buffer.
-const readChunk = 16 << 10
+// pull a whole page through the buffer. 32 KiB reads a 28 KiB head in one
+// read where 16 KiB took two, and the bytes read past the region are copied
+// out once on their way to the client (measured in docs/performance.md).
+const readChunk = 32 << 10
 
 // fill reads more of the source into the buffer.
 func (h *headScan) fill() {
@@ -885,279 +893,6 @@ func (s identitySet) has(id string) bool {
 var singleValued = map[string]bool{
 	rules.IdentCanonical: true, rules.IdentDescription: true, rules.IdentRobots: true,
 	"og:url": true, "og:title": true, "og:type": true, "twitter:card": true,
-}
-
-// decide computes the page facts, renders the rules and builds the output.
-func (h *headScan) decide() {
-	r, st := h.r, h.st
-	o := &r.opts
-	buf := st.buf
-	region := buf[:h.regionEnd]
-	r.tail = buf[h.regionEnd:]
-
-	cs := h.charset()
-	if cs.skip {
-		h.skip(SkippedCharset, "charset "+cs.label+" is not ASCII-compatible")
-		return
-	}
-	if o.Match == nil {
-		r.out = region
-		return
-	}
-	// The page's public URL, that upstream relative URLs resolve against;
-	// parsed only when one needs it.
-	var pageURL *url.URL
-	absURL := func(s string) (string, string) {
-		if pageURL == nil {
-			base := o.Match.Config().Site.BaseURL
-			if pageURL, _ = url.Parse(base + rules.EscapePath(o.Match.Path)); pageURL == nil {
-				pageURL, _ = url.Parse(base + "/")
-			}
-		}
-		// A space at either end drops the value (§4.6): not repaired.
-		return rules.AbsURL(pageURL, s)
-	}
-	// The values of changes to upstream tags are the tags' own text: noted
-	// as tag indexes here, copied at the end into one string for them all,
-	// so recording a change allocates nothing per tag.
-
-	// 1. What the upstream head says of itself: its first title and
-	// description, its first canonical that passes the URL rules.
-	var page rules.Page
-	firstTitle := -1
-	for i := range st.tags {
-		ht := &st.tags[i]
-		if ht.where != inHead {
-			continue
-		}
-		tag := buf[ht.start:ht.tagEnd]
-		switch {
-		case ht.identity == rules.IdentTitle && firstTitle < 0:
-			firstTitle = i
-			page.HasTitle = true
-			page.Title = collapseSpace(cs.decodeText(ht.text))
-		case ht.identity == rules.IdentDescription && !page.HasDescription:
-			var ta tagAttrs
-			readAttrs(tag, len("<meta"), &ta)
-			page.HasDescription = true
-			page.Description = strings.TrimSpace(cs.decodeText(ta.content.val(tag)))
-		case ht.identity == rules.IdentCanonical && page.Canonical == "" && ht.hasURL:
-			if abs, why := absURL(cs.decodeText(ht.urlAttr.val(tag))); why == "" {
-				page.Canonical = abs
-			}
-		}
-	}
-	if len(st.pmeta) > 0 || h.htmlAt[0] > 0 {
-		h.pageValues(&page, &cs) // page.go
-	}
-	head := o.Match.Render(page)
-	r.res.Head, r.res.Page = head, page
-	changes := st.changes[:0]
-	for _, d := range head.Dropped {
-		changes = append(changes, Change{Action: Dropped, Identity: d.Field, Reason: d.Reason, Value: d.Value})
-	}
-	fill := head.Policy == rules.Fill
-	titleInPlace := head.Title != nil && firstTitle >= 0 && (h.charsetAt < 0 || st.tags[firstTitle].start >= h.charsetAt)
-
-	// replace removes an upstream tag of an identity headgate writes.
-	replace := func(i int) {
-		ht := &st.tags[i]
-		changes = append(changes, Change{Action: Replaced, Identity: ht.identity, Key: ht.name, tag: i + 1})
-		switch {
-		case i == firstTitle && titleInPlace:
-			ht.replace, ht.action = appendTitle(make([]byte, 0, len(*head.Title)+32), *head.Title, cs.utf8), Replaced
-			ht.end = max(ht.end, ht.tagEnd)
-			changes = append(changes, Change{Action: Wrote, Identity: ht.identity, Value: *head.Title})
-		case len(ht.relKeep) > 0:
-			// rel="canonical stylesheet": the link stays for its other meaning.
-			ht.replace, ht.action = spliceAttr(buf[ht.start:ht.tagEnd], ht.relAttr, string(ht.relKeep), true), Replaced
-		default:
-			ht.remove, ht.replace, ht.action = true, nil, Replaced
-		}
-	}
-
-	// 2. In the head, under override, every identity the rules set replaces
-	// the upstream's tags (the title under both policies: Render writes one
-	// under fill only where there is none).
-	for i := range st.tags {
-		ht := &st.tags[i]
-		if ht.where != inHead {
-			continue
-		}
-		id := ht.identity
-		if id == rules.IdentTitle && head.Title != nil || !fill && (id == rules.IdentJSONLD && head.ReplaceJSONLD || id != rules.IdentJSONLD && head.Sets(id)) ||
-			fill && id == rules.IdentCanonical && head.ForceCanonical && !h.sameCanonical(ht, *head.Canonical, &cs, absURL) {
-			// Under fill, upstream-or-self replaces an upstream canonical
-			// that is not already the one it writes, spelling included;
-			// one that is stays where it is (rewriting is idempotent).
-			replace(i)
-		}
-	}
-
-	// 3. The upstream tags that stay: URLs corrected or dropped (§4.5),
-	// then duplicates of single-valued identities; what survives is present.
-	present := identitySet{}
-	for i := range st.tags {
-		ht := &st.tags[i]
-		if ht.where != inHead || ht.action == Replaced {
-			continue
-		}
-		if o.CorrectUpstream && ht.hasURL {
-			val := cs.decodeText(ht.urlAttr.val(buf[ht.start:ht.tagEnd]))
-			switch abs, why := absURL(val); {
-			case why != "":
-				ht.remove, ht.action, ht.why = true, Dropped, why
-				changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Key: ht.name, Reason: why, tag: i + 1})
-				continue
-			case abs != val:
-				ht.replace = spliceAttr(buf[ht.start:ht.tagEnd], ht.urlAttr, abs, cs.utf8)
-				ht.action, ht.why, ht.fixed = Corrected, "relative", abs
-			}
-		}
-		if o.CorrectUpstream && singleValued[ht.identity] && present.has(ht.identity) {
-			ht.remove, ht.replace, ht.action, ht.why = true, nil, Dropped, "duplicate"
-			changes = append(changes, Change{Action: Dropped, Identity: ht.identity, Key: ht.name, Reason: "duplicate", tag: i + 1})
-			continue
-		}
-		if !present.has(ht.identity) {
-			present = append(present, ht.identity)
-		}
-	}
-
-	// Which identities headgate writes: all it sets under override; under
-	// fill, only those the head lacks.
-	writesSet := func(id string) bool { // for an identity the head sets
-		return !fill || !present.has(id) || id == rules.IdentTitle || id == rules.IdentDescription
-	}
-	writes := func(id string) bool { return head.Sets(id) && writesSet(id) }
-	writeJSONLD := !fill || !head.ReplaceJSONLD || !present.has(rules.IdentJSONLD)
-
-	// 4. The stretch after an implicit end: a parser puts it in the body, so
-	// what headgate writes must not stand there again.
-	for i := range st.tags {
-		ht := &st.tags[i]
-		if ht.where != inStretch {
-			continue
-		}
-		if ht.identity == rules.IdentJSONLD && head.ReplaceJSONLD && writeJSONLD || ht.identity != rules.IdentJSONLD && writes(ht.identity) {
-			replace(i)
-		}
-	}
-
-	// 5. The tags headgate writes, in the order of §4.4.
-	nonce := cspNonce(o.CSP)
-	xhtml := h.xhtml
-	tw := tagWriter{w: st.w[:0], utf8: cs.utf8, xhtml: xhtml}
-	wrote := func(id, v string) { changes = append(changes, Change{Action: Wrote, Identity: id, Value: v}) }
-	if head.Title != nil && !titleInPlace {
-		tw.title(*head.Title)
-		wrote(rules.IdentTitle, *head.Title)
-	}
-	if head.Description != nil && writes(rules.IdentDescription) {
-		tw.meta("name", "description", *head.Description)
-		wrote(rules.IdentDescription, *head.Description)
-	}
-	if head.Robots != nil && writes(rules.IdentRobots) {
-		tw.meta("name", "robots", *head.Robots)
-		wrote(rules.IdentRobots, *head.Robots)
-	}
-	if head.Canonical != nil && writes(rules.IdentCanonical) {
-		tw.link("canonical", "", *head.Canonical)
-		wrote(rules.IdentCanonical, *head.Canonical)
-	}
-	if writes(rules.IdentAlternates) {
-		for _, a := range head.Alternates {
-			tw.link("alternate", a.Hreflang, a.Href)
-			changes = append(changes, Change{Action: Wrote, Identity: rules.IdentAlternates, Key: a.Hreflang, Value: a.Href})
-		}
-	}
-	for _, m := range head.Meta {
-		if writesSet(m.Identity) {
-			tw.meta(m.Attr, m.Key, m.Content)
-			changes = append(changes, Change{Action: Wrote, Identity: m.Identity, Key: m.Key, Value: m.Content})
-		}
-	}
-	w := tw.w
-	jsonFrom := len(w)
-	held := 0 // blocks the page holds already
-	if writeJSONLD {
-		for _, js := range head.JSONLD {
-			w = appendJSONLDTag(w, js, nonce, cs.utf8)
-			if h.jsonLDPresent(js, cs.utf8) {
-				held++
-			}
-		}
-	}
-	if h.ownOutput(region, w, unchangedInPlace(st.tags, region)) {
-		// The head is headgate's own output under these rules, rewritten
-		// again: it stays as it is (§17, idempotence).
-		st.w = w
-		r.out = region
-		clear(changes)
-		st.changes = changes[:0]
-		return
-	}
-	if held > 0 {
-		// A block whose JSON the page holds already is not written a
-		// second time (§17).
-		w = w[:jsonFrom]
-		for _, js := range head.JSONLD {
-			if !h.jsonLDPresent(js, cs.utf8) {
-				w = appendJSONLDTag(w, js, nonce, cs.utf8)
-				wrote(rules.IdentJSONLD, "")
-			}
-		}
-	} else {
-		for range head.JSONLD {
-			if writeJSONLD {
-				wrote(rules.IdentJSONLD, "")
-			}
-		}
-	}
-	st.w = w
-
-	// 6. Assemble the edits.
-	edits := st.edits[:0]
-	for i := range st.tags {
-		ht := &st.tags[i]
-		switch {
-		case ht.remove:
-			start, end := wholeLine(region, ht.start, max(ht.end, ht.tagEnd))
-			edits = append(edits, edit{start, end, nil})
-		case ht.replace != nil:
-			if ht.action == Corrected {
-				changes = append(changes, Change{Action: Corrected, Identity: ht.identity, Key: ht.name, Reason: ht.why, Value: ht.fixed})
-			}
-			end := ht.tagEnd
-			if ht.identity == rules.IdentTitle {
-				end = max(ht.end, ht.tagEnd)
-			}
-			edits = append(edits, edit{ht.start, end, ht.replace})
-		}
-	}
-	if len(w) > 0 {
-		edits = append(edits, edit{h.insertAt, h.insertAt, w})
-	}
-	st.edits = edits
-	fillTagTexts(changes, region, st.tags)
-	r.res.Changes = slices.Clone(changes)
-	clear(changes) // the scratch keeps no strings of this document
-	st.changes = changes[:0]
-	if len(edits) == 0 {
-		r.out = region
-		return
-	}
-	r.res.Outcome = Rewritten
-	if o.Shadow {
-		r.out = region
-		return
-	}
-	slices.SortStableFunc(edits, func(a, b edit) int { return a.start - b.start })
-	// The output is the region's own bytes between the edits, not a copy.
-	segs, n := assemble(st.segs[:0], region, edits)
-	st.segs = segs
-	r.segs = segs
-	r.res.Delta = n - len(region)
 }
 
 // assemble appends the output of region with edits (sorted by start) to

@@ -2,11 +2,26 @@
 # Side-by-side performance of headgate against its references, on loopback:
 #   upstream direct, plain httputil.ReverseProxy, nginx proxy_pass,
 #   nginx sub_filter injecting the same tags, and headgate.
-# req/s and p50/p99 latency from wrk, peak RSS (VmHWM) of each server,
-# reported as ratios to the plain Go proxy. Not run in CI (it takes minutes
-# and wants the machine to itself); see docs/performance.md.
+# req/s and p50/p99 latency from wrk, CPU time per request of each server
+# (utime+stime from /proc/PID/stat before and after each run, divided by
+# the requests wrk completed: the figure that holds on a shared machine),
+# peak RSS (VmHWM) of each server, reported as ratios to the plain Go proxy.
+# Targets are interleaved round by round. Not run in CI (it takes minutes);
+# see docs/performance.md.
 #
 #   bash test/perf/run.sh [PAGE.html] [ROUNDS] [SECONDS]
+#   MODES="repeat fresh browser" CONNS=32 bash test/perf/run.sh ...
+#
+# Modes (each a table of its own; peak RSS is reset between them):
+#   repeat   the upstream sends the same page every time (headgate's plan
+#            cache answers), identity both ways;
+#   fresh    the upstream's head changes on every request (test/perf/fresh:
+#            a CSRF-token meta), identity both ways: every head is scanned;
+#   browser  a browser's Accept-Encoding (gzip, deflate, br, zstd) against
+#            a gzip upstream: headgate decodes, rewrites and re-encodes;
+#            nginx sub_filter gets gzip on at NGX_GZIP_LEVEL (default 5,
+#            headgate's gzip level); "recode" is the plain proxy decoding
+#            and re-encoding gzip (test/perf/peer plain -recode).
 #
 # It installs wrk and nginx-light from Debian's packages when missing.
 # Traffic goes to 127.0.0.1 only, bounded by ROUNDS x SECONDS per target.
@@ -31,8 +46,11 @@ trap cleanup EXIT
 
 go build -o "$W/headgate" ./cmd/headgate
 go build -o "$W/peer" ./test/perf/peer
+go build -o "$W/fresh" ./test/perf/fresh
 
-P_UP=18001 P_PLAIN=18002 P_NGX=18003 P_SUB=18004 P_HG=18005 P_ADMIN=18006
+P_UP=18001 P_PLAIN=18002 P_NGX=18003 P_SUB=18004 P_HG=18005 P_ADMIN=18006 P_RECODE=18007
+MODES=${MODES:-repeat fresh browser}
+NGX_GZIP_LEVEL=${NGX_GZIP_LEVEL:-5}
 
 cat >"$W/headgate.toml" <<TOML
 [server]
@@ -63,6 +81,7 @@ TAGS=$(printf '<html><head></head><body></body></html>' | "$W/headgate" rewrite 
 mkdir -p "$W/nginx/logs"
 cat >"$W/nginx/nginx.conf" <<NGX
 worker_processes 2;
+worker_rlimit_nofile 4096;
 pid $W/nginx/nginx.pid;
 error_log $W/nginx/logs/error.log warn;
 events { worker_connections 1024; }
@@ -87,55 +106,95 @@ http {
       proxy_set_header Accept-Encoding "";
       sub_filter '</head>' '$TAGS</head>';
       sub_filter_once on;
+      gzip on; gzip_comp_level $NGX_GZIP_LEVEL; gzip_vary on;
     }
   }
 }
 NGX
 
-"$W/peer" upstream -listen 127.0.0.1:$P_UP -page "$PAGE" & pids+=($!); PID_UP=$!
 "$W/peer" plain -listen 127.0.0.1:$P_PLAIN -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAIN=$!
+"$W/peer" plain -recode -listen 127.0.0.1:$P_RECODE -upstream http://127.0.0.1:$P_UP 2>"$W/recode.log" & pids+=($!); PID_RECODE=$!
 "$W/headgate" serve -config "$W/headgate.toml" 2>"$W/headgate.log" & pids+=($!); PID_HG=$!
 nginx -p "$W/nginx" -c nginx.conf
+PID_UP=
 
-for port in $P_UP $P_PLAIN $P_NGX $P_SUB $P_HG; do
-  for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$port/page" 2>/dev/null && break; sleep 0.1; done
-done
-# The same tags must arrive from sub_filter and headgate.
-sub=$(curl -fsS "http://127.0.0.1:$P_SUB/page"); hg=$(curl -fsS "http://127.0.0.1:$P_HG/page")
-grep -q 'rel="canonical" href="https://bench.example/page"' <<<"$sub" || { echo "sub_filter did not inject"; exit 1; }
-grep -q 'rel="canonical" href="https://bench.example/page"' <<<"$hg" || { echo "headgate did not rewrite"; cat "$W/headgate.log"; exit 1; }
+# start_upstream MODE: the upstream of the mode on P_UP (the proxies keep
+# pointing at it; their idle connections to the last one are dropped).
+start_upstream() {
+  if [ -n "$PID_UP" ]; then kill "$PID_UP" 2>/dev/null || true; wait "$PID_UP" 2>/dev/null || true; fi
+  case $1 in
+    fresh) "$W/fresh" -listen 127.0.0.1:$P_UP -page "$PAGE" & ;;
+    *) "$W/peer" upstream -listen 127.0.0.1:$P_UP -page "$PAGE" & ;;
+  esac
+  PID_UP=$!; pids+=($PID_UP)
+  for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$P_UP/page" 2>/dev/null && break; sleep 0.1; done
+}
 
-declare -A RPS P50 P99
-names=(direct plain nginx sub_filter headgate)
-declare -A PORT=([direct]=$P_UP [plain]=$P_PLAIN [nginx]=$P_NGX [sub_filter]=$P_SUB [headgate]=$P_HG)
-for n in "${names[@]}"; do RPS[$n]=0; P50[$n]=""; P99[$n]=""; done
-
+ngx_pids() { pgrep -P "$(cat "$W/nginx/nginx.pid")"; }
+# pids_of TARGET: the server processes whose CPU and memory are the target's.
+pids_of() {
+  case $1 in
+    direct) echo "$PID_UP";; plain) echo "$PID_PLAIN";; recode) echo "$PID_RECODE";; headgate) echo "$PID_HG";;
+    *) ngx_pids;;
+  esac
+}
+ticks() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $s; }
+hwm() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '/VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0))); done; echo $s; }
+reset_hwm() { for p in "$PID_UP" "$PID_PLAIN" "$PID_RECODE" "$PID_HG" $(ngx_pids); do echo 5 >"/proc/$p/clear_refs" 2>/dev/null || true; done; }
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{ if (NR) print a[int((NR+1)/2)]; else print "n/a" }'; }
 ms() { # wrk latency to milliseconds
   awk -v v="$1" 'BEGIN{ if (v ~ /us$/) {sub(/us$/,"",v); print v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v); print v} else if (v ~ /s$/) {sub(/s$/,"",v); print v*1000} else print v }'
 }
-for r in $(seq "$ROUNDS"); do
+TCK=$(getconf CLK_TCK)
+declare -A PORT=([direct]=$P_UP [plain]=$P_PLAIN [recode]=$P_RECODE [nginx]=$P_NGX [sub_filter]=$P_SUB [headgate]=$P_HG)
+
+for mode in $MODES; do
+  start_upstream "$mode"
+  hdr=()
+  names=(direct plain nginx sub_filter headgate)
+  if [ "$mode" = browser ]; then
+    hdr=(-H "Accept-Encoding: gzip, deflate, br, zstd")
+    names=(direct plain recode nginx sub_filter headgate)
+  fi
   for n in "${names[@]}"; do
-    out=$(wrk -t2 -c"$CONNS" -d"${SECS}s" --latency "http://127.0.0.1:${PORT[$n]}/page")
-    rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
-    p50=$(ms "$(echo "$out" | awk '$1=="50%" {print $2}')")
-    p99=$(ms "$(echo "$out" | awk '$1=="99%" {print $2}')")
-    RPS[$n]=$(awk -v a="${RPS[$n]}" -v b="$rps" 'BEGIN{print a+b}')
-    P50[$n]="${P50[$n]} $p50"; P99[$n]="${P99[$n]} $p99"
-    printf 'round %d %-10s %10.0f req/s  p50 %7.2f ms  p99 %7.2f ms\n' "$r" "$n" "$rps" "$p50" "$p99"
+    for _ in $(seq 50); do curl -fsS -o /dev/null "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page" 2>/dev/null && break; sleep 0.1; done
   done
-done
+  # The same tags must arrive from sub_filter and headgate.
+  sub=$(curl -fsS --compressed "${hdr[@]}" "http://127.0.0.1:$P_SUB/page"); hg=$(curl -fsS --compressed "${hdr[@]}" "http://127.0.0.1:$P_HG/page")
+  grep -q 'rel="canonical" href="https://bench.example/page"' <<<"$sub" || { echo "sub_filter did not inject"; exit 1; }
+  grep -q 'rel="canonical" href="https://bench.example/page"' <<<"$hg" || { echo "headgate did not rewrite"; cat "$W/headgate.log"; exit 1; }
+  reset_hwm
 
-hwm() { awk '/VmHWM/ {print $2}' "/proc/$1/status" 2>/dev/null || echo 0; }
-ngx_hwm() { local s=0; for p in $(pgrep -f "nginx: .*$W/nginx" ) $(pgrep -P "$(cat "$W/nginx/nginx.pid")"); do s=$((s + $(hwm "$p"))); done; echo $s; }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}'; }
+  declare -A RPS=() CPU=() P50=() P99=() BAD=()
+  for n in "${names[@]}"; do RPS[$n]=""; CPU[$n]=""; P50[$n]=""; P99[$n]=""; BAD[$n]=0; done
+  for r in $(seq "$ROUNDS"); do
+    for n in "${names[@]}"; do
+      t0=$(ticks "$n")
+      out=$(wrk -t"$(( CONNS < 2 ? CONNS : 2 ))" -c"$CONNS" -d"${SECS}s" --latency "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page")
+      t1=$(ticks "$n")
+      reqs=$(echo "$out" | awk '/requests in/ {print $1}')
+      rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+      p50=$(ms "$(echo "$out" | awk '$1=="50%" {print $2}')")
+      p99=$(ms "$(echo "$out" | awk '$1=="99%" {print $2}')")
+      bad=$(echo "$out" | awk '/Non-2xx/ {s+=$NF} /Socket errors/ {gsub(",",""); s+=$4+$6+$8+$10} END{print s+0}')
+      us=$(awk -v d=$((t1 - t0)) -v n="${reqs:-0}" -v t="$TCK" 'BEGIN{ if (n > 0) printf "%.1f", d * 1e6 / t / n; else print "n/a" }')
+      RPS[$n]="${RPS[$n]} $rps"; CPU[$n]="${CPU[$n]} $us"; P50[$n]="${P50[$n]} $p50"; P99[$n]="${P99[$n]} $p99"
+      BAD[$n]=$((BAD[$n] + bad))
+      printf '%-7s round %d %-10s %8.0f req/s %8s CPU-us/req  p50 %7.2f ms  p99 %7.2f ms  errors %d\n' "$mode" "$r" "$n" "$rps" "$us" "$p50" "$p99" "$bad"
+    done
+  done
 
-echo
-echo "page: $PAGE ($(stat -c %s "$PAGE") bytes), $ROUNDS rounds x ${SECS}s, $CONNS connections, $(nproc) cores"
-printf '%-10s %10s %8s %9s %9s %10s\n' target req/s ratio p50_ms p99_ms peak_KiB
-base=$(awk -v a="${RPS[plain]}" -v r="$ROUNDS" 'BEGIN{print a/r}')
-for n in "${names[@]}"; do
-  avg=$(awk -v a="${RPS[$n]}" -v r="$ROUNDS" 'BEGIN{print a/r}')
-  case $n in direct) mem=$(hwm $PID_UP);; plain) mem=$(hwm $PID_PLAIN);; headgate) mem=$(hwm $PID_HG);; *) mem="$(ngx_hwm) (all nginx)";; esac
-  printf '%-10s %10.0f %8.2f %9s %9s %10s\n' "$n" "$avg" "$(awk -v a="$avg" -v b="$base" 'BEGIN{print a/b}')" \
-    "$(echo "${P50[$n]}" | median)" "$(echo "${P99[$n]}" | median)" "$mem"
+  echo
+  echo "mode $mode: page $PAGE ($(stat -c %s "$PAGE") bytes), $ROUNDS rounds x ${SECS}s, $CONNS connections, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "(medians over the rounds; ratios to the plain proxy; CPU is the server's own, not wrk's)"
+  printf '%-10s %9s %7s %9s %7s %8s %8s %10s %7s %6s\n' target req/s x_plain CPU-us/req x_plain p50_ms p99_ms peak_KiB x_plain errors
+  base_rps=$(echo "${RPS[plain]}" | median); base_cpu=$(echo "${CPU[plain]}" | median); base_mem=$(hwm plain)
+  for n in "${names[@]}"; do
+    rps=$(echo "${RPS[$n]}" | median); cpu=$(echo "${CPU[$n]}" | median); mem=$(hwm "$n")
+    ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.2f", a/b; else print "n/a" }'; }
+    printf '%-10s %9.0f %7s %9s %7s %8s %8s %10s %7s %6d\n' "$n" "$rps" "$(ratio "$rps" "$base_rps")" "$cpu" "$(ratio "$cpu" "$base_cpu")" \
+      "$(echo "${P50[$n]}" | median)" "$(echo "${P99[$n]}" | median)" "$mem" "$(ratio "$mem" "$base_mem")" "${BAD[$n]}"
+  done
+  echo "(nginx, sub_filter: CPU and memory of all nginx workers together)"
+  echo
 done
