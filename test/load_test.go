@@ -141,11 +141,14 @@ type freshPage struct {
 
 func freshHead(doc []byte) *freshPage {
 	const tag = `<meta name="csrf-token" content="0000000000">`
-	i := bytes.Index(bytes.ToLower(doc), []byte("<head>"))
+	// Just after the head's start tag, which may carry attributes
+	// (bbc.html's is <head profile=...>): inside the head, where a CSRF
+	// token is.
+	i := bytes.Index(bytes.ToLower(doc), []byte("<head"))
 	if i < 0 {
 		i = 0
 	} else {
-		i += len("<head>")
+		i += bytes.IndexByte(doc[i:], '>') + 1
 	}
 	out := append(append(append([]byte{}, doc[:i]...), tag...), doc[i:]...)
 	return &freshPage{doc: out, at: i + len(`<meta name="csrf-token" content="`)}
