@@ -23,13 +23,12 @@ PAGE=${1:-../shared/corpus/bbc.html}
 ROUNDS=${2:-5}
 SECS=${3:-5}
 CONNS=${CONNS:-32}
-# headgate's gzip level (proxy/coding.go GzipLevel): nginx's "same level".
-HG_GZIP_LEVEL=${HG_GZIP_LEVEL:-$(awk '$1=="GzipLevel" {print $3}' proxy/coding.go)}
 AE='Accept-Encoding: gzip, deflate, br, zstd'
 [ -f "$PAGE" ] || { echo "no page $PAGE (the corpus is in ../shared/corpus): skipped"; exit 0; }
 command -v wrk >/dev/null && command -v nginx >/dev/null || {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null; }
 . test/perf/cpu.sh
+. test/perf/bench.sh
 
 W=$(mktemp -d)
 pids=()
@@ -40,67 +39,16 @@ go build -o "$W/headgate" ./cmd/headgate
 go build -o "$W/peer" ./test/perf/peer
 
 P_UP=18721 P_PLAIN=18722 P_RECODE=18723 P_SUB1=18724 P_SUBL=18725 P_HG=18726 P_HGZ=18728
-hgconf() { # FILE PORT ADMIN COMPRESS
-  cat >"$1" <<TOML
-[server]
-listen = "127.0.0.1:$2"
-admin_listen = "127.0.0.1:$3"
-upstream = "http://127.0.0.1:$P_UP"
-access_log = false
-$4
-[site]
-base_url = "https://bench.example"
-correct_upstream = false
-og_url_from_canonical = true
-[[rule]]
-match = "/*"
-description = "A page behind a proxy."
-canonical = "/page"
-[rule.open_graph]
-title = "Bench page"
-[rule.twitter]
-card = "summary"
-title = "Bench page"
-TOML
-}
-hgconf "$W/hg.toml" $P_HG 18727 ""
-hgconf "$W/hgz.toml" $P_HGZ 18729 'compress = ["gzip"]'
-
-TAGS=$(printf '<html><head></head><body></body></html>' | "$W/headgate" rewrite -config "$W/hg.toml" -path /page \
-  | sed -e 's/.*<head>//' -e 's/<\/head>.*//' | tr -d '\n')
-[ -n "$TAGS" ] || { echo "headgate rewrite wrote no tags"; exit 1; }
-
+bench_config "$W/hg.toml" $P_HG 18727 $P_UP
+bench_config "$W/hgz.toml" $P_HGZ 18729 $P_UP 'compress = ["gzip"]'
+TAGS=$(bench_tags "$W/headgate" "$W/hg.toml")
 mkdir -p "$W/nginx/logs"
-sub() { # PORT LEVEL
-  cat <<NGX
-  server {
-    listen 127.0.0.1:$1;
-    location / {
-      proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection "";
-      proxy_set_header Accept-Encoding "";
-      sub_filter '</head>' '$TAGS</head>';
-      sub_filter_once on;
-      gzip on; gzip_comp_level $2; gzip_vary on;
-    }
-  }
-NGX
-}
-cat >"$W/nginx/nginx.conf" <<NGX
-worker_processes 2;
-pid $W/nginx/nginx.pid;
-error_log $W/nginx/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  proxy_buffer_size 16k;
-  proxy_buffers 64 16k;
-  proxy_busy_buffers_size 64k;
-  proxy_max_temp_file_size 0;
-  upstream up { server 127.0.0.1:$P_UP; keepalive 64; }
-$(sub $P_SUB1 1)
-$(sub $P_SUBL "$HG_GZIP_LEVEL")
-}
-NGX
+{
+  nginx_http "$W/nginx" $P_UP
+  nginx_sub $P_SUB1 1 "$TAGS"
+  nginx_sub $P_SUBL "$HG_GZIP_LEVEL" "$TAGS"
+  echo "}"
+} >"$W/nginx/nginx.conf"
 
 "$W/peer" upstream -listen 127.0.0.1:$P_UP -page "$PAGE" & pids+=($!); PID_UP=$!
 "$W/peer" plain -listen 127.0.0.1:$P_PLAIN -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAIN=$!

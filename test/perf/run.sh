@@ -50,67 +50,19 @@ go build -o "$W/fresh" ./test/perf/fresh
 
 P_UP=18001 P_PLAIN=18002 P_NGX=18003 P_SUB=18004 P_HG=18005 P_ADMIN=18006 P_RECODE=18007
 MODES=${MODES:-repeat fresh browser}
-NGX_GZIP_LEVEL=${NGX_GZIP_LEVEL:-5}
+. test/perf/bench.sh
+NGX_GZIP_LEVEL=${NGX_GZIP_LEVEL:-$HG_GZIP_LEVEL}
 
-cat >"$W/headgate.toml" <<TOML
-[server]
-listen = "127.0.0.1:$P_HG"
-admin_listen = "127.0.0.1:$P_ADMIN"
-upstream = "http://127.0.0.1:$P_UP"
-access_log = false
-[site]
-base_url = "https://bench.example"
-correct_upstream = false
-og_url_from_canonical = true
-[[rule]]
-match = "/*"
-description = "A page behind a proxy."
-canonical = "/page"
-[rule.open_graph]
-title = "Bench page"
-[rule.twitter]
-card = "summary"
-title = "Bench page"
-TOML
-
+bench_config "$W/headgate.toml" $P_HG $P_ADMIN $P_UP
 # sub_filter injects exactly the tags headgate writes on an empty head.
-TAGS=$(printf '<html><head></head><body></body></html>' | "$W/headgate" rewrite -config "$W/headgate.toml" -path /page \
-  | sed -e 's/.*<head>//' -e 's/<\/head>.*//' | tr -d '\n')
-[ -n "$TAGS" ] || { echo "headgate rewrite wrote no tags"; exit 1; }
-
+TAGS=$(bench_tags "$W/headgate" "$W/headgate.toml")
 mkdir -p "$W/nginx/logs"
-cat >"$W/nginx/nginx.conf" <<NGX
-worker_processes 2;
-worker_rlimit_nofile 4096;
-pid $W/nginx/nginx.pid;
-error_log $W/nginx/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  # Buffers that hold the whole page, as an operator in front of pages this
-  # size sets them: nginx's default (proxy_buffers 8 4k) spills every
-  # response over 32 KiB to a temp file on disk, which no one would measure.
-  proxy_buffer_size 16k;
-  proxy_buffers 64 16k;
-  proxy_busy_buffers_size 64k;
-  proxy_max_temp_file_size 0;
-  upstream up { server 127.0.0.1:$P_UP; keepalive 64; }
-  server {
-    listen 127.0.0.1:$P_NGX;
-    location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-  server {
-    listen 127.0.0.1:$P_SUB;
-    location / {
-      proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection "";
-      proxy_set_header Accept-Encoding "";
-      sub_filter '</head>' '$TAGS</head>';
-      sub_filter_once on;
-      gzip on; gzip_comp_level $NGX_GZIP_LEVEL; gzip_vary on;
-    }
-  }
-}
-NGX
+{
+  nginx_http "$W/nginx" $P_UP
+  nginx_pass $P_NGX
+  nginx_sub $P_SUB "$NGX_GZIP_LEVEL" "$TAGS"
+  echo "}"
+} >"$W/nginx/nginx.conf"
 
 "$W/peer" plain -listen 127.0.0.1:$P_PLAIN -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAIN=$!
 "$W/peer" plain -recode -listen 127.0.0.1:$P_RECODE -upstream http://127.0.0.1:$P_UP 2>"$W/recode.log" & pids+=($!); PID_RECODE=$!

@@ -25,6 +25,7 @@ CONNS=${CONNS:-32}
 command -v wrk >/dev/null && command -v nginx >/dev/null || {
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk nginx-light >/dev/null; }
 . test/perf/cpu.sh
+. test/perf/bench.sh
 
 W=$(mktemp -d)
 pids=()
@@ -36,45 +37,13 @@ go build -o "$W/peer" ./test/perf/peer
 (cd test/perf/spike && go build -o "$W/spike" .)
 
 P_UP=18701 P_PLAIN=18702 P_RP=18703 P_NET=18704 P_FAST=18705 P_NGX=18706 P_HG=18707
-cat >"$W/headgate.toml" <<TOML
-[server]
-listen = "127.0.0.1:$P_HG"
-admin_listen = "127.0.0.1:18708"
-upstream = "http://127.0.0.1:$P_UP"
-access_log = false
-[site]
-base_url = "https://bench.example"
-correct_upstream = false
-og_url_from_canonical = true
-[[rule]]
-match = "/*"
-description = "A page behind a proxy."
-canonical = "/page"
-[rule.open_graph]
-title = "Bench page"
-[rule.twitter]
-card = "summary"
-title = "Bench page"
-TOML
+bench_config "$W/headgate.toml" $P_HG 18708 $P_UP
 mkdir -p "$W/nginx/logs"
-cat >"$W/nginx/nginx.conf" <<NGX
-worker_processes 2;
-pid $W/nginx/nginx.pid;
-error_log $W/nginx/logs/error.log warn;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  proxy_buffer_size 16k;
-  proxy_buffers 64 16k;
-  proxy_busy_buffers_size 64k;
-  proxy_max_temp_file_size 0;
-  upstream up { server 127.0.0.1:$P_UP; keepalive 64; }
-  server {
-    listen 127.0.0.1:$P_NGX;
-    location / { proxy_pass http://up; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-NGX
+{
+  nginx_http "$W/nginx" $P_UP
+  nginx_pass $P_NGX
+  echo "}"
+} >"$W/nginx/nginx.conf"
 
 "$W/peer" upstream -listen 127.0.0.1:$P_UP -page "$PAGE" & pids+=($!); PID_UP=$!
 "$W/peer" plain -listen 127.0.0.1:$P_PLAIN -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAIN=$!
