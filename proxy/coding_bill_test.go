@@ -112,17 +112,33 @@ func encodeOnce(e encoder, doc []byte) error {
 	return e.Close()
 }
 
-func BenchmarkEncoderBill(b *testing.B) {
-	pages := billPages
+// billPage is one corpus page, named without its .html.
+type billPage struct {
+	name string
+	doc  []byte
+}
+
+// readBillPages reads the corpus pages the bills measure: billPages, or
+// the names in HEADGATE_BILL_PAGES (comma-separated).
+func readBillPages(b *testing.B) []billPage {
+	names := billPages
 	if s := os.Getenv("HEADGATE_BILL_PAGES"); s != "" {
-		pages = strings.Split(s, ",")
+		names = strings.Split(s, ",")
 	}
-	for _, name := range pages {
+	var out []billPage
+	for _, name := range names {
 		doc, err := os.ReadFile("../../shared/corpus/" + name)
 		if err != nil {
 			b.Skipf("the corpus (../shared/corpus) is not here: %v", err)
 		}
-		page := strings.TrimSuffix(name, ".html")
+		out = append(out, billPage{strings.TrimSuffix(name, ".html"), doc})
+	}
+	return out
+}
+
+func BenchmarkEncoderBill(b *testing.B) {
+	for _, bp := range readBillPages(b) {
+		page, doc := bp.name, bp.doc
 		for _, c := range billCodings() {
 			if c.name == "br-11" && len(doc) > 128<<10 {
 				continue // seconds a page: measured on the smaller pages only
@@ -174,16 +190,8 @@ func BenchmarkEncoderBill(b *testing.B) {
 //
 //	go test -run '^$' -bench DecodeBill -benchtime 20x ./proxy/
 func BenchmarkDecodeBill(b *testing.B) {
-	pages := billPages
-	if s := os.Getenv("HEADGATE_BILL_PAGES"); s != "" {
-		pages = strings.Split(s, ",")
-	}
-	for _, name := range pages {
-		doc, err := os.ReadFile("../../shared/corpus/" + name)
-		if err != nil {
-			b.Skipf("the corpus (../shared/corpus) is not here: %v", err)
-		}
-		page := strings.TrimSuffix(name, ".html")
+	for _, bp := range readBillPages(b) {
+		page, doc := bp.name, bp.doc
 		for _, c := range []billCoding{
 			{"gzip-6", cGzip, gzipAt(6)},
 			{"zstd-default", cZstd, zstdAt(zstd.SpeedDefault)},

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -125,7 +124,7 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// an app would: 200, the given Content-Type and CSP, the bytes as they
 	// are read.
 	var asked atomic.Bool
-	var readErr error
+	var readErr atomic.Pointer[error] // set by the stand-in's goroutine
 	upstream := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if asked.Swap(true) {
 			http.NotFound(w, r)
@@ -142,7 +141,7 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return
 		}
 		if _, err := io.Copy(w, in); err != nil {
-			readErr = err
+			readErr.Store(&err)
 			panic(http.ErrAbortHandler)
 		}
 	})
@@ -164,8 +163,8 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return exitFix
 	}
 	if err != nil {
-		if readErr != nil {
-			err = readErr
+		if e := readErr.Load(); e != nil {
+			err = *e
 		}
 		fmt.Fprintf(stderr, "headgate rewrite: %v\n", err)
 		return exitFix
@@ -373,5 +372,5 @@ func addedHeaders(h http.Header, names ...string) []string {
 			out = append(out, n+": "+v)
 		}
 	}
-	return slices.Clip(out)
+	return out
 }

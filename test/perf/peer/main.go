@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -25,6 +24,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/headgate/headgate/proxy"
+	"github.com/headgate/headgate/test/internal/recode"
 )
 
 func main() {
@@ -117,95 +117,9 @@ func newPlain(u *url.URL, recodeLevel int) http.Handler {
 	// first -recode copied through an io.Pipe and closed its own reader,
 	// which cut every response; a pipe also made ReverseProxy flush after
 	// every compressed block.)
-	var readers, writers sync.Pool
-	rp.ModifyResponse = func(res *http.Response) error {
-		if res.Header.Get("Content-Encoding") != "gzip" {
-			return nil
-		}
-		zr, _ := readers.Get().(*gzip.Reader)
-		if zr == nil {
-			zr = new(gzip.Reader)
-		}
-		if err := zr.Reset(res.Body); err != nil {
-			return err
-		}
-		res.Body = &gunzipBody{zr: zr, up: res.Body, pool: &readers}
-		// res.ContentLength stays as it came: ReverseProxy flushes after
-		// every write only for -1.
-		res.Header.Del("Content-Length")
-		res.Header.Set(recodeMark, "gzip")
-		return nil
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		gw := &gzipWriter{ResponseWriter: w, pool: &writers, level: recodeLevel}
-		rp.ServeHTTP(gw, r)
-		gw.close()
-	})
-}
-
-// recodeMark tells the response writer that ModifyResponse decoded the
-// body; it never leaves the process.
-const recodeMark = "X-Peer-Recode"
-
-type gunzipBody struct {
-	zr   *gzip.Reader
-	up   io.ReadCloser
-	pool *sync.Pool
-}
-
-func (g *gunzipBody) Read(p []byte) (int, error) { return g.zr.Read(p) }
-
-func (g *gunzipBody) Close() error {
-	err := g.up.Close()
-	if g.zr != nil {
-		g.pool.Put(g.zr)
-		g.zr = nil
-	}
-	return err
-}
-
-// gzipWriter encodes the body when ModifyResponse decoded one.
-type gzipWriter struct {
-	http.ResponseWriter
-	pool  *sync.Pool
-	level int
-	zw    *gzip.Writer
-}
-
-func (g *gzipWriter) WriteHeader(code int) {
-	if g.Header().Get(recodeMark) != "" {
-		g.Header().Del(recodeMark)
-		g.zw, _ = g.pool.Get().(*gzip.Writer)
-		if g.zw == nil {
-			g.zw, _ = gzip.NewWriterLevel(g.ResponseWriter, g.level)
-		} else {
-			g.zw.Reset(g.ResponseWriter)
-		}
-	}
-	g.ResponseWriter.WriteHeader(code)
-}
-
-func (g *gzipWriter) Write(p []byte) (int, error) {
-	if g.zw != nil {
-		return g.zw.Write(p)
-	}
-	return g.ResponseWriter.Write(p)
-}
-
-func (g *gzipWriter) Flush() {
-	if g.zw != nil {
-		g.zw.Flush()
-	}
-	http.NewResponseController(g.ResponseWriter).Flush()
-}
-
-func (g *gzipWriter) close() {
-	if g.zw != nil {
-		g.zw.Close()
-		g.zw.Reset(io.Discard)
-		g.pool.Put(g.zw)
-		g.zw = nil
-	}
+	rc := &recode.Gzip{Level: recodeLevel}
+	rp.ModifyResponse = rc.ModifyResponse
+	return rc.Handler(rp)
 }
 
 type bufPool struct{}
