@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"math"
 	"net/url"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -57,6 +58,10 @@ type redirTable struct {
 	heads  int      // keys in slots
 	paired bool     // some row has query pairs
 
+	// The keys of the rows' first query pairs: a request's pair of another
+	// key is no key of the table, and is not probed.
+	firstKeys firstKeys
+
 	// Serving (after finish).
 	recs []byte
 	idx  []uint64 // fp << 32 | record offset; 0 = empty
@@ -87,6 +92,13 @@ const (
 // line u32, key, pairs and location lengths u32, status u16, npairs u8,
 // flags u8; then the key, pairs and location bytes.
 const recHeader = 24
+
+// firstKeys is the set of the keys of a table's rows' first query pairs.
+type firstKeys struct {
+	list []string
+	set  map[string]struct{}
+	all  bool // too many to keep: every key may be one
+}
 
 // rowv is one row as lookup and follow read it, from either layout.
 type rowv struct {
@@ -312,6 +324,7 @@ func (t *redirTable) add(path string, pairs []string, to string, status int, fla
 	if len(pairs) > 0 {
 		key = path + "\x00" + pairs[0] + "\x00" + pairs[1]
 		t.paired = true
+		t.noteFirstKey(pairs[0])
 	}
 	enc := encodePairs(pairs)
 	h := t.head(key)
@@ -398,6 +411,7 @@ func (t *redirTable) finish() {
 		return
 	}
 	recs := make([]byte, 1, size)
+	adviseHuge(recs)
 	for i := range t.rows {
 		r := &t.rows[i]
 		next := uint32(0)
@@ -426,10 +440,9 @@ func (t *redirTable) finish() {
 	}
 	// The index is the build slots, each key's row number replaced by its
 	// record's offset: same hash, same place, nothing rehashed.
-	idx := t.slots
-	if len(idx) == 0 {
-		idx = make([]uint64, 8)
-	}
+	idx := make([]uint64, max(len(t.slots), 8))
+	adviseHuge(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(idx))), len(idx)*8))
+	copy(idx, t.slots)
 	for i, sl := range idx {
 		if sl != 0 {
 			idx[i] = sl&^0xffffffff | uint64(offs[uint32(sl)-1])
@@ -558,30 +571,50 @@ func (q *query) parse() {
 		return
 	}
 	q.parsed = true
-	rest := q.raw
-	for rest != "" {
-		part := rest
-		if i := strings.IndexByte(rest, '&'); i >= 0 {
-			part, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
-		if part == "" {
-			continue
-		}
-		pk, pv, _ := strings.Cut(part, "=")
-		if !plainPair(part) {
-			var err1, err2 error
-			pk, err1 = url.QueryUnescape(pk)
-			pv, err2 = url.QueryUnescape(pv)
-			if err1 != nil || err2 != nil {
+	// One pass over the bytes: a request's query is short, and a loop
+	// costs less than a call to find each '&' and '='.
+	s := q.raw
+	start, eq, plain := 0, -1, true
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			c := s[i]
+			if !querySpecial[c] {
+				continue
+			}
+			switch c {
+			case '=':
+				if eq < 0 {
+					eq = i
+				}
+				continue
+			case '%', '+':
+				plain = false
 				continue
 			}
 		}
-		q.push(pk)
-		q.push(pv)
+		if i > start {
+			pk, pv := s[start:i], ""
+			if eq >= 0 {
+				pk, pv = s[start:eq], s[eq+1:i]
+			}
+			ok := true
+			if !plain {
+				var err1, err2 error
+				pk, err1 = url.QueryUnescape(pk)
+				pv, err2 = url.QueryUnescape(pv)
+				ok = err1 == nil && err2 == nil
+			}
+			if ok {
+				q.push(pk)
+				q.push(pv)
+			}
+		}
+		start, eq, plain = i+1, -1, true
 	}
 }
+
+// querySpecial are the bytes query.parse stops at.
+var querySpecial = [256]bool{'&': true, '=': true, '%': true, '+': true}
 
 // plainPair reports whether a query pair decodes to itself: it holds no
 // escape and no '+'.
@@ -604,9 +637,16 @@ func (q *query) has(k, v string) bool {
 	return false
 }
 
-// matches reports whether the request's query carries every pair of r.
+// matches reports whether the request's query carries every pair of r
+// but its first: the pair of r's key, which the query carries (it was
+// found by probing that pair).
 func matches(r *rowv, q *query) bool {
+	if r.npairs <= 1 {
+		return true
+	}
 	enc := r.pairs
+	enc = enc[strings.IndexByte(enc, 0)+1:]
+	enc = enc[strings.IndexByte(enc, 0)+1:]
 	for len(enc) > 0 {
 		i := strings.IndexByte(enc, 0)
 		k := enc[:i]
@@ -657,9 +697,10 @@ func (t *redirTable) lookup(path string, q *query) uint32 {
 
 // serve is lookup once the table is laid out for serving. The path's key
 // says whether any row with query pairs shares the path; only then is the
-// query decoded, and the keys of its pairs hashed and their home slots
-// read before any is compared, so that those reads go to memory side by
-// side, not one after another.
+// query decoded, and the keys of those of its pairs that can be keys (see
+// firstKeys) hashed, their home slots read, and then the records their
+// fingerprints name, each round side by side before any key is compared,
+// so that the lookup waits for memory twice however many pairs it probes.
 func (t *redirTable) serve(path string, q *query) uint32 {
 	p := t.head(path)
 	if p == 0 {
@@ -672,22 +713,41 @@ func (t *redirTable) serve(path string, q *query) uint32 {
 		return p
 	}
 	q.parse()
-	np := min(q.n/2, maxProbes)
+	var cand [maxProbes]uint16 // the pairs worth a probe
+	nc := 0
+	for j := 0; j < q.n/2 && nc < maxProbes; j++ {
+		if t.firstKeys.all || t.isFirstKey(q.kv(2*j)) {
+			cand[nc] = uint16(j)
+			nc++
+		}
+	}
 	mask := uint64(len(t.idx) - 1)
 	best := rowPick{}
 	const batch = 8
 	var hs, home [batch]uint64
-	for j0 := 0; j0 < np; j0 += batch {
-		nb := min(batch, np-j0)
+	for j0 := 0; j0 < nc; j0 += batch {
+		nb := min(batch, nc-j0)
 		for j := range nb {
-			hs[j] = t.hash3(path, q.kv(2*(j0+j)), q.kv(2*(j0+j)+1))
+			c := int(cand[j0+j])
+			hs[j] = t.hash3(path, q.kv(2*c), q.kv(2*c+1))
 		}
+		// Every hash first, then every read: a read waits for memory,
+		// and the processor starts the next one meanwhile only if the
+		// work between them is short.
 		for j := range nb {
 			home[j] = t.idx[(hs[j]>>32)&mask]
 		}
+		var touch byte
+		for j := range nb {
+			if e := home[j]; e != 0 && e>>32 == hs[j]>>32 {
+				touch |= t.recs[uint32(e)]
+			}
+		}
+		runtime.KeepAlive(touch)
 		for j := range nb {
 			if home[j] != 0 { // an empty home slot: no such key
-				best.chain(t, t.probe3(hs[j], path, q.kv(2*(j0+j)), q.kv(2*(j0+j)+1)), q)
+				c := int(cand[j0+j])
+				best.chain(t, t.probe3(hs[j], path, q.kv(2*c), q.kv(2*c+1)), q)
 			}
 		}
 	}
@@ -700,6 +760,52 @@ func (t *redirTable) serve(path string, q *query) uint32 {
 	return p
 }
 
+// isFirstKey reports whether some row's first query pair has key k.
+func (t *redirTable) isFirstKey(k string) bool {
+	if t.firstKeys.set != nil {
+		_, ok := t.firstKeys.set[k]
+		return ok
+	}
+	for _, f := range t.firstKeys.list {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
+
+// The set of first pair keys is a list while it is short (a legacy table
+// has one or a few: id, p, page_id), a map past that, and nothing at all
+// (every pair probed) past maxFirstKeys.
+const (
+	maxFirstKeyList = 8
+	maxFirstKeys    = 1024
+)
+
+// noteFirstKey adds a row's first pair key to the set.
+func (t *redirTable) noteFirstKey(k string) {
+	fk := &t.firstKeys
+	if fk.all || t.isFirstKey(k) {
+		return
+	}
+	k = strings.Clone(k)
+	switch n := len(fk.list) + len(fk.set); {
+	case n == maxFirstKeys:
+		*fk = firstKeys{all: true}
+	case fk.set != nil:
+		fk.set[k] = struct{}{}
+	case n < maxFirstKeyList:
+		fk.list = append(fk.list, k)
+	default:
+		fk.set = make(map[string]struct{}, 2*maxFirstKeyList)
+		for _, f := range fk.list {
+			fk.set[f] = struct{}{}
+		}
+		fk.set[k] = struct{}{}
+		fk.list = nil
+	}
+}
+
 // rowPick is the best row among those whose pairs a query carries: the most
 // pairs, then the first in the file.
 type rowPick struct {
@@ -708,8 +814,9 @@ type rowPick struct {
 	line  uint32
 }
 
-// chain considers the first row of the chain from id that the query
-// matches: the chain is in try order, so it is the chain's best.
+// chain considers the first row of the chain from id, a key the query
+// carries the pair of, that the query matches: the chain is in try order,
+// so it is the chain's best.
 func (b *rowPick) chain(t *redirTable, id uint32, q *query) {
 	for id != 0 {
 		r := t.row(id)

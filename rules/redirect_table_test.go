@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -10,8 +12,9 @@ import (
 // TestRedirectTableLayouts checks that the serving layout finish builds
 // answers every lookup as the build layout does: the same row (by line)
 // for paths with and without rows, with query pairs in any order, chains
-// of rows sharing a first pair, marker paths, 410s and absolute targets,
-// and that a record's stored Location is the one the build layout spells.
+// of rows sharing a first pair, paths only rows with pairs name, 410s and
+// absolute targets, and that a record's stored Location is the one the
+// build layout spells.
 func TestRedirectTableLayouts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
 	paths := []string{"/", "/a", "/b/c", "/index.php", "/p%C3%A9", "/only-pairs", "/x.html"}
@@ -51,7 +54,8 @@ func TestRedirectTableLayouts(t *testing.T) {
 	type probe struct{ path, query string }
 	var probes []probe
 	for _, p := range append(paths, "/none", "/index.php/x") {
-		probes = append(probes, probe{p, ""})
+		// A query that holds no pair, and one whose pairs no row names.
+		probes = append(probes, probe{p, ""}, probe{p, "&"}, probe{p, "&&=&"}, probe{p, "zz=1"})
 		for range 30 {
 			var q []string
 			for range rng.IntN(5) {
@@ -102,7 +106,7 @@ func TestRedirectTableLayouts(t *testing.T) {
 	if hits < len(probes)/4 {
 		t.Errorf("only %d of %d probes hit a row: the test does not test much", hits, len(probes))
 	}
-	// A path with only rows with query pairs is a marker: no row of its own.
+	// A path that only rows with query pairs name has no row of its own.
 	q := query{}
 	if id := tb.lookup("/only-pairs", &q); id != 0 {
 		t.Errorf("/only-pairs without a query: row %+v", tb.row(id))
@@ -118,6 +122,38 @@ func TestRedirectTableEmpty(t *testing.T) {
 		q := query{raw: raw}
 		if id := tb.lookup("/", &q); id != 0 {
 			t.Errorf("?%s: row %d of an empty table", raw, id)
+		}
+	}
+}
+
+// TestRedirectTableFirstKeys: a request's pair is probed only when its key
+// is some row's first pair key; past maxFirstKeys such keys, every pair is
+// probed. Either way every row is found, and a pair of another key with a
+// row's path still finds the path's own row.
+func TestRedirectTableFirstKeys(t *testing.T) {
+	for _, keys := range []int{3, maxFirstKeyList + 1, maxFirstKeys + 5} {
+		tb := &redirTable{origin: "https://notes.example"}
+		tb.add("/p", nil, "/own", 301, 0, 1)
+		for i := range keys {
+			pairs, _ := splitPairs(fmt.Sprintf("k%d=v&zz=1", i))
+			tb.add("/p", pairs, fmt.Sprintf("/to/%d", i), 301, 0, i+2)
+		}
+		tb.finish()
+		fk := tb.firstKeys
+		if all := keys > maxFirstKeys; fk.all != all || !all && len(fk.list)+len(fk.set) != keys || (fk.set != nil) != (keys > maxFirstKeyList && !all) {
+			t.Fatalf("%d keys: all %v, a list of %d, a set of %d", keys, fk.all, len(fk.list), len(fk.set))
+		}
+		for i := range keys {
+			q := query{raw: fmt.Sprintf("a=b&zz=1&k%d=v", i)}
+			if r := tb.row(tb.lookup("/p", &q)); r.line != uint32(i+2) {
+				t.Fatalf("%d keys, ?%s: line %d", keys, q.raw, r.line)
+			}
+		}
+		for _, raw := range []string{"a=b", "zz=1", "k0=w"} {
+			q := query{raw: raw}
+			if r := tb.row(tb.lookup("/p", &q)); r.line != 1 {
+				t.Errorf("%d keys, ?%s: line %d, want the path's own row", keys, raw, r.line)
+			}
 		}
 	}
 }
@@ -154,6 +190,56 @@ func TestPlainBytes(t *testing.T) {
 		ok, _ := cfg.RedirectInto(RedirectRequest{Method: "GET", Host: "notes.example", HTTPS: true, Target: target}, &rd)
 		if !ok || rd.Location != want {
 			t.Errorf("%q: %v %q, want %q", target, ok, rd.Location, want)
+		}
+	}
+}
+
+// TestQueryParse checks query.parse's one pass against the plain reading
+// of a query: split at '&', skip empty parts, cut at the first '=', and
+// decode both sides unless the part holds no '%' and no '+' (a pair that
+// does not decode is left out).
+func TestQueryParse(t *testing.T) {
+	want := func(raw string) []string {
+		var out []string
+		for _, part := range strings.Split(raw, "&") {
+			if part == "" {
+				continue
+			}
+			k, v, _ := strings.Cut(part, "=")
+			if strings.ContainsAny(part, "%+") {
+				var err1, err2 error
+				k, err1 = url.QueryUnescape(k)
+				v, err2 = url.QueryUnescape(v)
+				if err1 != nil || err2 != nil {
+					continue
+				}
+			}
+			out = append(out, k, v)
+		}
+		return out
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "ab=&%2F+%zz"
+	raws := []string{"", "&", "=", "a", "a=", "=b", "a=b=c", "a&&b", "id=1&id=2", "%41=%42", "a+b=c+d", "%zz=1&b=2"}
+	for range 20000 {
+		b := make([]byte, rng.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		raws = append(raws, string(b))
+	}
+	for range 50 { // more pairs than query.buf holds
+		raws = append(raws, strings.Repeat("k=v&", 10+rng.IntN(30)))
+	}
+	for _, raw := range raws {
+		q := query{raw: raw}
+		q.parse()
+		var got []string
+		for i := range q.n {
+			got = append(got, q.kv(i))
+		}
+		if w := want(raw); !slices.Equal(got, w) {
+			t.Fatalf("%q: parsed %q, want %q", raw, got, w)
 		}
 	}
 }
