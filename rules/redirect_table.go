@@ -411,7 +411,6 @@ func (t *redirTable) finish() {
 		return
 	}
 	recs := make([]byte, 1, size)
-	adviseHuge(recs)
 	for i := range t.rows {
 		r := &t.rows[i]
 		next := uint32(0)
@@ -440,9 +439,10 @@ func (t *redirTable) finish() {
 	}
 	// The index is the build slots, each key's row number replaced by its
 	// record's offset: same hash, same place, nothing rehashed.
-	idx := make([]uint64, max(len(t.slots), 8))
-	adviseHuge(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(idx))), len(idx)*8))
-	copy(idx, t.slots)
+	idx := t.slots
+	if len(idx) == 0 {
+		idx = make([]uint64, 8)
+	}
 	for i, sl := range idx {
 		if sl != 0 {
 			idx[i] = sl&^0xffffffff | uint64(offs[uint32(sl)-1])
