@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/http/pprof"
 	"net/url"
 	"os"
 	"strconv"
@@ -38,9 +39,17 @@ func main() {
 	upstream := fs.String("upstream", "http://127.0.0.1:18001", "plain: the upstream URL")
 	recode := fs.Bool("recode", false, "plain: decode gzip from the upstream and re-encode it, as a rewriting proxy must")
 	recodeLevel := fs.Int("recode-level", proxy.GzipLevel, "plain -recode: the gzip level it re-encodes at (default: headgate's)")
+	pprofAddr := fs.String("pprof", "", "serve net/http/pprof on this loopback address, to profile the peer beside headgate's admin port")
 	fs.Parse(os.Args[2:])
-	if host, _, err := net.SplitHostPort(*listen); err != nil || (host != "127.0.0.1" && host != "localhost") {
-		log.Fatalf("peer listens on loopback only, not %q", *listen)
+	for _, a := range []string{*listen, *pprofAddr} {
+		if host, _, err := net.SplitHostPort(a); a != "" && (err != nil || (host != "127.0.0.1" && host != "localhost")) {
+			log.Fatalf("peer listens on loopback only, not %q", a)
+		}
+	}
+	if *pprofAddr != "" {
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		go func() { log.Fatal(http.ListenAndServe(*pprofAddr, mux)) }()
 	}
 	var h http.Handler
 	switch os.Args[1] {
