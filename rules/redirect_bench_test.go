@@ -95,7 +95,8 @@ func BenchmarkRedirectTableLoad(b *testing.B) {
 // calls) on tables of 1k, 100k and
 // 1M rows, the answer built (Location and all): a hit on a row, a hit on a
 // row with a query pair, a miss (the cost every request that is served
-// pays). Floor: at most 1 µs, flat with size.
+// pays), and hits drawn as traffic draws them (Zipf). Floor: at most
+// 1 µs, flat with size.
 //
 // The keys are every row of the table in random order (and as many
 // distinct misses), walked once round: each lookup lands on a row whose
@@ -129,11 +130,20 @@ func BenchmarkRedirectLookup(b *testing.B) {
 		for _, j := range perm {
 			misses = append(misses, fmt.Sprintf("/articles/%07d?page=2", j))
 		}
+		// And hits as traffic asks for them: a few rows often, most rarely
+		// (Zipf, s = 1.1, over the rows in random order), so that the rows
+		// asked for most stay in the cache.
+		zr := rand.New(rand.NewPCG(9, 10))
+		z := rand.NewZipf(zr, 1.1, 1, uint64(len(hits)-1))
+		zipf := make([]string, 1<<20)
+		for i := range zipf {
+			zipf[i] = hits[z.Uint64()]
+		}
 		for _, kind := range []struct {
 			name    string
 			targets []string
 			want    bool
-		}{{"hit", hits, true}, {"query", pairs, true}, {"miss", misses, false}} {
+		}{{"hit", hits, true}, {"query", pairs, true}, {"miss", misses, false}, {"zipf-hit", zipf, true}} {
 			ks := kind.targets
 			b.Run(fmt.Sprintf("%s/rows=%d", kind.name, n), func(b *testing.B) {
 				b.ReportAllocs()
