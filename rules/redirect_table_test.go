@@ -199,25 +199,7 @@ func TestPlainBytes(t *testing.T) {
 // decode both sides unless the part holds no '%' and no '+' (a pair that
 // does not decode is left out).
 func TestQueryParse(t *testing.T) {
-	want := func(raw string) []string {
-		var out []string
-		for _, part := range strings.Split(raw, "&") {
-			if part == "" {
-				continue
-			}
-			k, v, _ := strings.Cut(part, "=")
-			if strings.ContainsAny(part, "%+") {
-				var err1, err2 error
-				k, err1 = url.QueryUnescape(k)
-				v, err2 = url.QueryUnescape(v)
-				if err1 != nil || err2 != nil {
-					continue
-				}
-			}
-			out = append(out, k, v)
-		}
-		return out
-	}
+	want := plainQueryReading
 	rng := rand.New(rand.NewPCG(5, 6))
 	const alphabet = "ab=&%2F+%zz"
 	raws := []string{"", "&", "=", "a", "a=", "=b", "a=b=c", "a&&b", "id=1&id=2", "%41=%42", "a+b=c+d", "%zz=1&b=2"}
@@ -242,4 +224,43 @@ func TestQueryParse(t *testing.T) {
 			t.Fatalf("%q: parsed %q, want %q", raw, got, w)
 		}
 	}
+}
+
+// plainQueryReading is a query's pairs as the plain reading gives them.
+func plainQueryReading(raw string) []string {
+	var out []string
+	for _, part := range strings.Split(raw, "&") {
+		if part == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(part, "=")
+		if strings.ContainsAny(part, "%+") {
+			var err1, err2 error
+			k, err1 = url.QueryUnescape(k)
+			v, err2 = url.QueryUnescape(v)
+			if err1 != nil || err2 != nil {
+				continue
+			}
+		}
+		out = append(out, k, v)
+	}
+	return out
+}
+
+// FuzzQueryParse holds query.parse to the plain reading on any bytes.
+func FuzzQueryParse(f *testing.F) {
+	for _, s := range []string{"", "&", "a=b&c=d", "%zz=1&b=%41", "a+b=c%2B", "k=v&" + strings.Repeat("x=1&", 40)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q := query{raw: raw}
+		q.parse()
+		var got []string
+		for i := range q.n {
+			got = append(got, q.kv(i))
+		}
+		if w := plainQueryReading(raw); !slices.Equal(got, w) {
+			t.Fatalf("%q: parsed %q, want %q", raw, got, w)
+		}
+	})
 }
