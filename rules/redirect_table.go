@@ -713,11 +713,11 @@ func (t *redirTable) serve(path string, q *query) uint32 {
 		return p
 	}
 	q.parse()
-	var cand [maxProbes]uint16 // the pairs worth a probe
+	var cand [maxProbes]uint32 // the pairs worth a probe
 	nc := 0
 	for j := 0; j < q.n/2 && nc < maxProbes; j++ {
 		if t.firstKeys.all || t.isFirstKey(q.kv(2*j)) {
-			cand[nc] = uint16(j)
+			cand[nc] = uint32(j)
 			nc++
 		}
 	}

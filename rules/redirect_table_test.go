@@ -149,6 +149,12 @@ func TestRedirectTableFirstKeys(t *testing.T) {
 				t.Fatalf("%d keys, ?%s: line %d", keys, q.raw, r.line)
 			}
 		}
+		// The pair that matches, after more pairs of other keys than a
+		// uint16 counts. (Past maxFirstKeys every pair is a candidate, and
+		// only the first maxProbes are probed: a bound on the work.)
+		if q := (query{raw: strings.Repeat("a=b&", 70000) + "k1=v&zz=1"}); keys <= maxFirstKeys && tb.row(tb.lookup("/p", &q)).line != 3 {
+			t.Errorf("%d keys: the pair after 70,000 others is not found", keys)
+		}
 		for _, raw := range []string{"a=b", "zz=1", "k0=w"} {
 			q := query{raw: raw}
 			if r := tb.row(tb.lookup("/p", &q)); r.line != 1 {
