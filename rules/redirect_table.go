@@ -616,17 +616,6 @@ func (q *query) parse() {
 // querySpecial are the bytes query.parse stops at.
 var querySpecial = [256]bool{'&': true, '=': true, '%': true, '+': true}
 
-// plainPair reports whether a query pair decodes to itself: it holds no
-// escape and no '+'.
-func plainPair(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' || s[i] == '+' {
-			return false
-		}
-	}
-	return true
-}
-
 func (q *query) has(k, v string) bool {
 	q.parse()
 	for i := 0; i+1 < q.n; i += 2 {
