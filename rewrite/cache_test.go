@@ -241,3 +241,39 @@ func TestCacheSkipsFreshHeads(t *testing.T) {
 		t.Errorf("skipFor grows past maxSkip: %d", got)
 	}
 }
+
+// FuzzCache: whatever document a plan was made from, a second document
+// rewritten through the cache comes out exactly as it does without one
+// (the cache never changes an answer). With c set, the second is the first
+// with the byte at at changed to c: it differs inside the head or past it.
+func FuzzCache(f *testing.F) {
+	cfg, err := rules.Parse("c.toml", []byte(cacheConfig), nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	m := cfg.Resolve("/a")
+	for _, s := range []string{
+		"<html><head><title>T</title><link rel=canonical href=/x></head><body>b</body></html>",
+		"<head><meta name=description content=d><script>x</script></head>",
+		"<title>T</title><div>x</div>",
+	} {
+		f.Add([]byte(s), []byte(s), uint16(0), byte(0))
+		f.Add([]byte(s), []byte(s), uint16(7), byte('>'))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte, at uint16, c byte) {
+		if len(a) > 1<<16 || len(b) > 1<<16 {
+			return
+		}
+		if len(a) > 0 && c != 0 { // b is a with one byte changed
+			b = bytes.Clone(a)
+			b[int(at)%len(a)] = c
+		}
+		cache := NewCache(0)
+		rewriteWith(t, a, Options{Match: m, Cache: cache}, nil)
+		got, res := rewriteWith(t, b, Options{Match: m, Cache: cache}, nil)
+		want, _ := rewriteWith(t, b, Options{Match: m}, nil)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("through the cache (cached %v):\n%q\nwithout:\n%q", res.Cached, got, want)
+		}
+	})
+}
