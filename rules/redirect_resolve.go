@@ -485,6 +485,11 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	// finds the query.
 	tg := req.Target
 	i := 0
+	for ; i+4 <= len(tg); i += 4 { // four at a time: the loads overlap
+		if !plainPathBytes[tg[i]] || !plainPathBytes[tg[i+1]] || !plainPathBytes[tg[i+2]] || !plainPathBytes[tg[i+3]] {
+			break
+		}
+	}
 	for i < len(tg) && plainPathBytes[tg[i]] {
 		i++
 	}

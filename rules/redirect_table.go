@@ -546,7 +546,7 @@ type query struct {
 	raw    string
 	parsed bool
 	n      int        // strings in buf and more: k, v, k, v …
-	buf    [32]string // the first 16 pairs
+	buf    [16]string // the first 8 pairs (a request's query rarely has more)
 	more   []string
 }
 
