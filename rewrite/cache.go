@@ -11,10 +11,9 @@ import (
 // rendered again: a popular page sends the same head on every request. An
 // entry is used only when the bytes the scan examined (up to where it
 // decided the region's end) are the same, byte for byte (a plan keeps a
-// copy of them), and never when the decision
-// depended on where the input ended. Safe for concurrent use; nil disables
-// it. Build one per configuration: entries assume the rules they were made
-// with.
+// copy of them), and never when the decision depended on where the input
+// ended. Safe for concurrent use; nil disables it. Build one per
+// configuration: entries assume the rules they were made with.
 type Cache struct {
 	mu    sync.Mutex
 	max   int
@@ -38,8 +37,7 @@ func NewCache(entries int) *Cache {
 
 // plan is a finished rewrite, replayable over the same head bytes.
 type plan struct {
-	seen      int    // bytes the scan examined: the key covers buf[:seen]
-	head      []byte // buf[:seen], compared byte for byte (faster than a hash of it, and exact)
+	head      []byte // the bytes the scan examined, compared byte for byte (faster than a hash of them, and exact)
 	regionEnd int
 	edits     []edit // replacement bytes owned by the plan
 	res       Result
@@ -147,10 +145,10 @@ func (h *headScan) tryCached(c *Cache, k string) (hit bool, misses int, store bo
 		return false, misses, store
 	}
 	st := h.st
-	for len(st.buf) < p.seen && !h.sc.eof {
+	for len(st.buf) < len(p.head) && !h.sc.eof {
 		h.fill()
 	}
-	if len(st.buf) < p.seen || !bytes.Equal(st.buf[:p.seen], p.head) {
+	if !bytes.HasPrefix(st.buf, p.head) {
 		misses, store = c.missed(p)
 		return false, misses, store
 	}
@@ -182,7 +180,7 @@ func (h *headScan) remember(c *Cache, k string, misses int) {
 	if seen > len(st.buf) {
 		return
 	}
-	p := &plan{seen: seen, head: bytes.Clone(st.buf[:seen]), regionEnd: h.regionEnd, res: r.res, misses: misses}
+	p := &plan{head: bytes.Clone(st.buf[:seen]), regionEnd: h.regionEnd, res: r.res, misses: misses}
 	p.res.Duration = 0
 	p.size = len(k) + seen + 256
 	for _, e := range st.edits {

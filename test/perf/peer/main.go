@@ -41,12 +41,13 @@ func main() {
 	recodeLevel := fs.Int("recode-level", proxy.GzipLevel, "plain -recode: the gzip level it re-encodes at (default: headgate's)")
 	pprofAddr := fs.String("pprof", "", "serve net/http/pprof on this loopback address, to profile the peer beside headgate's admin port")
 	fs.Parse(os.Args[2:])
-	for _, a := range []string{*listen, *pprofAddr} {
-		if host, _, err := net.SplitHostPort(a); a != "" && (err != nil || (host != "127.0.0.1" && host != "localhost")) {
-			log.Fatalf("peer listens on loopback only, not %q", a)
-		}
+	if err := loopback(*listen); err != nil {
+		log.Fatal(err)
 	}
 	if *pprofAddr != "" {
+		if err := loopback(*pprofAddr); err != nil {
+			log.Fatal(err)
+		}
 		mux := http.NewServeMux()
 		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 		go func() { log.Fatal(http.ListenAndServe(*pprofAddr, mux)) }()
@@ -74,6 +75,15 @@ func main() {
 	}
 	srv := &http.Server{Addr: *listen, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	log.Fatal(srv.ListenAndServe())
+}
+
+// loopback refuses an address off the loopback interface: the peer is load
+// and profile traffic for this machine only.
+func loopback(addr string) error {
+	if host, _, err := net.SplitHostPort(addr); err != nil || (host != "127.0.0.1" && host != "localhost") {
+		return fmt.Errorf("peer listens on loopback only, not %q", addr)
+	}
+	return nil
 }
 
 func newUpstream(doc []byte) http.Handler {

@@ -87,3 +87,15 @@ func TestPlainPassesGzip(t *testing.T) {
 		t.Fatalf("Content-Length %d, Content-Encoding %q: want the upstream's gzip with its length", res.ContentLength, res.Header.Get("Content-Encoding"))
 	}
 }
+
+// TestLoopbackOnly: -listen and -pprof take loopback addresses only.
+func TestLoopbackOnly(t *testing.T) {
+	for addr, ok := range map[string]bool{
+		"127.0.0.1:18001": true, "localhost:6060": true,
+		"": false, ":18001": false, "0.0.0.0:18001": false, "10.0.0.1:80": false, "127.0.0.1": false,
+	} {
+		if err := loopback(addr); (err == nil) != ok {
+			t.Errorf("%q: %v", addr, err)
+		}
+	}
+}
