@@ -42,6 +42,11 @@ const (
 // it, as the tokenizer does, and returns that '>”s offset (-1 when tag ends
 // first) and whether the tag is self-closing.
 func readAttrs(tag []byte, nameEnd int, ta *tagAttrs) (end int, selfClose bool) {
+	return eachAttr(tag, nameEnd, func(a attr) { ta.put(tag[a.nameStart:a.nameEnd], &a) })
+}
+
+// eachAttr calls fn with each attribute of tag, as readAttrs reads them.
+func eachAttr(tag []byte, nameEnd int, fn func(a attr)) (end int, selfClose bool) {
 	b, i := tag, nameEnd
 	for {
 		for i < len(b) && spaceTab[b[i]] {
@@ -94,7 +99,7 @@ func readAttrs(tag []byte, nameEnd int, ta *tagAttrs) (end int, selfClose bool) 
 			}
 			a.spanEnd = i
 		}
-		ta.put(b[a.nameStart:a.nameEnd], &a)
+		fn(a)
 	}
 }
 

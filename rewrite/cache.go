@@ -39,7 +39,8 @@ func NewCache(entries int) *Cache {
 type plan struct {
 	head      []byte // the bytes the scan examined, compared byte for byte (faster than a hash of them, and exact)
 	regionEnd int
-	edits     []edit // replacement bytes owned by the plan
+	edits     []edit       // replacement bytes owned by the plan
+	spans     []opaqueSpan // where head may differ and the plan still hold (nearmatch.go)
 	res       Result
 	size      int // bytes the plan holds, roughly
 	// misses counts the responses in a row whose head was not this plan's;
@@ -148,7 +149,7 @@ func (h *headScan) tryCached(c *Cache, k string) (hit bool, misses int, store bo
 	for len(st.buf) < len(p.head) && !h.sc.eof {
 		h.fill()
 	}
-	if !bytes.HasPrefix(st.buf, p.head) {
+	if !bytes.HasPrefix(st.buf, p.head) && !nearMatch(p.head, st.buf, p.spans) {
 		misses, store = c.missed(p)
 		return false, misses, store
 	}
@@ -180,9 +181,9 @@ func (h *headScan) remember(c *Cache, k string, misses int) {
 	if seen > len(st.buf) {
 		return
 	}
-	p := &plan{head: bytes.Clone(st.buf[:seen]), regionEnd: h.regionEnd, res: r.res, misses: misses}
+	p := &plan{head: bytes.Clone(st.buf[:seen]), regionEnd: h.regionEnd, res: r.res, misses: misses, spans: h.keptSpans(seen)}
 	p.res.Duration = 0
-	p.size = len(k) + seen + 256
+	p.size = len(k) + seen + 256 + 20*len(p.spans)
 	for _, e := range st.edits {
 		p.edits = append(p.edits, edit{e.start, e.end, append([]byte(nil), e.repl...)})
 		p.size += len(e.repl) + 32

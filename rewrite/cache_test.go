@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -173,7 +174,7 @@ func TestCacheConcurrent(t *testing.T) {
 	}
 }
 
-// A target whose head changes on every request stops being hashed and
+// A target whose head changes on every request (where the rules read it) stops being compared and
 // stored after missLimit misses in a row, probes again now and then with a
 // growing pause, and is cached again as soon as its head repeats. Every
 // response is rewritten exactly as without a cache, cached or not.
@@ -184,7 +185,9 @@ func TestCacheSkipsFreshHeads(t *testing.T) {
 	}
 	m := cfg.Resolve("/p")
 	page := func(n int) []byte {
-		return []byte("<html><head><meta name=csrf-token content=" + strconv.Itoa(n) + "><title>T</title></head><body>b</body></html>")
+		// The title changes, which the rules read: a CSRF token would be
+		// one of the changes a plan replays over (TestNearMatchReplays).
+		return []byte("<html><head><meta name=csrf-token content=x><title>T" + strconv.Itoa(n) + "</title></head><body>b</body></html>")
 	}
 	c := NewCache(0)
 	k := c.key(&Options{Match: m, MaxHeadBytes: rules.DefaultMaxHeadBytes})
@@ -271,9 +274,69 @@ func FuzzCache(f *testing.F) {
 		cache := NewCache(0)
 		rewriteWith(t, a, Options{Match: m, Cache: cache}, nil)
 		got, res := rewriteWith(t, b, Options{Match: m, Cache: cache}, nil)
-		want, _ := rewriteWith(t, b, Options{Match: m}, nil)
+		want, wres := rewriteWith(t, b, Options{Match: m}, nil)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("through the cache (cached %v):\n%q\nwithout:\n%q", res.Cached, got, want)
+		}
+		if !sameResult(res, wres) {
+			t.Fatalf("result through the cache (cached %v) %+v, without %+v", res.Cached, *res, *wres)
+		}
+	})
+}
+
+// FuzzNearMatch: a document whose bytes at some offset are overwritten in
+// place (a token of the same length, as a CSRF token or a nonce changes)
+// is rewritten through the plan of the original exactly as without the
+// cache, bytes and result, whether the plan answers or not.
+func FuzzNearMatch(f *testing.F) {
+	cfg, err := rules.Parse("c.toml", []byte(nearConfig), nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	m := cfg.Resolve("/a")
+	for _, s := range []string{
+		`<!doctype html><head><meta name="csrf-token" content="0123456789"><title>T</title></head><body>x</body>`,
+		`<head><script nonce="abcdef">var a = "</scrip"; x--</script><meta name=x content=y></head>`,
+		`<head><script><!--<script>a="b"</script>--></script><style>p{a:b}</style><title>t</title>`,
+		`<head><meta name=author content=ann><meta name=description content=d><link rel=canonical href=/x></head>`,
+		`<title>T</title><meta name=a content=b><div>x</div><meta name=c content="d"></head><body>`,
+	} {
+		f.Add([]byte(s), uint16(len(s)/3), []byte("9"))
+		f.Add([]byte(s), uint16(len(s)/2), []byte("zz"))
+		// Each structural byte in turn, after every '=' and '>'.
+		for i := 0; i < len(s); i++ {
+			if s[i] == '=' || s[i] == '>' {
+				for _, c := range []string{`"`, "'", " ", "<", "-", ">", "j", "/"} {
+					f.Add([]byte(s), uint16(i+2), []byte(c))
+				}
+			}
+		}
+	}
+	// Changes that do move a token boundary, and so the head's end: each
+	// must be scanned, not replayed.
+	for _, c := range []struct{ doc, at, with string }{
+		{`<head><script>a="</scripX>"</script><meta name=description content=d></head><body>`, "X", "t"},
+		{`<head><meta name=x content=aXb><meta name=description content=d></head><body>`, "X", ">"},
+		{`<head><meta name=x content="aXb"><meta name=description content=d></head><body>`, "X", `"`},
+		{`<head><script><!--X<script></script>a</script><title>t</title></head><body>`, "X", "-"},
+	} {
+		f.Add([]byte(c.doc), uint16(strings.Index(c.doc, c.at)), []byte(c.with))
+	}
+	f.Fuzz(func(t *testing.T, a []byte, at uint16, with []byte) {
+		if len(a) > 1<<16 || len(with) == 0 || int(at)+len(with) > len(a) {
+			return
+		}
+		b := bytes.Clone(a)
+		copy(b[at:], with)
+		cache := NewCache(0)
+		rewriteWith(t, a, Options{Match: m, Cache: cache}, nil)
+		got, res := rewriteWith(t, b, Options{Match: m, Cache: cache}, nil)
+		want, wres := rewriteWith(t, b, Options{Match: m}, nil)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("through the cache (cached %v):\n%q\nwithout:\n%q", res.Cached, got, want)
+		}
+		if !sameResult(res, wres) {
+			t.Fatalf("result through the cache (cached %v) %+v, without %+v", res.Cached, *res, *wres)
 		}
 	})
 }

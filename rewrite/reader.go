@@ -42,6 +42,7 @@ type state struct {
 	changes []Change
 	pmeta   []pageMetaRef // metas whose content templates read (page.go)
 	present identitySet   // decide's scratch: the identities the upstream head keeps
+	spans   []opaqueSpan  // bytes no decision read, for the plan (nearmatch.go)
 }
 
 var statePool = sync.Pool{New: func() any { return &state{buf: make([]byte, 0, 32<<10)} }}
@@ -141,7 +142,7 @@ func (r *Reader) release() {
 	if cap(st.buf) > 1<<20 || cap(st.w) > 1<<20 || cap(st.changes) > 4096 {
 		return // an unusual document: let the collector have it
 	}
-	st.buf, st.tags, st.edits, st.w, st.segs, st.pmeta = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.segs[:0], st.pmeta[:0]
+	st.buf, st.tags, st.edits, st.w, st.segs, st.pmeta, st.spans = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.segs[:0], st.pmeta[:0], st.spans[:0]
 	clear(st.present)
 	st.present = st.present[:0]
 	statePool.Put(st)
@@ -211,11 +212,13 @@ type headScan struct {
 	wantMeta   []string      // meta names the config's templates read
 	wantLang   bool          // some template reads <html lang>
 	htmlAt     [2]int        // start and end of the first <html> start tag, +1; 0: none
+	spans      bool          // a plan may be made of this scan: note its opaque spans
+	ownFrom    int           // where ownOutput compared the head with what headgate writes, through insertAt; -1 not
 }
 
 func (h *headScan) run() {
 	r, st := h.r, h.st
-	h.open, h.charsetAt, h.insertAt, h.openAt = -1, -1, -1, -1
+	h.open, h.charsetAt, h.insertAt, h.openAt, h.ownFrom = -1, -1, -1, -1, -1
 	h.xhtml = isXHTML(r.opts.ContentType)
 	if m := r.opts.Match; m != nil && m.Config() != nil {
 		h.wantMeta, h.wantLang = m.Config().PageMetaNames(), m.Config().WantsLang()
@@ -241,6 +244,7 @@ func (h *headScan) run() {
 		}
 		if store {
 			ckey, misses = k, m
+			h.spans = true
 		}
 	}
 	// The region's bounds depend on token positions only, never on how the
@@ -464,7 +468,12 @@ func (h *headScan) token(t token) {
 		h.open = -1
 	}
 	if t.raw {
-		return // the content of a script, style, noscript…: never head-ending text
+		// The content of a script, style, noscript…: never head-ending
+		// text, and nothing headgate reads.
+		if !t.open && t.kind == tText {
+			h.noteSpan(opaqueSpan{start: int32(t.start), end: int32(t.end), kind: spanRaw})
+		}
+		return
 	}
 	if h.template > 0 {
 		if t.kind == tStart && asciiEqualFold(name, "template") {
@@ -628,6 +637,12 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 			mi = metaKey(ta.name.val(tag))
 		}
 		if mi.identity == "" {
+			// A meta headgate does not know (a CSRF token): its content is
+			// read by nothing, unless it says a charset or a template reads it.
+			if ta.has&hasContent != 0 && ta.has&(hasCharset|hasHTTPEquiv) == 0 &&
+				(len(h.st.pmeta) == 0 || h.st.pmeta[len(h.st.pmeta)-1].start != t.start) {
+				h.noteValue(spanValue, t.start, t.end, tag, ta.content)
+			}
 			return
 		}
 		ht := headTag{kind: kMeta, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: mi.identity, name: mi.name}
@@ -663,7 +678,8 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		h.st.tags = append(h.st.tags, ht)
 	case asciiEqualFold(name, "script"):
 		if !containsFold(tag, "json") {
-			return // not ld+json: no need to read its attributes
+			h.noteScriptValues(t, tag) // not ld+json: nothing reads its attributes
+			return
 		}
 		var ta tagAttrs
 		readAttrs(tag, ne, &ta)
@@ -693,6 +709,9 @@ func appendJSONLDTag(w, js []byte, nonce string, utf8Doc bool) []byte {
 // every tag it would change in place already reads as it would write it.
 func (h *headScan) ownOutput(region, w []byte, ok bool) bool {
 	from := h.insertAt - len(w)
+	if ok && len(w) > 0 && from >= 0 {
+		h.ownFrom = from // a plan's spans stay out of the bytes compared
+	}
 	if !ok || len(w) == 0 || from < 0 || !bytes.Equal(region[from:h.insertAt], w) {
 		return false
 	}

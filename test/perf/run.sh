@@ -16,7 +16,11 @@
 #   repeat   the upstream sends the same page every time (headgate's plan
 #            cache answers), identity both ways;
 #   fresh    the upstream's head changes on every request (test/perf/fresh:
-#            a CSRF-token meta), identity both ways: every head is scanned;
+#            a CSRF-token meta), identity both ways; nothing headgate
+#            decides reads that token, so its plan cache replays the last
+#            plan over the new bytes (rewrite/nearmatch.go);
+#   rescan   the same, but the token is in the description meta, which
+#            headgate reads: every head is scanned and rendered;
 #   browser  a browser's Accept-Encoding (gzip, deflate, br, zstd) against
 #            a gzip upstream: headgate decodes, rewrites and re-encodes;
 #            nginx sub_filter gets gzip on at NGX_GZIP_LEVEL (default 5,
@@ -76,6 +80,7 @@ start_upstream() {
   if [ -n "$PID_UP" ]; then kill "$PID_UP" 2>/dev/null || true; wait "$PID_UP" 2>/dev/null || true; fi
   case $1 in
     fresh) "$W/fresh" -listen 127.0.0.1:$P_UP -page "$PAGE" & ;;
+    rescan) "$W/fresh" -in description -listen 127.0.0.1:$P_UP -page "$PAGE" & ;;
     *) "$W/peer" upstream -listen 127.0.0.1:$P_UP -page "$PAGE" & ;;
   esac
   PID_UP=$!; pids+=($PID_UP)

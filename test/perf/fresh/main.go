@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,7 +23,12 @@ import (
 func main() {
 	listen := flag.String("listen", "127.0.0.1:18001", "address to listen on (loopback only)")
 	page := flag.String("page", "", "the HTML file to serve at every path")
+	in := flag.String("in", "csrf", "which meta's content changes: csrf (a CSRF token, which nothing headgate decides reads: its plan still holds) or description (which headgate reads: every head is scanned)")
 	flag.Parse()
+	token := tokens[*in]
+	if token == "" {
+		log.Fatalf("-in is csrf or description, not %q", *in)
+	}
 	if host, _, err := net.SplitHostPort(*listen); err != nil || (host != "127.0.0.1" && host != "localhost") {
 		log.Fatalf("fresh listens on loopback only, not %q", *listen)
 	}
@@ -30,13 +36,16 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	srv := &http.Server{Addr: *listen, Handler: newFresh(doc), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Addr: *listen, Handler: newFresh(doc, token), ReadHeaderTimeout: 10 * time.Second}
 	log.Fatal(srv.ListenAndServe())
 }
 
-// token is the meta whose content changes; its digits are overwritten in
-// place in a pooled copy of the page.
-const token = `<meta name="csrf-token" content="0000000000">`
+// tokens are the metas whose content changes; its digits are overwritten
+// in place in a pooled copy of the page.
+var tokens = map[string]string{
+	"csrf":        `<meta name="csrf-token" content="0000000000">`,
+	"description": `<meta name="description" content="0000000000">`,
+}
 
 // tokenAt is where the token goes: just after the head's start tag
 // (<head> or <head profile=...>), else before the first <meta>, else at
@@ -62,10 +71,10 @@ func tokenAt(doc []byte) int {
 	return 0
 }
 
-func newFresh(doc []byte) http.Handler {
+func newFresh(doc []byte, token string) http.Handler {
 	i := tokenAt(doc)
 	page := append(append(append([]byte{}, doc[:i]...), token...), doc[i:]...)
-	at := i + len(`<meta name="csrf-token" content="`)
+	at := i + strings.Index(token, `content="`) + len(`content="`)
 	length := strconv.Itoa(len(page))
 	pool := sync.Pool{New: func() any { b := append([]byte(nil), page...); return &b }}
 	var n atomic.Int64

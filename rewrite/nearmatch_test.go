@@ -1,0 +1,159 @@
+package rewrite
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/headgate/headgate/rules"
+)
+
+// nearConfig is cacheConfig with a template that reads a page meta, so that
+// a meta the rules read is never taken for an opaque one.
+const nearConfig = cacheConfig + `
+[[rule]]
+match = "/author"
+description = "By {page.meta.author}"
+`
+
+// TestNearMatchReplays: a head that differs from a cached plan's only
+// inside a stretch nothing reads (a CSRF meta's content, a script's nonce,
+// an inline script's text), by bytes of the same length that cannot change
+// how the stretch is tokenized, replays the plan; any other difference is
+// scanned. Either way the bytes and the result equal a rewrite without the
+// cache.
+func TestNearMatchReplays(t *testing.T) {
+	cfg, err := rules.Parse("c.toml", []byte(nearConfig), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const doc = `<!doctype html><html><head><meta charset=utf-8>` +
+		`<meta name="csrf-token" content="0123456789">` +
+		`<meta name=request-id content=abc123>` +
+		`<meta name="author" content="Ann Lee">` +
+		`<meta http-equiv="x-ua-compatible" content="IE=edge">` +
+		`<meta name="description" content="upstream words">` +
+		`<script nonce="n0nce0">var t = "tok0"; if (a < b) { x-- }</script>` +
+		`<style>.a{color:red}</style>` +
+		`<title>Title</title></head><body><p>body text</p></body></html>`
+	tests := []struct {
+		name, path string
+		from, to   string // doc with the first from replaced by to
+		cached     bool
+	}{
+		{"the same head", "/a", "", "", true},
+		{"a CSRF token", "/a", `content="0123456789"`, `content="9876543210"`, true},
+		{"a CSRF token of another length", "/a", `content="0123456789"`, `content="98765432100"`, false},
+		{"a CSRF token that ends its value", "/a", `content="0123456789"`, `content="01234"6789"`, false},
+		{"a CSRF token that holds a '<'", "/a", `content="0123456789"`, `content="0123<56789"`, false},
+		{"an unquoted value", "/a", `content=abc123`, `content=xyz789`, true},
+		{"an unquoted value that a space ends", "/a", `content=abc123`, `content=abc 23`, false},
+		{"an unquoted value that a quote breaks", "/a", `content=abc123`, `content=abc"23`, false},
+		{"a meta the template reads", "/author", `Ann Lee`, `Bob Lee`, false},
+		{"a meta a template reads, on a path whose rules do not", "/a", `Ann Lee`, `Bob Lee`, false}, // what templates read is the configuration's
+		{"a byte after a '<' in a CSRF token", "/a", `content="0123456789"`, `content="0<23456789"`, false},
+		{"an http-equiv content", "/a", `IE=edge`, `IE=EDGE`, false},
+		{"the description headgate replaces", "/a", `upstream words`, `upstream wordy`, false},
+		{"a script nonce", "/a", `nonce="n0nce0"`, `nonce="n1nce1"`, true},
+		{"a script nonce that makes it read json", "/a", `nonce="n0nce0"`, `nonce="njsonx"`, false},
+		{"a token in an inline script", "/a", `"tok0"`, `"tok9"`, true},
+		{"a dash in an inline script", "/a", `"tok0"`, `"tok-"`, false},
+		{"a byte near a '<' in a script", "/a", `a < b`, `a < c`, false},
+		{"a style's text", "/a", `color:red`, `color:tan`, true},
+		{"the title headgate reads", "/a", `<title>Title`, `<title>Tithe`, false},
+		{"the body, after the head", "/a", `body text`, `body tax!`, true},
+		{"a tag name", "/a", `<style>`, `<styla>`, false},
+		{"two tokens", "/a", `content="0123456789"`, `content="abcdefghij"`, true}, // and the nonce below
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := doc
+			if tc.from != "" {
+				if !strings.Contains(doc, tc.from) {
+					t.Fatalf("%q is not in the document", tc.from)
+				}
+				b = strings.Replace(doc, tc.from, tc.to, 1)
+			}
+			if tc.name == "two tokens" {
+				b = strings.Replace(b, `nonce="n0nce0"`, `nonce="zzzzzz"`, 1)
+			}
+			m := cfg.Resolve(tc.path)
+			cache := NewCache(0)
+			if _, res := rewriteWith(t, []byte(doc), Options{Match: m, Cache: cache}, nil); res.Cached || res.Outcome != Rewritten {
+				t.Fatalf("first rewrite: cached %v, outcome %v", res.Cached, res.Outcome)
+			}
+			got, res := rewriteWith(t, []byte(b), Options{Match: m, Cache: cache}, nil)
+			want, wres := rewriteWith(t, []byte(b), Options{Match: m}, nil)
+			if res.Cached != tc.cached {
+				t.Errorf("cached = %v, want %v", res.Cached, tc.cached)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("through the cache:\n%s\nwithout:\n%s", got, want)
+			}
+			if !sameResult(res, wres) {
+				t.Errorf("result through the cache %+v, without %+v", *res, *wres)
+			}
+		})
+	}
+}
+
+// sameResult compares two results but for how long they took and whether
+// a plan answered.
+func sameResult(a, b *Result) bool {
+	x, y := *a, *b
+	x.Duration, y.Duration, x.Cached, y.Cached = 0, 0, false, false
+	return reflect.DeepEqual(x, y)
+}
+
+// TestNearMatchBounds: the comparison itself, on its edges.
+func TestNearMatchBounds(t *testing.T) {
+	old := []byte(`<meta content="aaaa"><script>xx</script>`)
+	lt := []byte(`<script>a<bcdefgh</script>`)
+	ltSpans := []opaqueSpan{{start: 8, end: 17, kind: spanRaw}}
+	for _, tc := range []struct {
+		cur  string
+		want bool
+	}{
+		{`<script>A<bcdefgh</script>`, true},  // before the '<'
+		{`<script>a<bcdefgH</script>`, false}, // within reach of it
+	} {
+		if got := nearMatch(lt, []byte(tc.cur), ltSpans); got != tc.want {
+			t.Errorf("nearMatch(%q) = %v, want %v", tc.cur, got, tc.want)
+		}
+	}
+	spans := []opaqueSpan{{start: 15, end: 19, kind: spanValue, quote: '"'}, {start: 29, end: 31, kind: spanRaw}}
+	for _, tc := range []struct {
+		cur  string
+		want bool
+	}{
+		{`<meta content="aaaa"><script>xx</script>`, true},
+		{`<meta content="bbbb"><script>yy</script>`, true},
+		{`<meta content="bbbb"><script>xx</script> and more after it`, true},
+		{`<meta content="aaaa"><script>xx</script`, false}, // shorter than the plan's bytes
+		{`<meta content="aaaa"><script>x-</script>`, false},
+		{`<meta content="aaaa"><script>xx</scripy>`, false}, // outside every span
+		{`<meta content="aaab"<script>xx</script>`, false},  // a quote moved
+		{`<meta content='aaaa'><script>xx</script>`, false}, // the quotes are not in the span
+	} {
+		if got := nearMatch(old, []byte(tc.cur), spans); got != tc.want {
+			t.Errorf("nearMatch(%q) = %v, want %v", tc.cur, got, tc.want)
+		}
+	}
+	for n := range 2000 {
+		a := bytes.Repeat([]byte{'x'}, n)
+		if got := mismatch(a, a); got != -1 {
+			t.Fatalf("mismatch of equal %d bytes = %d", n, got)
+		}
+		for _, at := range []int{0, n / 2, n - 1} {
+			if at < 0 || at >= n {
+				continue
+			}
+			b := bytes.Clone(a)
+			b[at] = 'y'
+			if got := mismatch(a, b); got != at {
+				t.Fatalf("mismatch with %d bytes, differing at %d = %d", n, at, got)
+			}
+		}
+	}
+}
