@@ -70,19 +70,28 @@ func skipFor(misses int) int {
 	return min(minSkip<<min(misses-missLimit, 8), maxSkip)
 }
 
-func (c *Cache) key(o *Options) string {
+// appendKey appends the key of o's plan to b: a lookup with it allocates
+// nothing (a map index by string(b) does not copy b); only a plan stored
+// makes it a string.
+func (c *Cache) appendKey(b []byte, o *Options) []byte {
 	m := o.Match
-	return m.Path + "?" + m.Query + "\x00" + o.ContentType + "\x00" + o.CSP + "\x00" +
-		strconv.FormatBool(o.CorrectUpstream) + strconv.FormatBool(o.Shadow) + strconv.Itoa(o.MaxHeadBytes)
+	b = append(append(append(b, m.Path...), '?'), m.Query...)
+	b = append(append(append(b, 0), o.ContentType...), 0)
+	b = append(append(b, o.CSP...), 0)
+	b = strconv.AppendBool(b, o.CorrectUpstream)
+	b = strconv.AppendBool(b, o.Shadow)
+	return strconv.AppendInt(b, int64(o.MaxHeadBytes), 10)
 }
+
+func (c *Cache) key(o *Options) string { return string(c.appendKey(nil, o)) }
 
 // lookup returns k's plan and the misses it has counted; nil and
 // store=false while k is skipped, nil and store=true when there is none
 // (or a skip just ended: the probe).
-func (c *Cache) lookup(k string) (p *plan, misses int, store bool) {
+func (c *Cache) lookup(k []byte) (p *plan, misses int, store bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p = c.m[k]
+	p = c.m[string(k)]
 	if p == nil {
 		return nil, 0, true
 	}
@@ -140,7 +149,7 @@ func (c *Cache) put(k string, p *plan) {
 // read ahead into the buffer; on a miss the scan goes on from what is
 // there. When it did not hit, misses is what remember carries on, and
 // store whether to remember at all.
-func (h *headScan) tryCached(c *Cache, k string) (hit bool, misses int, store bool) {
+func (h *headScan) tryCached(c *Cache, k []byte) (hit bool, misses int, store bool) {
 	p, misses, store := c.lookup(k)
 	if p == nil {
 		return false, misses, store
@@ -172,7 +181,7 @@ func (h *headScan) tryCached(c *Cache, k string) (hit bool, misses int, store bo
 
 // remember stores the plan of a finished scan, when it can be replayed;
 // misses is carried over from the plan it replaces.
-func (h *headScan) remember(c *Cache, k string, misses int) {
+func (h *headScan) remember(c *Cache, kb []byte, misses int) {
 	r, st := h.r, h.st
 	if h.eofDecided || r.srcErr != nil || (r.res.Outcome != Rewritten && r.res.Outcome != Unchanged) {
 		return
@@ -181,6 +190,7 @@ func (h *headScan) remember(c *Cache, k string, misses int) {
 	if seen > len(st.buf) {
 		return
 	}
+	k := string(kb)
 	p := &plan{head: bytes.Clone(st.buf[:seen]), regionEnd: h.regionEnd, res: r.res, misses: misses, spans: h.keptSpans(seen)}
 	p.res.Duration = 0
 	p.size = len(k) + seen + 256 + 20*len(p.spans)

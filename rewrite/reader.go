@@ -233,10 +233,11 @@ func (h *headScan) run() {
 		h.sc.pos = 3
 	}
 	start := time.Now()
-	var ckey string
+	var kbuf [256]byte
+	var ckey []byte // the plan's key, when this scan's plan is to be stored
 	misses := 0
 	if c := r.opts.Cache; c != nil && r.opts.Match != nil {
-		k := c.key(&r.opts)
+		k := c.appendKey(kbuf[:0], &r.opts)
 		hit, m, store := h.tryCached(c, k)
 		if hit {
 			r.res.Duration = time.Since(start) - h.waited
@@ -300,7 +301,7 @@ func (h *headScan) run() {
 		return
 	}
 	h.decide()
-	if ckey != "" {
+	if ckey != nil {
 		h.remember(r.opts.Cache, ckey, misses)
 	}
 	// Time spent on the head, not waiting for the upstream.
