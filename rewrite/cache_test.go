@@ -300,6 +300,7 @@ func FuzzNearMatch(f *testing.F) {
 		`<head><script><!--<script>a="b"</script>--></script><style>p{a:b}</style><title>t</title>`,
 		`<head><meta name=author content=ann><meta name=description content=d><link rel=canonical href=/x></head>`,
 		`<title>T</title><meta name=a content=b><div>x</div><meta name=c content="d"></head><body>`,
+		`<head><style nonce=n1>a{}</style><link rel=preload href=/a.js nonce="n2"><link rel=canonical href=/x></head>`,
 	} {
 		f.Add([]byte(s), uint16(len(s)/3), []byte("9"))
 		f.Add([]byte(s), uint16(len(s)/2), []byte("zz"))

@@ -36,7 +36,7 @@ import "bytes"
 type spanKind uint8
 
 const (
-	spanValue       spanKind = iota + 1 // an attribute value of a tag whose attributes headgate does not read (a meta of no identity it knows)
+	spanValue       spanKind = iota + 1 // an attribute value headgate does not read (a meta's of no identity it knows, a style's, a link's that is neither canonical nor alternate but its rel)
 	spanScriptValue                     // an attribute value of a <script> start tag: the tag must still not read "json"
 	spanRaw                             // the text of a script or style element (not ld+json)
 )
@@ -155,6 +155,21 @@ func (h *headScan) noteScriptValues(t token, tag []byte) {
 	}
 	eachAttr(tag, t.nameEnd-t.start, func(a attr) {
 		h.noteValue(spanScriptValue, t.start, t.end, tag, a)
+	})
+}
+
+// noteValues records the attribute values of a start tag headgate does not
+// read (a <style>, a <link> that is neither canonical nor alternate) as
+// opaque, but for those of attributes named read (its rel): a change
+// there could make the tag one headgate reads.
+func (h *headScan) noteValues(t token, tag []byte, read string) {
+	if !h.spans {
+		return
+	}
+	eachAttr(tag, t.nameEnd-t.start, func(a attr) {
+		if n := tag[a.nameStart:a.nameEnd]; read == "" || len(n) != len(read) || !asciiEqualFold(n, read) {
+			h.noteValue(spanValue, t.start, t.end, tag, a)
+		}
 	})
 }
 

@@ -35,7 +35,11 @@ func TestNearMatchReplays(t *testing.T) {
 		`<meta http-equiv="x-ua-compatible" content="IE=edge">` +
 		`<meta name="description" content="upstream words">` +
 		`<script nonce="n0nce0">var t = "tok0"; if (a < b) { x-- }</script>` +
-		`<style>.a{color:red}</style>` +
+		`<style nonce="s0">.a{color:red}</style>` +
+		`<link rel="preload" as="script" href="/app.js?v=1" nonce="l0">` +
+		`<link rel="stylesheet" href="/a.css">` +
+		`<link rel="canonicax" href="/d">` +
+		`<link rel="canonical" href="/c/1">` +
 		`<title>Title</title></head><body><p>body text</p></body></html>`
 	tests := []struct {
 		name, path string
@@ -61,9 +65,15 @@ func TestNearMatchReplays(t *testing.T) {
 		{"a dash in an inline script", "/a", `"tok0"`, `"tok-"`, false},
 		{"a byte near a '<' in a script", "/a", `a < b`, `a < c`, false},
 		{"a style's text", "/a", `color:red`, `color:tan`, true},
+		{"a style's nonce", "/a", `nonce="s0"`, `nonce="s9"`, true},
+		{"a preload link's nonce", "/a", `nonce="l0"`, `nonce="l9"`, true},
+		{"a preload link's href", "/a", `?v=1`, `?v=2`, true},
+		{"a link's rel", "/a", `rel="stylesheet"`, `rel="stylesheex"`, false},
+		{"a rel that becomes canonical", "/a", `rel="canonicax"`, `rel="canonical"`, false},
+		{"the canonical's href", "/a", `/c/1`, `/c/2`, false},
 		{"the title headgate reads", "/a", `<title>Title`, `<title>Tithe`, false},
 		{"the body, after the head", "/a", `body text`, `body tax!`, true},
-		{"a tag name", "/a", `<style>`, `<styla>`, false},
+		{"a tag name", "/a", `<style nonce`, `<styla nonce`, false},
 		{"two tokens", "/a", `content="0123456789"`, `content="abcdefghij"`, true}, // and the nonce below
 	}
 	for _, tc := range tests {

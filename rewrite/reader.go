@@ -654,11 +654,15 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 	case asciiEqualFold(name, "link"):
 		ta := h.sc.attrsOf(t)
 		if ta.has&hasRel == 0 {
+			h.noteValues(t, tag, "rel")
 			return
 		}
 		rel := ta.rel.val(tag)
 		if len(rel) < len("canonical") {
-			return // "icon", "preload", "stylesheet"…: neither canonical nor alternate
+			// "icon", "preload", "stylesheet"…: neither canonical nor
+			// alternate, and nothing but its rel is read (a nonce is not).
+			h.noteValues(t, tag, "rel")
+			return
 		}
 		id := ""
 		switch {
@@ -667,6 +671,7 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		case ta.has&hasHreflang != 0 && hasToken(rel, "alternate"):
 			id = rules.IdentAlternates
 		default:
+			h.noteValues(t, tag, "rel")
 			return
 		}
 		ht := headTag{kind: kLink, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: id}
@@ -677,6 +682,8 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 			ht.urlAttr, ht.hasURL = ta.href, true
 		}
 		h.st.tags = append(h.st.tags, ht)
+	case asciiEqualFold(name, "style"):
+		h.noteValues(t, tag, "") // nothing reads a style's attributes (its nonce)
 	case asciiEqualFold(name, "script"):
 		if !containsFold(tag, "json") {
 			h.noteScriptValues(t, tag) // not ld+json: nothing reads its attributes
