@@ -154,6 +154,19 @@ func BenchmarkHead(b *testing.B) {
 
 func BenchmarkHeadXNet(b *testing.B) { perPage(b, headOf, xnetTokenize) }
 
+// BenchmarkHeadScan is the scanner alone over the same bytes: the tokens a
+// head rewrite reads, without deciding or writing anything.
+func BenchmarkHeadScan(b *testing.B) {
+	perPage(b, headOf, func(d []byte) error {
+		s := scanner{buf: d, eof: true}
+		for {
+			if _, ok := s.next(); !ok {
+				return nil
+			}
+		}
+	})
+}
+
 // syntheticHead is a head of n upstream tags of one kind, for the
 // allocation-flatness figures:
 //   - other: <meta name="x-N">, an identity headgate does not know;

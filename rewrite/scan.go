@@ -539,8 +539,7 @@ func asciiEqualFold(b []byte, s string) bool {
 // scriptScan is where an incomplete script scan stopped.
 type scriptScan struct {
 	tok     int // the script text's start + 1; 0: none
-	from    int // fast path: next "</" candidate search
-	checked int // fast path: "<!--" searched up to here
+	from    int // fast path: where the next '<' is looked for
 	slow    bool
 	i       int // slow path position
 	st      int // slow path state
@@ -560,57 +559,77 @@ const (
 // scriptEnd finds the end of script data starting at start, following the
 // tokenizer's script escape states ("<!--" … "<script>" … "-->").
 func (s *scanner) scriptEnd(start int) (int, bool, bool) {
-	b, eof := s.buf, s.eof
-	name := []byte("script")
 	sc := s.scr
 	if sc.tok != start+1 {
-		sc = scriptScan{tok: start + 1, from: start, checked: start, i: start}
+		sc = scriptScan{tok: start + 1, from: start, i: start}
 	}
-	defer func() { s.scr = sc }()
+	end, open, ok := scriptData(s.buf, s.eof, start, &sc)
+	s.scr = sc // no defer: this runs for every script element
+	return end, open, ok
+}
+
+// scriptData is scriptEnd's search, resuming from and leaving its state in sc.
+func scriptData(b []byte, eof bool, start int, scp *scriptScan) (int, bool, bool) {
+	name := []byte("script")
+	sc := scp
 	more := func() (int, bool, bool) {
 		if eof {
-			sc = scriptScan{}
+			*sc = scriptScan{}
 			return len(b), true, true
 		}
 		return 0, false, false
 	}
 	done := func(j int) (int, bool, bool) {
-		sc = scriptScan{}
+		*sc = scriptScan{}
 		return j, false, true
 	}
-	// Fast path: an end tag before any "<!--". The escape search runs only
-	// over the stretch before each candidate, so the whole scan is linear.
+	// Fast path: an end tag before any "<!--", found in one pass from '<'
+	// to '<' (only "</" and "<!--" matter before the escape states); a
+	// '<' too near the end of the input waits there for more.
+fast:
 	for !sc.slow {
-		i := bytes.Index(b[sc.from:], []byte("</"))
-		limit := len(b)
-		if i >= 0 {
-			limit = sc.from + i
-		}
-		if bytes.Contains(b[max(start, sc.checked-3):limit], []byte("<!--")) {
-			sc.slow = true
-			break
-		}
-		sc.checked = limit
+		i := bytes.IndexByte(b[sc.from:], '<')
 		if i < 0 {
-			sc.from = max(sc.from, len(b)-1)
+			sc.from = len(b)
 			return more()
 		}
 		j := sc.from + i
-		switch endTagAt(b, j, name) {
-		case 1:
-			return done(j)
-		case -1:
+		if j+1 >= len(b) {
 			sc.from = j
 			return more()
 		}
-		sc.from = j + 2
+		switch b[j+1] {
+		case '/':
+			switch endTagAt(b, j, name) {
+			case 1:
+				return done(j)
+			case -1:
+				sc.from = j
+				return more()
+			}
+			sc.from = j + 2
+		case '!':
+			if j+3 >= len(b) {
+				sc.from = j
+				return more()
+			}
+			if b[j+2] == '-' && b[j+3] == '-' {
+				sc.slow = true
+				break fast
+			}
+			sc.from = j + 2
+		default:
+			sc.from = j + 1
+		}
 	}
 	i, st := sc.i, sc.st
-	defer func() {
-		if sc.tok != 0 {
+	// Waiting for more input, the slow path resumes where it stopped.
+	wait := func() (int, bool, bool) {
+		if !eof {
 			sc.i, sc.st = i, st
 		}
-	}()
+		return more()
+	}
 	for i < len(b) {
 		// In these three states only some bytes move the state: skip to
 		// the next of them.
@@ -635,7 +654,7 @@ func (s *scanner) scriptEnd(start int) (int, bool, bool) {
 		case scData:
 			if c == '<' {
 				if i+1 >= len(b) {
-					return more()
+					return wait()
 				}
 				switch b[i+1] {
 				case '/':
@@ -643,11 +662,11 @@ func (s *scanner) scriptEnd(start int) (int, bool, bool) {
 					case 1:
 						return done(i)
 					case -1:
-						return more()
+						return wait()
 					}
 				case '!':
 					if i+3 >= len(b) {
-						return more()
+						return wait()
 					}
 					if b[i+2] == '-' && b[i+3] == '-' {
 						st = scEscapedDashDash
@@ -666,14 +685,14 @@ func (s *scanner) scriptEnd(start int) (int, bool, bool) {
 				}
 			case c == '<':
 				if i+1 >= len(b) {
-					return more()
+					return wait()
 				}
 				if b[i+1] == '/' {
 					switch endTagAt(b, i, name) {
 					case 1:
 						return done(i)
 					case -1:
-						return more()
+						return wait()
 					}
 					st = scEscaped
 				} else if isAlpha(b[i+1]) {
@@ -683,7 +702,7 @@ func (s *scanner) scriptEnd(start int) (int, bool, bool) {
 						k++
 					}
 					if k >= len(b) {
-						return more()
+						return wait()
 					}
 					if asciiEqualFold(b[i+1:k], "script") && (isSpace(b[k]) || b[k] == '/' || b[k] == '>') {
 						st = scDouble
@@ -710,7 +729,7 @@ func (s *scanner) scriptEnd(start int) (int, bool, bool) {
 				}
 			case c == '<':
 				if i+1 >= len(b) {
-					return more()
+					return wait()
 				}
 				if b[i+1] == '/' {
 					k := i + 2
@@ -718,7 +737,7 @@ func (s *scanner) scriptEnd(start int) (int, bool, bool) {
 						k++
 					}
 					if k >= len(b) {
-						return more()
+						return wait()
 					}
 					if asciiEqualFold(b[i+2:k], "script") && (isSpace(b[k]) || b[k] == '/' || b[k] == '>') {
 						st = scEscaped
@@ -737,5 +756,5 @@ func (s *scanner) scriptEnd(start int) (int, bool, bool) {
 		}
 		i++
 	}
-	return more()
+	return wait()
 }
