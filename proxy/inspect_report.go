@@ -26,7 +26,7 @@ type inspectReport struct {
 	UpstreamURL string          `json:"upstream_url"` // the same target on the upstream itself
 	Decision    inspectDecision `json:"decision"`
 	Outcome     string          `json:"outcome"`
-	Cached      bool            `json:"cached"` // the rewrite was replayed from the plan cache (same head seen before)
+	Cached      bool            `json:"cached"` // the rewrite was replayed from the plan cache (the same head seen before, or one differing only where nothing headgate decides reads)
 	Reason      string          `json:"reason,omitempty"`
 	Upstream    *inspectStatus  `json:"upstream,omitempty"` // nil: the upstream was not asked, or did not answer
 	Served      inspectStatus   `json:"served"`

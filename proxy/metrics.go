@@ -37,6 +37,7 @@ type metrics struct {
 	recordLimits   prometheus.Counter // compressed heads past the recording limit
 	idleConns      prometheus.Gauge   // idle keep-alive connections on the public port
 	idleClosed     prometheus.Counter // of them, closed by server.max_idle_connections
+	plans          map[rewrite.PlanUse]prometheus.Counter
 
 	// Per-label counters, looked up once: a rewritten page records a few
 	// dozen changes, and CounterVec hashes its labels on every lookup.
@@ -98,9 +99,17 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Idle keep-alive connections closed because more than server.max_idle_connections were idle (the oldest goes).",
 		}),
 	}
+	planVec := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "headgate_plan_cache_total",
+		Help: "Rewritten-or-not HTML heads by what the plan cache did: hit (the same head), near (differing only where nothing headgate decides reads, as a CSRF token), miss (scanned), skipped (scanned without the cache: the target's heads kept missing).",
+	}, []string{"result"})
+	m.plans = map[rewrite.PlanUse]prometheus.Counter{}
+	for _, u := range []rewrite.PlanUse{rewrite.PlanHit, rewrite.PlanNear, rewrite.PlanMiss, rewrite.PlanSkip} {
+		m.plans[u] = planVec.WithLabelValues(string(u)) // the series exist from the start
+	}
 	for _, c := range []prometheus.Collector{m.requests, m.rewriteSeconds, m.tagsWritten, m.tagsRemoved,
 		m.urlsDropped, m.reloads, m.upstreamErrors, m.recordLimits,
-		m.idleConns, m.idleClosed} {
+		m.idleConns, m.idleClosed, planVec} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -127,6 +136,9 @@ func newRegistry() *prometheus.Registry {
 // countResult records what one rewrite did.
 func (m *metrics) countResult(res *rewrite.Result) {
 	m.rewriteSeconds.Observe(res.Duration.Seconds())
+	if c := m.plans[res.Plan]; c != nil {
+		c.Inc()
+	}
 	for _, c := range res.Changes {
 		switch c.Action {
 		case rewrite.Wrote:

@@ -94,7 +94,18 @@ type Result struct {
 	Page     rules.Page  // what the upstream head said of itself
 	Reason   string      // why a document was skipped, for the log
 	Cached   bool        // replayed from Options.Cache, not scanned
+	Plan     PlanUse     // what the plan cache did; "" without one
 }
+
+// PlanUse says how a rewrite used Options.Cache.
+type PlanUse string
+
+const (
+	PlanHit  PlanUse = "hit"     // the head was a plan's, byte for byte: replayed
+	PlanNear PlanUse = "near"    // it differed from a plan's only where nothing headgate decides reads: replayed
+	PlanMiss PlanUse = "miss"    // no plan held: scanned, and its plan remembered when it can be
+	PlanSkip PlanUse = "skipped" // the target's heads kept missing: scanned without the cache for a while
+)
 
 // Count returns how many changes had the action.
 func (r *Result) Count(a Action) int {

@@ -158,16 +158,20 @@ func (h *headScan) tryCached(c *Cache, k []byte) (hit bool, misses int, store bo
 	for len(st.buf) < len(p.head) && !h.sc.eof {
 		h.fill()
 	}
-	if !bytes.HasPrefix(st.buf, p.head) && !nearMatch(p.head, st.buf, p.spans) {
-		misses, store = c.missed(p)
-		return false, misses, store
+	use := PlanHit
+	if !bytes.HasPrefix(st.buf, p.head) {
+		if !nearMatch(p.head, st.buf, p.spans) {
+			misses, store = c.missed(p)
+			return false, misses, store
+		}
+		use = PlanNear
 	}
 	if misses > 0 {
 		c.hit(p)
 	}
 	r := h.r
 	r.res = p.res
-	r.res.Cached = true
+	r.res.Cached, r.res.Plan = true, use
 	region := st.buf[:p.regionEnd]
 	r.tail = st.buf[p.regionEnd:]
 	if len(p.edits) == 0 || r.opts.Shadow {

@@ -98,6 +98,13 @@ func TestNearMatchReplays(t *testing.T) {
 			if res.Cached != tc.cached {
 				t.Errorf("cached = %v, want %v", res.Cached, tc.cached)
 			}
+			use := map[bool]PlanUse{true: PlanNear, false: PlanMiss}[tc.cached]
+			if tc.from == "" || tc.name == "the body, after the head" {
+				use = PlanHit // the plan's bytes end before the body
+			}
+			if res.Plan != use {
+				t.Errorf("plan use %q, want %q", res.Plan, use)
+			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("through the cache:\n%s\nwithout:\n%s", got, want)
 			}
@@ -112,7 +119,7 @@ func TestNearMatchReplays(t *testing.T) {
 // a plan answered.
 func sameResult(a, b *Result) bool {
 	x, y := *a, *b
-	x.Duration, y.Duration, x.Cached, y.Cached = 0, 0, false, false
+	x.Duration, y.Duration, x.Cached, y.Cached, x.Plan, y.Plan = 0, 0, false, false, "", ""
 	return reflect.DeepEqual(x, y)
 }
 

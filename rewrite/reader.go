@@ -243,9 +243,11 @@ func (h *headScan) run() {
 			r.res.Duration = time.Since(start) - h.waited
 			return
 		}
+		r.res.Plan = PlanSkip
 		if store {
 			ckey, misses = k, m
 			h.spans = true
+			r.res.Plan = PlanMiss
 		}
 	}
 	// The region's bounds depend on token positions only, never on how the

@@ -538,11 +538,11 @@ func asciiEqualFold(b []byte, s string) bool {
 
 // scriptScan is where an incomplete script scan stopped.
 type scriptScan struct {
-	tok     int // the script text's start + 1; 0: none
-	from    int // fast path: where the next '<' is looked for
-	slow    bool
-	i       int // slow path position
-	st      int // slow path state
+	tok  int // the script text's start + 1; 0: none
+	from int // fast path: where the next '<' is looked for
+	slow bool
+	i    int // slow path position
+	st   int // slow path state
 }
 
 // Script data states, after the tokenizer's escape states.
