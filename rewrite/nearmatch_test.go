@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -172,5 +173,73 @@ func TestNearMatchBounds(t *testing.T) {
 				t.Fatalf("mismatch with %d bytes, differing at %d = %d", n, at, got)
 			}
 		}
+	}
+}
+
+// TestNearMatchPages: on real pages (the generated legacy pages in every
+// clone, and ../shared's corpora when they are beside it), bytes inside the
+// opaque spans a page's plan holds are overwritten, one at a time, with a
+// byte a token could be made of or with one that ends or starts a token;
+// every rewrite through the plan equals one without the cache, and the
+// first kind is replayed on many pages (the feature is not silently off).
+func TestNearMatchPages(t *testing.T) {
+	cfg, err := rules.Parse("c.toml", []byte(nearConfig), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cfg.Resolve("/a")
+	const perPage = 6
+	var tried, near, inertTried, inertNear, pages int
+	for _, pg := range allPages(t) {
+		probe := NewCache(0)
+		rewriteWith(t, pg.data, Options{Match: m, Cache: probe}, nil)
+		var spans []opaqueSpan
+		for _, p := range probe.m {
+			spans = p.spans
+		}
+		if len(spans) == 0 {
+			continue
+		}
+		pages++
+		rng := rand.New(rand.NewPCG(uint64(len(pg.data)), uint64(len(spans))))
+		for k := range perPage {
+			sp := spans[rng.IntN(len(spans))]
+			at := int(sp.start) + rng.IntN(int(sp.end-sp.start))
+			var c byte
+			inert := k%2 == 0
+			if inert {
+				const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				c = alnum[rng.IntN(len(alnum))]
+			} else {
+				const structural = "\"'<>-/= \t\x00&!"
+				c = structural[rng.IntN(len(structural))]
+			}
+			if pg.data[at] == c {
+				continue
+			}
+			b := bytes.Clone(pg.data)
+			b[at] = c
+			cache := NewCache(0)
+			rewriteWith(t, pg.data, Options{Match: m, Cache: cache}, nil)
+			got, res := rewriteWith(t, b, Options{Match: m, Cache: cache}, nil)
+			want, wres := rewriteWith(t, b, Options{Match: m}, nil)
+			if !bytes.Equal(got, want) || !sameResult(res, wres) {
+				t.Fatalf("%s: byte %d (%q in a span of kind %d) set to %q: the cached rewrite (plan %q) differs from one without the cache", pg.name, at, pg.data[at], sp.kind, c, res.Plan)
+			}
+			tried++
+			if inert {
+				inertTried++
+			}
+			if res.Plan == PlanNear {
+				near++
+				if inert {
+					inertNear++
+				}
+			}
+		}
+	}
+	t.Logf("%d pages with spans: %d changes, %d replayed (%d of %d with a letter or digit)", pages, tried, near, inertNear, inertTried)
+	if inertTried > 0 && inertNear*2 < inertTried {
+		t.Errorf("a letter or digit inside a span was replayed in %d of %d cases: near matches are mostly off", inertNear, inertTried)
 	}
 }
