@@ -139,7 +139,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 func (r *Reader) release() {
 	st := r.st
 	r.st = nil
-	if cap(st.buf) > 1<<20 || cap(st.w) > 1<<20 || cap(st.changes) > 4096 {
+	if cap(st.buf) > 1<<20 || cap(st.w) > 1<<20 || cap(st.changes) > 4096 || cap(st.spans) > 4096 {
 		return // an unusual document: let the collector have it
 	}
 	st.buf, st.tags, st.edits, st.w, st.segs, st.pmeta, st.spans = st.buf[:0], st.tags[:0], st.edits[:0], st.w[:0], st.segs[:0], st.pmeta[:0], st.spans[:0]
