@@ -3,6 +3,7 @@ package rewrite
 import (
 	"bytes"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -27,7 +28,7 @@ type Cache struct {
 const cacheBytes = 16 << 20
 
 // NewCache returns a cache of at most entries plans (one per request
-// target, content type and CSP); 0 means 1024.
+// target, content type and CSP without its nonces); 0 means 1024.
 func NewCache(entries int) *Cache {
 	if entries <= 0 {
 		entries = 1024
@@ -41,6 +42,7 @@ type plan struct {
 	regionEnd int
 	edits     []edit       // replacement bytes owned by the plan
 	spans     []opaqueSpan // where head may differ and the plan still hold (nearmatch.go)
+	nonce     string       // the CSP nonce the plan's written tags carry; "" none
 	res       Result
 	size      int // bytes the plan holds, roughly
 	// misses counts the responses in a row whose head was not this plan's;
@@ -77,13 +79,44 @@ func (c *Cache) appendKey(b []byte, o *Options) []byte {
 	m := o.Match
 	b = append(append(append(b, m.Path...), '?'), m.Query...)
 	b = append(append(append(b, 0), o.ContentType...), 0)
-	b = append(append(b, o.CSP...), 0)
+	b = append(appendWithoutNonces(b, o.CSP), 0)
 	b = strconv.AppendBool(b, o.CorrectUpstream)
 	b = strconv.AppendBool(b, o.Shadow)
 	return strconv.AppendInt(b, int64(o.MaxHeadBytes), 10)
 }
 
 func (c *Cache) key(o *Options) string { return string(c.appendKey(nil, o)) }
+
+// appendWithoutNonces appends a Content-Security-Policy with the values of
+// its 'nonce-…' sources left out: a site with a strict policy sends a new
+// nonce on every response, and a plan that did not write it (plan.nonce)
+// holds whatever it is.
+func appendWithoutNonces(b []byte, csp string) []byte {
+	for {
+		i := indexFold(csp, "'nonce-")
+		if i < 0 {
+			return append(b, csp...)
+		}
+		b = append(b, csp[:i+len("'nonce-")]...)
+		csp = csp[i+len("'nonce-"):]
+		if j := strings.IndexByte(csp, '\''); j >= 0 {
+			csp = csp[j:]
+		} else {
+			csp = ""
+		}
+	}
+}
+
+// indexFold is strings.Index for an ASCII lower-case needle, ignoring the
+// case of s.
+func indexFold(s, lower string) int {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		if s[i] == lower[0] && strings.EqualFold(s[i:i+len(lower)], lower) {
+			return i
+		}
+	}
+	return -1
+}
 
 // lookup returns k's plan and the misses it has counted; nil and
 // store=false while k is skipped, nil and store=true when there is none
@@ -155,6 +188,11 @@ func (h *headScan) tryCached(c *Cache, k []byte) (hit bool, misses int, store bo
 		return false, misses, store
 	}
 	st := h.st
+	if p.nonce != "" && cspNonce(h.r.opts.CSP) != p.nonce {
+		// The plan wrote this policy's nonce of another response.
+		misses, store = c.missed(p)
+		return false, misses, store
+	}
 	for len(st.buf) < len(p.head) && !h.sc.eof {
 		h.fill()
 	}
@@ -195,7 +233,7 @@ func (h *headScan) remember(c *Cache, kb []byte, misses int) {
 		return
 	}
 	k := string(kb)
-	p := &plan{head: bytes.Clone(st.buf[:seen]), regionEnd: h.regionEnd, res: r.res, misses: misses, spans: h.keptSpans(seen)}
+	p := &plan{head: bytes.Clone(st.buf[:seen]), regionEnd: h.regionEnd, res: r.res, misses: misses, spans: h.keptSpans(seen), nonce: h.nonce}
 	p.res.Duration = 0
 	p.size = len(k) + seen + 256 + 20*len(p.spans)
 	for _, e := range st.edits {

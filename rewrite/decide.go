@@ -267,6 +267,9 @@ func (h *headScan) writeTags(d *decision) []byte {
 func (h *headScan) writeJSONLD(d *decision, w, region []byte) (out []byte, own bool) {
 	head, utf8Doc := d.head, d.cs.utf8
 	nonce := cspNonce(h.r.opts.CSP)
+	if d.writeJSONLD && len(head.JSONLD) > 0 {
+		h.nonce = nonce // a plan of this head holds for this nonce only
+	}
 	jsonFrom := len(w)
 	held := 0 // blocks the page holds already
 	if d.writeJSONLD {

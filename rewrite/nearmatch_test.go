@@ -243,3 +243,62 @@ func TestNearMatchPages(t *testing.T) {
 		t.Errorf("a letter or digit inside a span was replayed in %d of %d cases: near matches are mostly off", inertNear, inertTried)
 	}
 }
+
+// A strict Content-Security-Policy sends a new nonce on every response, in
+// its header and on the page's scripts. The plan cache's key leaves the
+// nonce out, so the plan holds (a near match over the scripts' nonces)
+// unless the plan wrote the nonce itself, on the JSON-LD it adds: then the
+// head is scanned, and the new nonce written.
+func TestCacheCSPNonce(t *testing.T) {
+	const jsonLD = `
+[[rule.json_ld]]
+"@context" = "https://schema.org"
+"@type" = "WebPage"
+name = "A page"
+`
+	page := func(n string) []byte {
+		return []byte(`<!doctype html><html><head><meta charset=utf-8><title>T</title><script nonce="` + n + `">var a = 1</script></head><body>b</body></html>`)
+	}
+	csp := func(n string) string { return "script-src 'nonce-" + n + "' 'strict-dynamic'; object-src 'none'" }
+	for _, tc := range []struct {
+		name, config string
+		use          PlanUse
+	}{
+		{"no tag of headgate's carries the nonce", cacheConfig, PlanNear},
+		{"headgate writes JSON-LD with the nonce", cacheConfig + jsonLD, PlanMiss},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := rules.Parse("c.toml", []byte(tc.config), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := cfg.Resolve("/a")
+			cache := NewCache(0)
+			rewriteWith(t, page("AAAA1111"), Options{Match: m, Cache: cache, CSP: csp("AAAA1111")}, nil)
+			o := Options{Match: m, CSP: csp("BBBB2222")}
+			want, wres := rewriteWith(t, page("BBBB2222"), o, nil)
+			o.Cache = cache
+			got, res := rewriteWith(t, page("BBBB2222"), o, nil)
+			if res.Plan != tc.use {
+				t.Errorf("plan use %q, want %q", res.Plan, tc.use)
+			}
+			if !bytes.Equal(got, want) || !sameResult(res, wres) {
+				t.Errorf("through the cache:\n%s\nwithout:\n%s", got, want)
+			}
+			if tc.use == PlanMiss && !bytes.Contains(got, []byte(`type="application/ld+json" nonce="BBBB2222"`)) {
+				t.Errorf("headgate's JSON-LD does not carry the response's nonce:\n%s", got)
+			}
+		})
+	}
+	for in, want := range map[string]string{
+		"":                              "",
+		"default-src 'self'":            "default-src 'self'",
+		"script-src 'nonce-abc' 'self'": "script-src 'nonce-' 'self'",
+		"script-src 'NONCE-abc'; style-src 'nonce-d'": "script-src 'NONCE-'; style-src 'nonce-'",
+		"script-src 'nonce-abc":                       "script-src 'nonce-",
+	} {
+		if got := string(appendWithoutNonces(nil, in)); got != want {
+			t.Errorf("appendWithoutNonces(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -214,6 +214,7 @@ type headScan struct {
 	htmlAt     [2]int        // start and end of the first <html> start tag, +1; 0: none
 	spans      bool          // a plan may be made of this scan: note its opaque spans
 	ownFrom    int           // where ownOutput compared the head with what headgate writes, through insertAt; -1 not
+	nonce      string        // the CSP nonce the written tags carry
 }
 
 func (h *headScan) run() {
