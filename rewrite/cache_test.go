@@ -271,17 +271,24 @@ func FuzzCache(f *testing.F) {
 			b = bytes.Clone(a)
 			b[int(at)%len(a)] = c
 		}
-		cache := NewCache(0)
-		rewriteWith(t, a, Options{Match: m, Cache: cache}, nil)
-		got, res := rewriteWith(t, b, Options{Match: m, Cache: cache}, nil)
-		want, wres := rewriteWith(t, b, Options{Match: m}, nil)
-		if !bytes.Equal(got, want) {
-			t.Fatalf("through the cache (cached %v):\n%q\nwithout:\n%q", res.Cached, got, want)
-		}
-		if !sameResult(res, wres) {
-			t.Fatalf("result through the cache (cached %v) %+v, without %+v", res.Cached, *res, *wres)
-		}
+		checkThroughPlan(t, m, a, b)
 	})
+}
+
+// checkThroughPlan rewrites b through the plan made of a, and holds it to
+// a rewrite of b without the cache: the same bytes and the same result.
+func checkThroughPlan(t *testing.T, m *rules.Match, a, b []byte) {
+	t.Helper()
+	cache := NewCache(0)
+	rewriteWith(t, a, Options{Match: m, Cache: cache}, nil)
+	got, res := rewriteWith(t, b, Options{Match: m, Cache: cache}, nil)
+	want, wres := rewriteWith(t, b, Options{Match: m}, nil)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("through the cache (plan %q):\n%q\nwithout:\n%q", res.Plan, got, want)
+	}
+	if !sameResult(res, wres) {
+		t.Fatalf("result through the cache (plan %q) %+v, without %+v", res.Plan, *res, *wres)
+	}
 }
 
 // FuzzNearMatch: a document whose bytes at some offset are overwritten in
@@ -329,15 +336,6 @@ func FuzzNearMatch(f *testing.F) {
 		}
 		b := bytes.Clone(a)
 		copy(b[at:], with)
-		cache := NewCache(0)
-		rewriteWith(t, a, Options{Match: m, Cache: cache}, nil)
-		got, res := rewriteWith(t, b, Options{Match: m, Cache: cache}, nil)
-		want, wres := rewriteWith(t, b, Options{Match: m}, nil)
-		if !bytes.Equal(got, want) {
-			t.Fatalf("through the cache (cached %v):\n%q\nwithout:\n%q", res.Cached, got, want)
-		}
-		if !sameResult(res, wres) {
-			t.Fatalf("result through the cache (cached %v) %+v, without %+v", res.Cached, *res, *wres)
-		}
+		checkThroughPlan(t, m, a, b)
 	})
 }
