@@ -151,7 +151,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{define "report"}}{{template "top" (printf "%s · headgate inspector" .Path)}}{{template "form" .Path}}
 <main>
 <h1 class="mono">{{.URL}}</h1>
-<p class="sub">Served <b>{{.Served.Status}}</b>{{with .Outcome}} · outcome <span class="badge">{{.}}</span>{{end}}{{if .Cached}} (plan cached){{end}}{{with .Reason}} · {{.}}{{end}} · asked in {{.Elapsed}} · <a href="{{.UpstreamURL}}">the same page on the upstream</a></p>
+<p class="sub">Served <b>{{.Served.Status}}</b>{{with .Outcome}} · outcome <span class="badge">{{.}}</span>{{end}}{{if eq .Plan "near"}} (plan cached: the head differed only where nothing headgate decides reads){{else if .Cached}} (plan cached){{end}}{{with .Reason}} · {{.}}{{end}} · asked in {{.Elapsed}} · <a href="{{.UpstreamURL}}">the same page on the upstream</a></p>
 {{if .Error}}<p class="err">{{.Error}}</p>{{end}}
 {{with .Notes}}<ul class="notes">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 

@@ -26,7 +26,8 @@ type inspectReport struct {
 	UpstreamURL string          `json:"upstream_url"` // the same target on the upstream itself
 	Decision    inspectDecision `json:"decision"`
 	Outcome     string          `json:"outcome"`
-	Cached      bool            `json:"cached"` // the rewrite was replayed from the plan cache (the same head seen before, or one differing only where nothing headgate decides reads)
+	Cached      bool            `json:"cached"`         // the rewrite was replayed from the plan cache (the same head seen before, or one differing only where nothing headgate decides reads)
+	Plan        string          `json:"plan,omitempty"` // what the plan cache did: hit, near, miss or skipped (headgate_plan_cache_total)
 	Reason      string          `json:"reason,omitempty"`
 	Upstream    *inspectStatus  `json:"upstream,omitempty"` // nil: the upstream was not asked, or did not answer
 	Served      inspectStatus   `json:"served"`
@@ -212,7 +213,7 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, up *Record, r
 	switch {
 	case up.Result != nil:
 		rep.Outcome, rep.Reason = string(up.Result.Outcome), up.Result.Reason
-		rep.Cached = up.Result.Cached
+		rep.Cached, rep.Plan = up.Result.Cached, string(up.Result.Plan)
 	case up.UpstreamStatus != 0:
 		rep.Outcome = "passthrough"
 		rep.Reason = notRewritten(up, m, cfg)

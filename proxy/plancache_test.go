@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -55,5 +56,29 @@ func TestPlanCacheMetric(t *testing.T) {
 				t.Errorf("step %d: headgate_plan_cache_total{result=%q} = %v, want %v", i, u, got, want[u])
 			}
 		}
+	}
+}
+
+// The inspector says what the plan cache did for the page it shows: a
+// report asked after the page changed only in its CSRF token says "near",
+// in JSON and on the page.
+func TestInspectPlanUse(t *testing.T) {
+	var token atomic.Value
+	token.Store("tok-0001")
+	f := newInspector(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><html><head><meta name="csrf-token" content="%s"><title>T</title></head><body><p>x</p></body></html>`, token.Load())
+	}, testRules)
+	if _, rep := f.report(t, "/p"); rep.Plan != string(rewrite.PlanMiss) || rep.Cached {
+		t.Errorf("first report: plan %q, cached %v; want miss, not cached", rep.Plan, rep.Cached)
+	}
+	token.Store("tok-0002")
+	if _, rep := f.report(t, "/p"); rep.Plan != string(rewrite.PlanNear) || !rep.Cached {
+		t.Errorf("after the token changed: plan %q, cached %v; want near, cached", rep.Plan, rep.Cached)
+	}
+	token.Store("tok-0003")
+	_, _, page := f.get(t, f.admin, "/inspect", url.Values{"path": {"/p"}})
+	if !strings.Contains(string(page), "the head differed only where nothing headgate decides reads") {
+		t.Errorf("the inspector page does not say the plan was a near match:\n%.2000s", page)
 	}
 }
