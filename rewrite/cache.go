@@ -85,37 +85,28 @@ func (c *Cache) appendKey(b []byte, o *Options) []byte {
 	return strconv.AppendInt(b, int64(o.MaxHeadBytes), 10)
 }
 
-func (c *Cache) key(o *Options) string { return string(c.appendKey(nil, o)) }
-
 // appendWithoutNonces appends a Content-Security-Policy with the values of
 // its 'nonce-…' sources left out: a site with a strict policy sends a new
 // nonce on every response, and a plan that did not write it (plan.nonce)
 // holds whatever it is.
 func appendWithoutNonces(b []byte, csp string) []byte {
+	const src = "'nonce-"
 	for {
-		i := indexFold(csp, "'nonce-")
+		i := strings.IndexByte(csp, '\'')
 		if i < 0 {
 			return append(b, csp...)
 		}
-		b = append(b, csp[:i+len("'nonce-")]...)
-		csp = csp[i+len("'nonce-"):]
-		if j := strings.IndexByte(csp, '\''); j >= 0 {
-			csp = csp[j:]
-		} else {
-			csp = ""
+		if n := i + len(src); n <= len(csp) && strings.EqualFold(csp[i:n], src) {
+			b, csp = append(b, csp[:n]...), csp[n:]
+			if j := strings.IndexByte(csp, '\''); j >= 0 {
+				csp = csp[j:] // the value's closing quote, read next as any other
+			} else {
+				csp = ""
+			}
+			continue
 		}
+		b, csp = append(b, csp[:i+1]...), csp[i+1:]
 	}
-}
-
-// indexFold is strings.Index for an ASCII lower-case needle, ignoring the
-// case of s.
-func indexFold(s, lower string) int {
-	for i := 0; i+len(lower) <= len(s); i++ {
-		if s[i] == lower[0] && strings.EqualFold(s[i:i+len(lower)], lower) {
-			return i
-		}
-	}
-	return -1
 }
 
 // lookup returns k's plan and the misses it has counted; nil and

@@ -190,7 +190,7 @@ func TestCacheSkipsFreshHeads(t *testing.T) {
 		return []byte("<html><head><meta name=csrf-token content=x><title>T" + strconv.Itoa(n) + "</title></head><body>b</body></html>")
 	}
 	c := NewCache(0)
-	k := c.key(&Options{Match: m, MaxHeadBytes: rules.DefaultMaxHeadBytes})
+	k := string(c.appendKey(nil, &Options{Match: m, MaxHeadBytes: rules.DefaultMaxHeadBytes}))
 	stored := func() (misses, skip int, ok bool) {
 		c.mu.Lock()
 		defer c.mu.Unlock()

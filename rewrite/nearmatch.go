@@ -147,28 +147,18 @@ func (h *headScan) noteValue(kind spanKind, tagStart, tagEnd int, tag []byte, a 
 		tagStart: int32(tagStart), tagEnd: int32(tagEnd), kind: kind, quote: q})
 }
 
-// noteScriptValues records the attribute values of a <script> start tag
-// that is not ld+json (a nonce, a src with a version) as opaque.
-func (h *headScan) noteScriptValues(t token, tag []byte) {
-	if !h.spans {
-		return
-	}
-	eachAttr(tag, t.nameEnd-t.start, func(a attr) {
-		h.noteValue(spanScriptValue, t.start, t.end, tag, a)
-	})
-}
-
 // noteValues records the attribute values of a start tag headgate does not
-// read (a <style>, a <link> that is neither canonical nor alternate) as
-// opaque, but for those of attributes named read (its rel): a change
+// read (a <script> that is not ld+json, a <style>, a <link> that is
+// neither canonical nor alternate: a nonce, a src with a version) as
+// opaque, but for those of attributes named read (a link's rel): a change
 // there could make the tag one headgate reads.
-func (h *headScan) noteValues(t token, tag []byte, read string) {
+func (h *headScan) noteValues(kind spanKind, t token, tag []byte, read string) {
 	if !h.spans {
 		return
 	}
 	eachAttr(tag, t.nameEnd-t.start, func(a attr) {
 		if n := tag[a.nameStart:a.nameEnd]; read == "" || len(n) != len(read) || !asciiEqualFold(n, read) {
-			h.noteValue(spanValue, t.start, t.end, tag, a)
+			h.noteValue(kind, t.start, t.end, tag, a)
 		}
 	})
 }

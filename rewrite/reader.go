@@ -656,27 +656,14 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		h.st.tags = append(h.st.tags, ht)
 	case asciiEqualFold(name, "link"):
 		ta := h.sc.attrsOf(t)
-		if ta.has&hasRel == 0 {
-			h.noteValues(t, tag, "rel")
+		id := linkIdentity(tag, ta)
+		if id == "" {
+			// "icon", "preload", "stylesheet"…: nothing but its rel is
+			// read (a nonce is not).
+			h.noteValues(spanValue, t, tag, "rel")
 			return
 		}
 		rel := ta.rel.val(tag)
-		if len(rel) < len("canonical") {
-			// "icon", "preload", "stylesheet"…: neither canonical nor
-			// alternate, and nothing but its rel is read (a nonce is not).
-			h.noteValues(t, tag, "rel")
-			return
-		}
-		id := ""
-		switch {
-		case hasToken(rel, "canonical"):
-			id = rules.IdentCanonical
-		case ta.has&hasHreflang != 0 && hasToken(rel, "alternate"):
-			id = rules.IdentAlternates
-		default:
-			h.noteValues(t, tag, "rel")
-			return
-		}
 		ht := headTag{kind: kLink, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: id}
 		if id == rules.IdentCanonical {
 			ht.relAttr, ht.relKeep = ta.rel, otherTokens(rel, "canonical")
@@ -686,10 +673,10 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		}
 		h.st.tags = append(h.st.tags, ht)
 	case asciiEqualFold(name, "style"):
-		h.noteValues(t, tag, "") // nothing reads a style's attributes (its nonce)
+		h.noteValues(spanValue, t, tag, "") // nothing reads a style's attributes (its nonce)
 	case asciiEqualFold(name, "script"):
 		if !containsFold(tag, "json") {
-			h.noteScriptValues(t, tag) // not ld+json: nothing reads its attributes
+			h.noteValues(spanScriptValue, t, tag, "") // not ld+json: nothing reads its attributes
 			return
 		}
 		var ta tagAttrs
@@ -699,6 +686,24 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 			h.open = len(h.st.tags) - 1
 		}
 	}
+}
+
+// linkIdentity is the identity of a <link> headgate reads: a canonical, or
+// an hreflang alternate; "" for any other.
+func linkIdentity(tag []byte, ta *tagAttrs) string {
+	if ta.has&hasRel == 0 {
+		return ""
+	}
+	rel := ta.rel.val(tag)
+	switch {
+	case len(rel) < len("canonical"):
+		return "" // "icon", "preload", "stylesheet"…
+	case hasToken(rel, "canonical"):
+		return rules.IdentCanonical
+	case ta.has&hasHreflang != 0 && hasToken(rel, "alternate"):
+		return rules.IdentAlternates
+	}
+	return ""
 }
 
 // appendJSONLDTag appends one ld+json script element as headgate writes it.

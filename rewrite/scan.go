@@ -559,19 +559,16 @@ const (
 // scriptEnd finds the end of script data starting at start, following the
 // tokenizer's script escape states ("<!--" … "<script>" … "-->").
 func (s *scanner) scriptEnd(start int) (int, bool, bool) {
-	sc := s.scr
-	if sc.tok != start+1 {
-		sc = scriptScan{tok: start + 1, from: start, i: start}
+	if s.scr.tok != start+1 {
+		s.scr = scriptScan{tok: start + 1, from: start, i: start}
 	}
-	end, open, ok := scriptData(s.buf, s.eof, start, &sc)
-	s.scr = sc // no defer: this runs for every script element
-	return end, open, ok
+	return scriptData(s.buf, s.eof, &s.scr)
 }
 
-// scriptData is scriptEnd's search, resuming from and leaving its state in sc.
-func scriptData(b []byte, eof bool, start int, scp *scriptScan) (int, bool, bool) {
+// scriptData is scriptEnd's search, resuming from and leaving its state in
+// sc (no defer saves it: this runs for every script element).
+func scriptData(b []byte, eof bool, sc *scriptScan) (int, bool, bool) {
 	name := []byte("script")
-	sc := scp
 	more := func() (int, bool, bool) {
 		if eof {
 			*sc = scriptScan{}
