@@ -61,6 +61,9 @@ func allocsPerRequest(h http.Handler) float64 {
 // counts with a little room; a change that adds allocations per request
 // must raise them and say why.
 func TestAllocsPerRequest(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not the program's under the race detector (sync.Pool drops items on purpose)")
+	}
 	head := []byte(`<!DOCTYPE html><html><head><meta charset="utf-8"><meta name="csrf-token" content="0000000000"><meta name="description" content="0000000000"><title>A note</title><link rel="canonical" href="/wrong"><meta property="og:title" content="Old"><meta name="viewport" content="width=device-width"></head><body>`)
 	doc := append(append([]byte{}, head...), bytes.Repeat([]byte("<p>Hello body, a line of text.</p>\n"), 2000)...)
 	at := bytes.Index(doc, []byte(`content="0000000000"`)) + len(`content="`)
@@ -86,9 +89,9 @@ image = "/cover.png"
 		page    func(int) []byte
 		ceiling float64
 	}{
-		{"repeat", repeat, 46},
-		{"fresh", fresh, 47},   // a CSRF token changes: the plan holds (rewrite/nearmatch.go)
-		{"rescan", rescan, 62}, // the description changes: scanned and rendered
+		{"repeat", repeat, 45},
+		{"fresh", fresh, 46},   // a CSRF token changes: the plan holds (rewrite/nearmatch.go)
+		{"rescan", rescan, 60}, // the description changes: scanned and rendered
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := New(testConfig(t, u.String(), extra), Options{Transport: &memTransport{page: tc.page}})
