@@ -184,3 +184,34 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Errorf("exit: %v", hg.exitErr)
 	}
 }
+
+// serve keeps a floor under the collector's headroom (internal/gcfloor):
+// at a small heap GOGC goes over 100 as soon as it starts; -gc-floor 0
+// leaves the Go default, and an operator's GOGC is kept as it is. Read
+// from the Go collector's own gauge on /metrics.
+func TestGCFloor(t *testing.T) {
+	up := newUpstream(t, htmlHandler(page))
+	c := config{Upstream: up.URL, Rules: pageRules}
+	for _, tc := range []struct {
+		name      string
+		args, env []string
+		want      func(float64) bool
+		says      string
+	}{
+		{"default", nil, []string{"GOGC=", "GOMEMLIMIT="}, func(v float64) bool { return v > 100 }, "over 100"},
+		{"off", []string{"-gc-floor", "0"}, []string{"GOGC=", "GOMEMLIMIT="}, func(v float64) bool { return v == 100 }, "100"},
+		{"operator GOGC", nil, []string{"GOGC=150"}, func(v float64) bool { return v == 150 }, "150"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hg := startWith(t, c, tc.args, tc.env)
+			if v := hg.Metric(t, "go_gc_gogc_percent"); !tc.want(v) {
+				t.Errorf("go_gc_gogc_percent = %v, want %s", v, tc.says)
+			}
+			if res, err := client.Get(hg.URL + "/x"); err != nil || res.StatusCode != http.StatusOK {
+				t.Fatalf("GET /x: %v %v", res, err)
+			} else {
+				res.Body.Close()
+			}
+		})
+	}
+}

@@ -89,6 +89,12 @@ type headgate struct {
 // admin port answers /healthz.
 func start(t testing.TB, c config) *headgate {
 	t.Helper()
+	return startWith(t, c, nil, nil)
+}
+
+// startWith is start with more serve flags and environment variables.
+func startWith(t testing.TB, c config, args, env []string) *headgate {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "headgate.toml")
 	var last error
@@ -97,7 +103,7 @@ func start(t testing.TB, c config) *headgate {
 		if err := os.WriteFile(path, []byte(c.Render(listen, admin)), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		h, err := launch(t, path, listen, admin)
+		h, err := launchWith(t, path, listen, admin, args, env)
 		if err == nil {
 			return h
 		}
@@ -112,13 +118,22 @@ func start(t testing.TB, c config) *headgate {
 
 // launch runs the binary on a config file already written.
 func launch(t testing.TB, path, listen, admin string) (*headgate, error) {
+	return launchWith(t, path, listen, admin, nil, nil)
+}
+
+// launchWith is launch with more serve flags and environment variables
+// (added to this process's).
+func launchWith(t testing.TB, path, listen, admin string, args, env []string) (*headgate, error) {
 	h := &headgate{
 		Server: hgtest.Server{URL: "http://" + listen, Admin: "http://" + admin, Logs: &logBuffer{}},
 		t:      t,
 		Config: path,
 		exited: make(chan struct{}),
 	}
-	h.cmd = exec.Command(binary, "serve", "-config", path, "-log-format", "json")
+	h.cmd = exec.Command(binary, append([]string{"serve", "-config", path, "-log-format", "json"}, args...)...)
+	if env != nil {
+		h.cmd.Env = append(os.Environ(), env...)
+	}
 	h.cmd.Stdout = h.Logs
 	h.cmd.Stderr = h.Logs
 	if err := h.cmd.Start(); err != nil {

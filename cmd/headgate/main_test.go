@@ -112,6 +112,8 @@ func TestUsage(t *testing.T) {
 		{"audit", "-config", example, "-fail-on", "sometimes"},
 		{"audit", "-config", example, "-format", "pdf"},
 		{"serve", "-config", example, "-log-format", "xml"},
+		{"serve", "-config", example, "-gc-floor", "-3"},
+		{"serve", "-config", example, "-gc-floor", "2000000"},
 	} {
 		if code, _, _ := runCmd(t, "", args...); code != exitUsage {
 			t.Errorf("%q: exit %d, want %d", args, code, exitUsage)

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Side-by-side performance of headgate against its references, on loopback:
 #   upstream direct, plain httputil.ReverseProxy, nginx proxy_pass,
-#   nginx sub_filter injecting the same tags, and headgate.
+#   nginx sub_filter injecting the same tags, and headgate; and, to show
+#   the collector's part, headgate with the Go collector's default
+#   ("hg-gc0": -gc-floor 0) and the plain proxy with headgate's floor
+#   ("plain-gc": -gc-floor 16; internal/gcfloor).
 # req/s and p50/p99 latency from wrk, CPU time per request of each server
 # (utime+stime from /proc/PID/stat before and after each run, divided by
 # the requests wrk completed: the figure that holds on a shared machine),
@@ -53,11 +56,13 @@ go build -o "$W/peer" ./test/perf/peer
 go build -o "$W/fresh" ./test/perf/fresh
 
 P_UP=18001 P_PLAIN=18002 P_NGX=18003 P_SUB=18004 P_HG=18005 P_ADMIN=18006 P_RECODE=18007
+P_HG0=18008 P_ADMIN0=18009 P_PLAINGC=18010
 MODES=${MODES:-repeat fresh browser}
 . test/perf/bench.sh
 NGX_GZIP_LEVEL=${NGX_GZIP_LEVEL:-$HG_GZIP_LEVEL}
 
 bench_config "$W/headgate.toml" $P_HG $P_ADMIN $P_UP
+bench_config "$W/headgate-gc0.toml" $P_HG0 $P_ADMIN0 $P_UP
 # sub_filter injects exactly the tags headgate writes on an empty head.
 TAGS=$(bench_tags "$W/headgate" "$W/headgate.toml")
 mkdir -p "$W/nginx/logs"
@@ -71,6 +76,11 @@ mkdir -p "$W/nginx/logs"
 "$W/peer" plain -listen 127.0.0.1:$P_PLAIN -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAIN=$!
 "$W/peer" plain -recode -listen 127.0.0.1:$P_RECODE -upstream http://127.0.0.1:$P_UP 2>"$W/recode.log" & pids+=($!); PID_RECODE=$!
 "$W/headgate" serve -config "$W/headgate.toml" 2>"$W/headgate.log" & pids+=($!); PID_HG=$!
+# The collector's part, both ways (docs/performance.md, "The collector"):
+# headgate with the Go default (-gc-floor 0), and the plain proxy with
+# headgate's floor.
+"$W/headgate" serve -config "$W/headgate-gc0.toml" -gc-floor 0 2>"$W/headgate-gc0.log" & pids+=($!); PID_HG0=$!
+"$W/peer" plain -gc-floor 16 -listen 127.0.0.1:$P_PLAINGC -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAINGC=$!
 nginx -p "$W/nginx" -c nginx.conf
 PID_UP=
 
@@ -92,26 +102,28 @@ ngx_pids() { pgrep -P "$(cat "$W/nginx/nginx.pid")"; }
 pids_of() {
   case $1 in
     direct) echo "$PID_UP";; plain) echo "$PID_PLAIN";; recode) echo "$PID_RECODE";; headgate) echo "$PID_HG";;
+    hg-gc0) echo "$PID_HG0";; plain-gc) echo "$PID_PLAINGC";;
     *) ngx_pids;;
   esac
 }
 ticks() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $s; }
 hwm() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '/VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0))); done; echo $s; }
-reset_hwm() { for p in "$PID_UP" "$PID_PLAIN" "$PID_RECODE" "$PID_HG" $(ngx_pids); do echo 5 >"/proc/$p/clear_refs" 2>/dev/null || true; done; }
+reset_hwm() { for p in "$PID_UP" "$PID_PLAIN" "$PID_RECODE" "$PID_HG" "$PID_HG0" "$PID_PLAINGC" $(ngx_pids); do echo 5 >"/proc/$p/clear_refs" 2>/dev/null || true; done; }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{ if (NR) print a[int((NR+1)/2)]; else print "n/a" }'; }
 ms() { # wrk latency to milliseconds
   awk -v v="$1" 'BEGIN{ if (v ~ /us$/) {sub(/us$/,"",v); print v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v); print v} else if (v ~ /s$/) {sub(/s$/,"",v); print v*1000} else print v }'
 }
 TCK=$(getconf CLK_TCK)
-declare -A PORT=([direct]=$P_UP [plain]=$P_PLAIN [recode]=$P_RECODE [nginx]=$P_NGX [sub_filter]=$P_SUB [headgate]=$P_HG)
+declare -A PORT=([direct]=$P_UP [plain]=$P_PLAIN [recode]=$P_RECODE [nginx]=$P_NGX [sub_filter]=$P_SUB [headgate]=$P_HG
+  [hg-gc0]=$P_HG0 [plain-gc]=$P_PLAINGC)
 
 for mode in $MODES; do
   start_upstream "$mode"
   hdr=()
-  names=(direct plain nginx sub_filter headgate)
+  names=(direct plain plain-gc nginx sub_filter headgate hg-gc0)
   if [ "$mode" = browser ]; then
     hdr=(-H "Accept-Encoding: gzip, deflate, br, zstd")
-    names=(direct plain recode nginx sub_filter headgate)
+    names=(direct plain recode nginx sub_filter headgate hg-gc0)
   fi
   for n in "${names[@]}"; do
     for _ in $(seq 50); do curl -fsS -o /dev/null "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page" 2>/dev/null && break; sleep 0.1; done

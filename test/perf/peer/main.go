@@ -24,6 +24,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
+	"github.com/headgate/headgate/internal/gcfloor"
 	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/test/internal/recode"
 )
@@ -39,10 +40,14 @@ func main() {
 	upstream := fs.String("upstream", "http://127.0.0.1:18001", "plain: the upstream URL")
 	recode := fs.Bool("recode", false, "plain: decode gzip from the upstream and re-encode it, as a rewriting proxy must")
 	recodeLevel := fs.Int("recode-level", proxy.GzipLevel, "plain -recode: the gzip level it re-encodes at (default: headgate's)")
+	gcFloor := fs.Uint64("gc-floor", 0, "plain: MiB of collector headroom, as headgate serve -gc-floor keeps (internal/gcfloor); 0: the Go default")
 	pprofAddr := fs.String("pprof", "", "serve net/http/pprof on this loopback address, to profile the peer beside headgate's admin port")
 	fs.Parse(os.Args[2:])
 	if err := loopback(*listen); err != nil {
 		log.Fatal(err)
+	}
+	if t := gcfloor.Start(*gcFloor << 20); t != nil {
+		defer t.Stop()
 	}
 	if *pprofAddr != "" {
 		if err := loopback(*pprofAddr); err != nil {
@@ -50,6 +55,7 @@ func main() {
 		}
 		mux := http.NewServeMux()
 		mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+		mux.Handle("GET /debug/pprof/allocs", pprof.Handler("allocs"))
 		go func() { log.Fatal(http.ListenAndServe(*pprofAddr, mux)) }()
 	}
 	var h http.Handler
