@@ -88,10 +88,11 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 	return exitOK
 }
 
-// defaultGCFloorMiB is serve's -gc-floor: at 32 connections it took
-// headgate's CPU per request down by a tenth, for at most 16 MiB more heap
-// while the heap is small (docs/performance.md).
-const defaultGCFloorMiB = 16
+// defaultGCFloorMiB is serve's -gc-floor: at 32 connections 8 MiB took
+// headgate's CPU per request down by 5-10% (16 MiB measured no better),
+// and at 256 connections it left peak memory as GOGC=100 has it
+// (docs/performance.md, "The collector").
+const defaultGCFloorMiB = 8
 
 func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	var lv slog.Level

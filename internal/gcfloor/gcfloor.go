@@ -7,11 +7,16 @@
 // never under 4 MiB. A proxy's live heap is small (its rules, its idle
 // connections, the buffers of the requests in flight: 2 MiB at 32
 // connections), so at GOGC=100 it collects every 2 MiB it allocates —
-// every 200 or so requests, 10% of its CPU. With a floor of 16 MiB it
-// collects an eighth as often. Where the live heap is large (hundreds of
-// connections, a million-row table) the floor is below what GOGC=100
-// gives anyway and nothing changes, so peak memory is not raised there:
-// the most the floor adds is Floor bytes, at a small heap.
+// every 200 or so requests, a tenth of its CPU. With a floor of 8 MiB it
+// collects a quarter as often.
+//
+// Where the live heap is large (hundreds of connections in flight, a
+// million-row table) GOGC=100 already gives more than the floor and
+// nothing changes, so peak memory under heavy load is not raised. The
+// percent is drawn from the largest live heap of the last few
+// collections, so that an idle spell between two bursts does not leave
+// GOGC raised for the second burst, and it is never over maxPercent: what
+// a burst can overshoot is bounded.
 //
 // An operator's own choice wins: with GOGC or GOMEMLIMIT in the
 // environment, Start does nothing.
@@ -22,6 +27,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -30,8 +36,17 @@ import (
 // scaled by GOGC/100 as the runtime scales it.
 const heapMinimum = 4 << 20
 
-// maxPercent bounds GOGC while the live heap is tiny (at startup).
-const maxPercent = 2000
+// maxPercent bounds GOGC while the live heap is tiny, and with it how far
+// a burst can overshoot: the goal set after a collection applies to the
+// live heap the next one finds, and a heap that grew 4x meanwhile gets a
+// goal 4x the floor's.
+const maxPercent = 300
+
+// window is how many collections' live heaps the percent is drawn from:
+// the largest of them, so that after a burst of connections the next
+// idle spell does not raise GOGC for the next burst (which would find it
+// raised, and overshoot).
+const window = 8
 
 // Tuner is a running floor; Stop ends it and restores GOGC=100.
 type Tuner struct {
@@ -41,6 +56,8 @@ type Tuner struct {
 	mu      sync.Mutex
 	percent int // what was last set
 	sample  [1]metrics.Sample
+	lives   [window]uint64 // the last collections' live heaps
+	next    int
 	// adjusted, when set (by tests), is told each value the tuner sets.
 	adjusted func(live uint64, percent int)
 }
@@ -105,7 +122,9 @@ func (t *Tuner) adjust() {
 		return
 	}
 	live := t.sample[0].Value.Uint64()
-	p := Percent(live, t.floor)
+	t.lives[t.next] = live
+	t.next = (t.next + 1) % window
+	p := Percent(slices.Max(t.lives[:]), t.floor)
 	// Small changes are not worth a call: the live heap moves with the
 	// requests in flight from one collection to the next. Back to 100 is
 	// always made, so that a large heap is never held above GOGC=100's.
@@ -122,7 +141,8 @@ func (t *Tuner) adjust() {
 // Percent is the GOGC that lets a heap whose live part is live bytes grow
 // by floor bytes before the next collection: the smallest percent whose
 // goal, max(live*(1+p/100), heapMinimum*p/100), reaches live+floor; never
-// under 100 (the runtime's default) nor over maxPercent.
+// under 100 (the runtime's default) nor over maxPercent (so at a tiny heap
+// the floor is not reached: 4 MiB * 3 = 12 MiB is the most).
 func Percent(live, floor uint64) int {
 	if live == 0 {
 		live = 1

@@ -15,15 +15,16 @@ func TestPercent(t *testing.T) {
 		live, floor uint64
 		want        int
 	}{
-		{2 * mib, 16 * mib, 450},  // 4 MiB * 4.5 = 18 MiB = live + floor (live*5.5 = 11 would not do)
+		{2 * mib, 8 * mib, 250},   // 4 MiB * 2.5 = 10 MiB = live + floor (live * 5 = 10 too)
+		{1 * mib, 8 * mib, 225},   // 4 MiB * 2.25 = 9 MiB; live * 9 would need 800
 		{10 * mib, 16 * mib, 160}, // 10 * 2.6 = 26 = live + floor
 		{16 * mib, 16 * mib, 100}, // GOGC=100 already doubles it
 		{200 * mib, 16 * mib, 100},
-		{1, 16 * mib, 401},       // the minimum decides: 4 MiB * 4.01 >= 16 MiB + 1 byte
-		{0, 16 * mib, 401},       // no reading yet: as for one byte
-		{1 * mib, 1 << 40, 2000}, // bounded
-		{3 * mib, 1 * mib, 100},  // 4 MiB goal already allows 1 MiB more
-		{6 * mib, 8 * mib, 134},  // 6 * 2.34 = 14.04 >= 14
+		{2 * mib, 16 * mib, 300}, // would be 450: bounded
+		{0, 16 * mib, 300},       // no reading yet: as for one byte, bounded
+		{1 * mib, 1 << 40, 300},
+		{3 * mib, 1 * mib, 100}, // the 4 MiB goal already allows 1 MiB more
+		{6 * mib, 8 * mib, 134}, // 6 * 2.34 = 14.04 >= 14
 		{100 * mib, 0, 100},
 	} {
 		if got := Percent(tc.live, tc.floor); got != tc.want {
@@ -93,7 +94,21 @@ func TestTunerFollowsLiveHeap(t *testing.T) {
 		big[i] = new([1 << 20]byte)
 	}
 	waitFor("large heap", func(p int) bool { return p == 100 })
+
 	runtime.KeepAlive(big)
+	big = nil
+	// The large heap is remembered for a window of collections: an idle
+	// spell after a burst does not raise GOGC for the next burst.
+	for range window - 2 {
+		runtime.GC()
+	}
+	if cur := debug.SetGCPercent(-1); cur != 100 {
+		t.Errorf("GOGC is %d within %d collections of a 64 MiB live heap, want 100", cur, window)
+		debug.SetGCPercent(cur)
+	} else {
+		debug.SetGCPercent(100)
+	}
+	waitFor("after the window", func(p int) bool { return p > 100 })
 
 	tu.Stop()
 	if cur := debug.SetGCPercent(100); cur != 100 {

@@ -4,7 +4,7 @@
 #   nginx sub_filter injecting the same tags, and headgate; and, to show
 #   the collector's part, headgate with the Go collector's default
 #   ("hg-gc0": -gc-floor 0) and the plain proxy with headgate's floor
-#   ("plain-gc": -gc-floor 16; internal/gcfloor).
+#   ("plain-gc": -gc-floor 8; internal/gcfloor).
 # req/s and p50/p99 latency from wrk, CPU time per request of each server
 # (utime+stime from /proc/PID/stat before and after each run, divided by
 # the requests wrk completed: the figure that holds on a shared machine),
@@ -80,7 +80,7 @@ mkdir -p "$W/nginx/logs"
 # headgate with the Go default (-gc-floor 0), and the plain proxy with
 # headgate's floor.
 "$W/headgate" serve -config "$W/headgate-gc0.toml" -gc-floor 0 2>"$W/headgate-gc0.log" & pids+=($!); PID_HG0=$!
-"$W/peer" plain -gc-floor 16 -listen 127.0.0.1:$P_PLAINGC -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAINGC=$!
+"$W/peer" plain -gc-floor 8 -listen 127.0.0.1:$P_PLAINGC -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAINGC=$!
 nginx -p "$W/nginx" -c nginx.conf
 PID_UP=
 
