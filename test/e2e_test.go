@@ -187,7 +187,8 @@ func TestGracefulShutdown(t *testing.T) {
 
 // serve keeps a floor under the collector's headroom (internal/gcfloor):
 // at a small heap GOGC goes over 100 as soon as it starts; -gc-floor 0
-// leaves the Go default, and an operator's GOGC is kept as it is. Read
+// leaves the Go default, an operator's GOGC is kept as it is, and a
+// GOMEMLIMIT (the Kubernetes manifests set one) goes with the floor. Read
 // from the Go collector's own gauge on /metrics.
 func TestGCFloor(t *testing.T) {
 	up := newUpstream(t, htmlHandler(page))
@@ -201,6 +202,7 @@ func TestGCFloor(t *testing.T) {
 		{"default", nil, []string{"GOGC=", "GOMEMLIMIT="}, func(v float64) bool { return v > 100 }, "over 100"},
 		{"off", []string{"-gc-floor", "0"}, []string{"GOGC=", "GOMEMLIMIT="}, func(v float64) bool { return v == 100 }, "100"},
 		{"operator GOGC", nil, []string{"GOGC=150"}, func(v float64) bool { return v == 150 }, "150"},
+		{"with GOMEMLIMIT", nil, []string{"GOGC=", "GOMEMLIMIT=100MiB"}, func(v float64) bool { return v > 100 }, "over 100 (the limit still binds)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hg := startWith(t, c, tc.args, tc.env)

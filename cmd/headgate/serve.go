@@ -23,7 +23,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 	fs, cfgPath := newFlags("serve", "[serve] -config FILE [-log-format text|json] [-log-level debug|info|warn|error] [-gc-floor MIB]", stderr)
 	format := fs.String("log-format", "text", "log format: text or json")
 	level := fs.String("log-level", "info", "log level: debug, info, warn or error")
-	gcFloor := fs.Uint64("gc-floor", defaultGCFloorMiB, "MiB the heap may always grow by before the Go collector runs\n(GOGC tuned after each collection; 0: off; GOGC or GOMEMLIMIT\nin the environment turn it off too). See docs/performance.md")
+	gcFloor := fs.Uint64("gc-floor", defaultGCFloorMiB, "MiB the heap may always grow by before the Go collector runs\n(GOGC tuned after each collection; 0: off; GOGC in the\nenvironment turns it off too, GOMEMLIMIT still binds). See docs/operations.md")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}

@@ -18,8 +18,10 @@
 // GOGC raised for the second burst, and it is never over maxPercent: what
 // a burst can overshoot is bounded.
 //
-// An operator's own choice wins: with GOGC or GOMEMLIMIT in the
-// environment, Start does nothing.
+// An operator's own choice wins: with GOGC in the environment, Start does
+// nothing. GOMEMLIMIT is kept with the floor: the runtime collects before
+// the limit whatever GOGC says, so the floor never takes the heap past it
+// (the Kubernetes manifests set both, in effect).
 package gcfloor
 
 import (
@@ -71,9 +73,9 @@ type sentinel struct {
 }
 
 // Start begins tuning with the given floor in bytes. It returns nil, and
-// changes nothing, when floor is 0 or GOGC or GOMEMLIMIT is set.
+// changes nothing, when floor is 0 or GOGC is set.
 func Start(floor uint64) *Tuner {
-	if floor == 0 || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if floor == 0 || os.Getenv("GOGC") != "" {
 		return nil
 	}
 	t := &Tuner{floor: floor, percent: 100}
