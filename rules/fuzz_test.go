@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -105,7 +106,16 @@ func FuzzMatch(f *testing.F) {
 		cfg.table = newTable(cfg.Rules, cfg.Site.Locales)
 
 		m := cfg.Resolve(target)
-		m.Render(Page{})
+		head := m.Render(Page{})
+		// A Match reused from another request (the proxy pools them)
+		// resolves and renders as a fresh one does.
+		var reused Match
+		cfg.ResolveInto(&reused, "/deny/a/b/c/d/e/f/g/h/i/j?x=1&y=2")
+		cfg.ResolveInto(&reused, target)
+		sameMatch(t, target, m, &reused)
+		if h2 := reused.Render(Page{}); !reflect.DeepEqual(head, h2) {
+			t.Fatalf("%q: a reused Match renders\n%+v\nwhere a fresh one renders\n%+v", target, h2, head)
+		}
 		path, _, _ := strings.Cut(target, "?")
 		if CheckPath(path) != nil {
 			return
@@ -167,4 +177,15 @@ func FuzzAbsoluteURL(f *testing.F) {
 			t.Fatalf("AbsURL(%q) = %q, %q; url.Parse accepts it: %v", s, got, why, want)
 		}
 	})
+}
+
+// sameMatch fails unless two Matches of target say the same: the rules,
+// their parameters, and what the merge made of them.
+func sameMatch(t *testing.T, target string, a, b *Match) {
+	t.Helper()
+	if a.Path != b.Path || a.Query != b.Query || a.Locale != b.Locale || a.Deny != b.Deny ||
+		a.rest != b.rest || a.truncated != b.truncated ||
+		!reflect.DeepEqual(a.Matched, b.Matched) || !reflect.DeepEqual(a.Ignored, b.Ignored) {
+		t.Fatalf("%q: a reused Match differs from a fresh one:\n%+v\n%+v", target, b, a)
+	}
 }
