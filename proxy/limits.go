@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"container/list"
 	"errors"
 	"net"
 	"net/http"
@@ -61,10 +60,50 @@ func (p *Proxy) passRecorded(res *http.Response, rs *reqState, dec codec.Decoder
 // is closed. A connection closed just as its client reuses it is what a
 // client must expect of any keep-alive connection: browsers and HTTP
 // libraries retry the request on a new one.
+//
+// Every open connection has one node, made when it opens and dropped when
+// it closes; a request's turns from idle to active and back only link and
+// unlink that node (no allocation, no map write per request).
 type idleConns struct {
-	mu    sync.Mutex
-	order list.List // of net.Conn
-	at    map[net.Conn]*list.Element
+	mu         sync.Mutex
+	at         map[net.Conn]*idleNode // every open connection's node
+	head, tail *idleNode              // the idle ones, oldest first
+	n          int                    // how many are idle
+}
+
+type idleNode struct {
+	c          net.Conn
+	prev, next *idleNode
+	idle       bool
+}
+
+func (ic *idleConns) link(e *idleNode) {
+	e.prev, e.next, e.idle = ic.tail, nil, true
+	if ic.tail != nil {
+		ic.tail.next = e
+	} else {
+		ic.head = e
+	}
+	ic.tail = e
+	ic.n++
+}
+
+func (ic *idleConns) unlink(e *idleNode) {
+	if !e.idle {
+		return
+	}
+	if e.prev != nil {
+		e.prev.next = e.next
+	} else {
+		ic.head = e.next
+	}
+	if e.next != nil {
+		e.next.prev = e.prev
+	} else {
+		ic.tail = e.prev
+	}
+	e.prev, e.next, e.idle = nil, nil, false
+	ic.n--
 }
 
 // connState is the public http.Server's ConnState hook.
@@ -72,23 +111,40 @@ func (p *Proxy) connState(c net.Conn, s http.ConnState) {
 	ic := &p.idle
 	var victim net.Conn
 	ic.mu.Lock()
-	if e, ok := ic.at[c]; ok {
-		ic.order.Remove(e)
-		delete(ic.at, c)
-	}
-	if s == http.StateIdle {
-		if ic.at == nil {
-			ic.at = map[net.Conn]*list.Element{}
+	e := ic.at[c]
+	switch s {
+	case http.StateClosed, http.StateHijacked:
+		if e != nil {
+			ic.unlink(e)
+			delete(ic.at, c)
 		}
-		ic.at[c] = ic.order.PushBack(c)
-		if limit := p.Config().Server.MaxIdleConnections; limit > 0 && ic.order.Len() > limit {
-			e := ic.order.Front()
-			victim = e.Value.(net.Conn)
-			ic.order.Remove(e)
-			delete(ic.at, victim)
+	case http.StateIdle:
+		if e == nil { // no StateNew seen (a test calls the hook directly)
+			e = &idleNode{c: c}
+			if ic.at == nil {
+				ic.at = map[net.Conn]*idleNode{}
+			}
+			ic.at[c] = e
 		}
+		if !e.idle {
+			ic.link(e)
+		}
+		if limit := p.Config().Server.MaxIdleConnections; limit > 0 && ic.n > limit {
+			old := ic.head
+			ic.unlink(old)
+			victim = old.c // its node goes when the server reports it closed
+		}
+	default: // StateNew, StateActive
+		if e == nil {
+			e = &idleNode{c: c}
+			if ic.at == nil {
+				ic.at = map[net.Conn]*idleNode{}
+			}
+			ic.at[c] = e
+		}
+		ic.unlink(e)
 	}
-	p.m.idleConns.Set(float64(ic.order.Len()))
+	p.m.idleConns.Set(float64(ic.n))
 	ic.mu.Unlock()
 	if victim != nil {
 		victim.Close()

@@ -44,8 +44,23 @@ func TestIdleConnsBound(t *testing.T) {
 	if cs[3].closed || cs[4].closed {
 		t.Errorf("2 idle after a hijack, yet one was closed")
 	}
-	if n := len(p.idle.at); n != 2 || p.idle.order.Len() != 2 {
-		t.Errorf("tracking %d (%d) connections, want 2", n, p.idle.order.Len())
+	// Open: 3 and 4 (idle) and 0 (active); 1 was closed, 2 hijacked.
+	if n, idle := len(p.idle.at), p.idle.n; n != 3 || idle != 2 {
+		t.Errorf("tracking %d connections, %d idle; want 3, 2 idle", n, idle)
+	}
+	var seen []net.Conn
+	for e := p.idle.head; e != nil; e = e.next {
+		seen = append(seen, e.c)
+	}
+	if len(seen) != 2 || seen[0] != cs[3] || seen[1] != cs[4] {
+		t.Errorf("idle, oldest first: %v, want connections 3 and 4", seen)
+	}
+	p.connState(cs[3], http.StateActive)
+	p.connState(cs[3], http.StateClosed)
+	p.connState(cs[4], http.StateClosed)
+	p.connState(cs[0], http.StateClosed)
+	if n, idle := len(p.idle.at), p.idle.n; n != 0 || idle != 0 || p.idle.head != nil || p.idle.tail != nil {
+		t.Errorf("after every close: tracking %d, %d idle, head %v tail %v", n, idle, p.idle.head, p.idle.tail)
 	}
 
 	off, err := New(testConfig(t, "http://127.0.0.1:1", "[server]\nmax_idle_connections = 0\n\n"), Options{})
@@ -58,5 +73,31 @@ func TestIdleConnsBound(t *testing.T) {
 		if c.closed {
 			t.Fatal("closed with the bound off")
 		}
+	}
+}
+
+// BenchmarkConnState is the hook's cost for one request on a keep-alive
+// connection (active, then idle again) with 256 connections open.
+//
+//	go test ./proxy -run '^$' -bench ConnState -benchmem
+func BenchmarkConnState(b *testing.B) {
+	p, err := New(testConfig(b, "http://127.0.0.1:1", ""), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cs := make([]*closeConn, 256)
+	for i := range cs {
+		cs[i] = &closeConn{}
+		p.connState(cs[i], http.StateNew)
+		p.connState(cs[i], http.StateActive)
+		p.connState(cs[i], http.StateIdle)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		c := cs[i%len(cs)]
+		p.connState(c, http.StateActive)
+		p.connState(c, http.StateIdle)
+		i++
 	}
 }
