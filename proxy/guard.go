@@ -5,14 +5,18 @@ import (
 	"strings"
 )
 
-// routingOverrides are request headers that some upstreams route by instead
-// of the request line: IIS's URL Rewrite module and ISAPI_Rewrite pass the
+// droppedRequestHeaders never reach the upstream. The routing overrides
+// first: request headers that some upstreams route by instead of the
+// request line. IIS's URL Rewrite module and ISAPI_Rewrite pass the
 // original URL in X-Original-URL and X-Rewrite-URL, and frameworks that
 // read them (Symfony before 5, Zend Framework and Laminas before their
 // fixes, apps on IIS) serve that path. headgate matched the request line,
 // so a client's value could make an allowed path serve a denied one. No
 // browser sends them. X-Original-URI is the same idea in nginx setups.
-var routingOverrides = [...]string{"X-Original-Url", "X-Original-Uri", "X-Rewrite-Url"}
+// Then HTTP2-Settings, only ever sent with an h2c upgrade (below). They
+// are deleted from the map directly, in canonical form
+// (TestCanonicalHeaderKeys), sparing Del's canonicalization per request.
+var droppedRequestHeaders = [...]string{"X-Original-Url", "X-Original-Uri", "X-Rewrite-Url", "Http2-Settings"}
 
 // guardRequest removes from the outbound request what would let the
 // upstream serve another path than the one headgate matched: routing
@@ -23,14 +27,13 @@ var routingOverrides = [...]string{"X-Original-Url", "X-Original-Uri", "X-Rewrit
 // Other upgrades, WebSocket among them, pass.
 func guardRequest(out *http.Request) {
 	h := out.Header
-	for _, k := range routingOverrides {
-		h.Del(k)
+	for _, k := range droppedRequestHeaders {
+		delete(h, k)
 	}
 	if upgradesToH2C(h) {
 		h.Del("Upgrade")
 		h.Del("Connection")
 	}
-	h.Del("Http2-Settings") // only ever sent with an h2c upgrade
 }
 
 // upgradesToH2C reports whether any Upgrade token names h2c (or h2, which

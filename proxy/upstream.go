@@ -254,15 +254,14 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		rs.w.lat = &latency{flush: rs.w.flush}
 	}
 	if out == identity {
-		h.Del("Content-Encoding")
+		delete(h, "Content-Encoding")
 	} else {
 		h.Set("Content-Encoding", out)
 		rs.w.startEncoding(out)
 	}
 	addVary(h, "Accept-Encoding")
-	h.Del("Accept-Ranges")
-	for _, k := range [...]string{"Content-MD5", "Digest", "Content-Digest", "Repr-Digest"} {
-		h.Del(k) // they describe the upstream's bytes
+	for _, k := range upstreamBytesHeaders {
+		delete(h, k)
 	}
 	if tag := h.Get("ETag"); tag != "" {
 		if w := wrapETag(tag, cfg.Hash); w != "" {
@@ -278,6 +277,13 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	p.finishHeaders(h, rs)
 	return nil
 }
+
+// upstreamBytesHeaders describe the upstream's bytes, which a rewritten
+// body no longer is: its ranges and digests. They are deleted from the map
+// directly, in canonical form (textproto.CanonicalMIMEHeaderKey(k) == k,
+// TestCanonicalHeaderKeys), which spares Del's canonicalization on every
+// rewritten response.
+var upstreamBytesHeaders = [...]string{"Accept-Ranges", "Content-Md5", "Digest", "Content-Digest", "Repr-Digest"}
 
 // prepare runs Prepare; a panic in the rewriter is returned, not raised,
 // so that the page can fail open.
