@@ -106,6 +106,20 @@ func (ic *idleConns) unlink(e *idleNode) {
 	ic.n--
 }
 
+// node is c's node e, made now if c has none yet (at StateNew; or at any
+// state when the hook is called directly, as a test does).
+func (ic *idleConns) node(c net.Conn, e *idleNode) *idleNode {
+	if e != nil {
+		return e
+	}
+	e = &idleNode{c: c}
+	if ic.at == nil {
+		ic.at = map[net.Conn]*idleNode{}
+	}
+	ic.at[c] = e
+	return e
+}
+
 // connState is the public http.Server's ConnState hook.
 func (p *Proxy) connState(c net.Conn, s http.ConnState) {
 	ic := &p.idle
@@ -119,13 +133,7 @@ func (p *Proxy) connState(c net.Conn, s http.ConnState) {
 			delete(ic.at, c)
 		}
 	case http.StateIdle:
-		if e == nil { // no StateNew seen (a test calls the hook directly)
-			e = &idleNode{c: c}
-			if ic.at == nil {
-				ic.at = map[net.Conn]*idleNode{}
-			}
-			ic.at[c] = e
-		}
+		e = ic.node(c, e)
 		if !e.idle {
 			ic.link(e)
 		}
@@ -135,14 +143,7 @@ func (p *Proxy) connState(c net.Conn, s http.ConnState) {
 			victim = old.c // its node goes when the server reports it closed
 		}
 	default: // StateNew, StateActive
-		if e == nil {
-			e = &idleNode{c: c}
-			if ic.at == nil {
-				ic.at = map[net.Conn]*idleNode{}
-			}
-			ic.at[c] = e
-		}
-		ic.unlink(e)
+		ic.unlink(ic.node(c, e))
 	}
 	p.m.idleConns.Set(float64(ic.n))
 	ic.mu.Unlock()
