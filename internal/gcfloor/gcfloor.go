@@ -85,9 +85,6 @@ func Start(floor uint64) *Tuner {
 	return t
 }
 
-// Floor is the floor in bytes.
-func (t *Tuner) Floor() uint64 { return t.floor }
-
 // Stop ends the tuning and sets GOGC back to 100.
 func (t *Tuner) Stop() {
 	if t == nil || t.stopped.Swap(true) {
@@ -130,7 +127,7 @@ func (t *Tuner) adjust() {
 	// Small changes are not worth a call: the live heap moves with the
 	// requests in flight from one collection to the next. Back to 100 is
 	// always made, so that a large heap is never held above GOGC=100's.
-	if p == t.percent || p != 100 && (p > t.percent && p*4 < t.percent*5 || p < t.percent && p*5 > t.percent*4) {
+	if p == t.percent || p != 100 && within25(p, t.percent) {
 		return
 	}
 	debug.SetGCPercent(p)
@@ -138,6 +135,13 @@ func (t *Tuner) adjust() {
 	if t.adjusted != nil {
 		t.adjusted(live, p)
 	}
+}
+
+// within25 reports whether a and b differ by less than a quarter of the
+// larger.
+func within25(a, b int) bool {
+	lo, hi := min(a, b), max(a, b)
+	return lo*5 > hi*4
 }
 
 // Percent is the GOGC that lets a heap whose live part is live bytes grow
