@@ -14,6 +14,15 @@
 #
 #   bash test/perf/run.sh [PAGE.html] [ROUNDS] [SECONDS]
 #   MODES="repeat fresh browser" CONNS=32 bash test/perf/run.sh ...
+#   TARGETS="headgate" MODES=repeat bash test/perf/run.sh PAGE 20 3
+#            (an A/B of the named targets against the plain proxy only)
+#
+# Each round runs the targets in turn, every other round in the reverse
+# order, so that a machine that slows down or speeds up through a run
+# charges no target more than another. Besides the medians of each
+# target's rounds, "paired" is the median of its per-round ratios to the
+# plain proxy's CPU per request in the same round: the steadier figure
+# when the machine's speed drifts from round to round.
 #
 # Modes (each a table of its own; peak RSS is reset between them):
 #   repeat   the upstream sends the same page every time (headgate's plan
@@ -109,7 +118,7 @@ pids_of() {
 ticks() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $s; }
 hwm() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '/VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0))); done; echo $s; }
 reset_hwm() { for p in "$PID_UP" "$PID_PLAIN" "$PID_RECODE" "$PID_HG" "$PID_HG0" "$PID_PLAINGC" $(ngx_pids); do echo 5 >"/proc/$p/clear_refs" 2>/dev/null || true; done; }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{ if (NR) print a[int((NR+1)/2)]; else print "n/a" }'; }
+median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{ if (!NR) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; } # the middle value, or the mean of the two middle ones
 ms() { # wrk latency to milliseconds
   awk -v v="$1" 'BEGIN{ if (v ~ /us$/) {sub(/us$/,"",v); print v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v); print v} else if (v ~ /s$/) {sub(/s$/,"",v); print v*1000} else print v }'
 }
@@ -125,6 +134,11 @@ for mode in $MODES; do
     hdr=(-H "Accept-Encoding: gzip, deflate, br, zstd")
     names=(direct plain recode nginx sub_filter headgate hg-gc0)
   fi
+  if [ -n "${TARGETS:-}" ]; then
+    keep=()
+    for n in "${names[@]}"; do case " plain $TARGETS " in *" $n "*) keep+=("$n") ;; esac; done
+    names=("${keep[@]}")
+  fi
   for n in "${names[@]}"; do
     for _ in $(seq 50); do curl -fsS -o /dev/null "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page" 2>/dev/null && break; sleep 0.1; done
   done
@@ -134,10 +148,14 @@ for mode in $MODES; do
   grep -q 'rel="canonical" href="https://bench.example/page"' <<<"$hg" || { echo "headgate did not rewrite"; cat "$W/headgate.log"; exit 1; }
   reset_hwm
 
-  declare -A RPS=() CPU=() P50=() P99=() BAD=()
+  declare -A RPS=() CPU=() P50=() P99=() BAD=() RCPU=()
   for n in "${names[@]}"; do RPS[$n]=""; CPU[$n]=""; P50[$n]=""; P99[$n]=""; BAD[$n]=0; done
   for r in $(seq "$ROUNDS"); do
-    for n in "${names[@]}"; do
+    order=("${names[@]}")
+    if (( r % 2 == 0 )); then
+      order=(); for (( i=${#names[@]}-1; i>=0; i-- )); do order+=("${names[i]}"); done
+    fi
+    for n in "${order[@]}"; do
       t0=$(ticks "$n")
       out=$(wrk -t"$(( CONNS < 2 ? CONNS : 2 ))" -c"$CONNS" -d"${SECS}s" --latency "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page")
       t1=$(ticks "$n")
@@ -149,6 +167,7 @@ for mode in $MODES; do
       us=$(awk -v d=$((t1 - t0)) -v n="${reqs:-0}" -v t="$TCK" 'BEGIN{ if (n > 0) printf "%.1f", d * 1e6 / t / n; else print "n/a" }')
       RPS[$n]="${RPS[$n]} $rps"; CPU[$n]="${CPU[$n]} $us"; P50[$n]="${P50[$n]} $p50"; P99[$n]="${P99[$n]} $p99"
       BAD[$n]=$((BAD[$n] + bad))
+      RCPU[$n,$r]=$us
       printf '%-7s round %d %-10s %8.0f req/s %8s CPU-us/req  p50 %7.2f ms  p99 %7.2f ms  errors %d\n' "$mode" "$r" "$n" "$rps" "$us" "$p50" "$p99" "$bad"
     done
   done
@@ -156,12 +175,14 @@ for mode in $MODES; do
   echo
   echo "mode $mode: page $PAGE ($(stat -c %s "$PAGE") bytes), $ROUNDS rounds x ${SECS}s, $CONNS connections, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "(medians over the rounds; ratios to the plain proxy; CPU is the server's own, not wrk's)"
-  printf '%-10s %9s %7s %9s %7s %8s %8s %10s %7s %6s\n' target req/s x_plain CPU-us/req x_plain p50_ms p99_ms peak_KiB x_plain errors
+  printf '%-10s %9s %7s %9s %7s %7s %8s %8s %10s %7s %6s\n' target req/s x_plain CPU-us/req x_plain paired p50_ms p99_ms peak_KiB x_plain errors
   base_rps=$(echo "${RPS[plain]}" | median); base_cpu=$(echo "${CPU[plain]}" | median); base_mem=$(hwm plain)
   for n in "${names[@]}"; do
     rps=$(echo "${RPS[$n]}" | median); cpu=$(echo "${CPU[$n]}" | median); mem=$(hwm "$n")
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.2f", a/b; else print "n/a" }'; }
-    printf '%-10s %9.0f %7s %9s %7s %8s %8s %10s %7s %6d\n' "$n" "$rps" "$(ratio "$rps" "$base_rps")" "$cpu" "$(ratio "$cpu" "$base_cpu")" \
+    pr=""
+    for r in $(seq "$ROUNDS"); do pr="$pr $(awk -v a="${RCPU[$n,$r]}" -v b="${RCPU[plain,$r]}" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b }')"; done
+    printf '%-10s %9.0f %7s %9s %7s %7s %8s %8s %10s %7s %6d\n' "$n" "$rps" "$(ratio "$rps" "$base_rps")" "$cpu" "$(ratio "$cpu" "$base_cpu")" "$(echo "$pr" | median)" \
       "$(echo "${P50[$n]}" | median)" "$(echo "${P99[$n]}" | median)" "$mem" "$(ratio "$mem" "$base_mem")" "${BAD[$n]}"
   done
   echo "(nginx, sub_filter: CPU and memory of all nginx workers together)"
