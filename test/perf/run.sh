@@ -16,6 +16,9 @@
 #   MODES="repeat fresh browser" CONNS=32 bash test/perf/run.sh ...
 #   TARGETS="headgate" MODES=repeat bash test/perf/run.sh PAGE 20 3
 #            (an A/B of the named targets against the plain proxy only)
+#   ALT=/tmp/headgate-other TARGETS="headgate alt" MODES=repeat bash test/perf/run.sh PAGE 12 4
+#            (adds target "alt": another headgate binary, say a build of
+#            another commit, on the same config: builds side by side)
 #
 # Each round runs the targets in turn, every other round in the reverse
 # order, so that a machine that slows down or speeds up through a run
@@ -65,13 +68,14 @@ go build -o "$W/peer" ./test/perf/peer
 go build -o "$W/fresh" ./test/perf/fresh
 
 P_UP=18001 P_PLAIN=18002 P_NGX=18003 P_SUB=18004 P_HG=18005 P_ADMIN=18006 P_RECODE=18007
-P_HG0=18008 P_ADMIN0=18009 P_PLAINGC=18010
+P_HG0=18008 P_ADMIN0=18009 P_PLAINGC=18010 P_ALT=18011 P_ADMINALT=18012
 MODES=${MODES:-repeat fresh browser}
 . test/perf/bench.sh
 NGX_GZIP_LEVEL=${NGX_GZIP_LEVEL:-$HG_GZIP_LEVEL}
 
 bench_config "$W/headgate.toml" $P_HG $P_ADMIN $P_UP
 bench_config "$W/headgate-gc0.toml" $P_HG0 $P_ADMIN0 $P_UP
+bench_config "$W/headgate-alt.toml" $P_ALT $P_ADMINALT $P_UP
 # sub_filter injects exactly the tags headgate writes on an empty head.
 TAGS=$(bench_tags "$W/headgate" "$W/headgate.toml")
 mkdir -p "$W/nginx/logs"
@@ -90,6 +94,10 @@ mkdir -p "$W/nginx/logs"
 # headgate's floor.
 "$W/headgate" serve -config "$W/headgate-gc0.toml" -gc-floor 0 2>"$W/headgate-gc0.log" & pids+=($!); PID_HG0=$!
 "$W/peer" plain -gc-floor 8 -listen 127.0.0.1:$P_PLAINGC -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAINGC=$!
+PID_ALT=
+if [ -n "${ALT:-}" ]; then
+  "$ALT" serve -config "$W/headgate-alt.toml" 2>"$W/headgate-alt.log" & pids+=($!); PID_ALT=$!
+fi
 nginx -p "$W/nginx" -c nginx.conf
 PID_UP=
 
@@ -111,20 +119,20 @@ ngx_pids() { pgrep -P "$(cat "$W/nginx/nginx.pid")"; }
 pids_of() {
   case $1 in
     direct) echo "$PID_UP";; plain) echo "$PID_PLAIN";; recode) echo "$PID_RECODE";; headgate) echo "$PID_HG";;
-    hg-gc0) echo "$PID_HG0";; plain-gc) echo "$PID_PLAINGC";;
+    hg-gc0) echo "$PID_HG0";; plain-gc) echo "$PID_PLAINGC";; alt) echo "$PID_ALT";;
     *) ngx_pids;;
   esac
 }
 ticks() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $s; }
 hwm() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '/VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0))); done; echo $s; }
-reset_hwm() { for p in "$PID_UP" "$PID_PLAIN" "$PID_RECODE" "$PID_HG" "$PID_HG0" "$PID_PLAINGC" $(ngx_pids); do echo 5 >"/proc/$p/clear_refs" 2>/dev/null || true; done; }
+reset_hwm() { for p in "$PID_UP" "$PID_PLAIN" "$PID_RECODE" "$PID_HG" "$PID_HG0" "$PID_PLAINGC" $PID_ALT $(ngx_pids); do echo 5 >"/proc/$p/clear_refs" 2>/dev/null || true; done; }
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{ if (!NR) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; } # the middle value, or the mean of the two middle ones
 ms() { # wrk latency to milliseconds
   awk -v v="$1" 'BEGIN{ if (v ~ /us$/) {sub(/us$/,"",v); print v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v); print v} else if (v ~ /s$/) {sub(/s$/,"",v); print v*1000} else print v }'
 }
 TCK=$(getconf CLK_TCK)
 declare -A PORT=([direct]=$P_UP [plain]=$P_PLAIN [recode]=$P_RECODE [nginx]=$P_NGX [sub_filter]=$P_SUB [headgate]=$P_HG
-  [hg-gc0]=$P_HG0 [plain-gc]=$P_PLAINGC)
+  [hg-gc0]=$P_HG0 [plain-gc]=$P_PLAINGC [alt]=$P_ALT)
 
 for mode in $MODES; do
   start_upstream "$mode"
@@ -134,6 +142,7 @@ for mode in $MODES; do
     hdr=(-H "Accept-Encoding: gzip, deflate, br, zstd")
     names=(direct plain recode nginx sub_filter headgate hg-gc0)
   fi
+  if [ -n "${ALT:-}" ]; then names+=(alt); fi
   if [ -n "${TARGETS:-}" ]; then
     keep=()
     for n in "${names[@]}"; do case " plain $TARGETS " in *" $n "*) keep+=("$n") ;; esac; done
