@@ -29,6 +29,7 @@ type reqState struct {
 
 	etagMapped bool // If-None-Match held a current headgate tag
 	cancel     context.CancelCauseFunc
+	timer      *headTimer    // upstream_timeout's clock, from roundTrip on (timer.go)
 	body       *upstreamBody // the upstream body, once there is one
 
 	// The request's response writer and bodies, kept here so that a
@@ -148,6 +149,10 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 		rs.outcome = outPassthrough
 	}
 	rs.observed() // when no header went out (an upgrade, a panic before one)
+	if rs.timer != nil {
+		rs.timer.release()
+		rs.timer = nil
+	}
 	inc(&p.m.outcomes, p.m.requests, rs.outcome)
 	if rs.st.cfg.Server.AccessLog {
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
@@ -210,7 +215,7 @@ func (p *Proxy) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	status, kind, msg := http.StatusBadGateway, "connect", "The site behind this address did not answer."
 	var ne net.Error
 	switch {
-	case errors.Is(err, errHeadTimeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	case errors.Is(err, errHeaderTimeout), errors.Is(err, errHeadTimeout), errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		status, kind, msg = http.StatusGatewayTimeout, "timeout", "The site behind this address did not answer in time."
 	case errors.Is(err, codec.ErrBadEncoding):
 		kind, msg = "corrupt", "The site behind this address sent a response that could not be read."

@@ -162,20 +162,16 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 	}
 	st.transport = p.opts.Transport
 	if st.transport == nil {
-		old := p.state.Load()
-		if old != nil && old.cfg.Server.UpstreamTimeout == cfg.Server.UpstreamTimeout {
+		// The transport holds no setting of the config (upstream_timeout
+		// is the request's own clock, timer.go): a reload keeps its
+		// connections.
+		if old := p.state.Load(); old != nil {
 			if t, ok := old.transport.(*http.Transport); ok {
 				st.transport = t
 			}
 		}
 		if st.transport == nil {
-			st.transport = NewTransport(cfg.Server.UpstreamTimeout)
-			if old != nil {
-				if t, ok := old.transport.(*http.Transport); ok {
-					// Requests in flight keep their connections; idle ones go.
-					defer t.CloseIdleConnections()
-				}
-			}
+			st.transport = newTransport()
 		}
 	}
 	if p.opts.Sitemap != nil {
@@ -205,11 +201,23 @@ func (p *Proxy) Upstream() *url.URL {
 // Config returns the config in use.
 func (p *Proxy) Config() *rules.Config { return p.state.Load().cfg }
 
-// NewTransport returns the transport headgate uses toward an upstream:
-// compression off (headgate asks for codings itself; Go's transparent gzip
-// costs 60% of throughput), 64 idle connections per host (the default 2
-// churns connections under load), and timeout for the response headers.
+// NewTransport returns a transport like headgate's toward an upstream, with
+// timeout for the response headers: for tools that proxy as headgate does.
+// headgate's own requests keep their clock themselves (timer.go).
 func NewTransport(timeout time.Duration) *http.Transport {
+	t := newTransport()
+	t.ResponseHeaderTimeout = timeout
+	return t
+}
+
+// newTransport returns the transport headgate uses toward an upstream:
+// compression off (headgate asks for codings itself; Go's transparent gzip
+// costs 60% of throughput), 256 idle connections per host (the default 2
+// churns connections under load). It sets no ResponseHeaderTimeout:
+// server.upstream_timeout is kept by each request's clock (headTimer, and
+// fetch's own), which spares the transport's timer and channel select on
+// every request.
+func newTransport() *http.Transport {
 	return &http.Transport{
 		Proxy: nil, // an upstream is reached directly, whatever HTTP_PROXY says
 		DialContext: (&net.Dialer{
@@ -223,7 +231,6 @@ func NewTransport(timeout time.Duration) *http.Transport {
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   5 * time.Second,
 		ExpectContinueTimeout: 1 * time.Second,
-		ResponseHeaderTimeout: timeout,
 		// The rewriter reads a head into its own buffer and the rest of a
 		// body into the copy buffer, both larger than this: a bufio
 		// buffer hands reads that large straight to the socket, so a
@@ -241,12 +248,22 @@ type roundTripperFunc func(*http.Request) (*http.Response, error)
 func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // roundTrip sends r with the transport of the config the request started
-// with.
+// with, under the request's clock for upstream_timeout (timer.go).
 func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
-	if rs := reqStateOf(r.Context()); rs != nil {
-		return rs.st.transport.RoundTrip(r)
+	rs := reqStateOf(r.Context())
+	if rs == nil {
+		// Not one of ServeHTTP's (it always sets one): no clock to keep.
+		return p.state.Load().transport.RoundTrip(r)
 	}
-	return p.state.Load().transport.RoundTrip(r)
+	d := rs.st.cfg.Server.UpstreamTimeout
+	if rs.timer == nil {
+		rs.timer = startHeadTimer(rs, d)
+	} else {
+		rs.timer.restart(phaseHeader, d)
+	}
+	res, err := rs.st.transport.RoundTrip(r)
+	rs.timer.stop()
+	return res, err
 }
 
 // fetch GETs path from the upstream for the sitemap: no client headers,
@@ -267,8 +284,12 @@ func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) 
 		u.RawPath = strings.TrimSuffix(st.upstream.EscapedPath(), "/") + ref.RawPath
 	}
 	u.RawQuery = ref.RawQuery
+	// upstream_timeout for the response headers: a context of its own,
+	// cancelled by a clock until they come, and by Close after.
+	ctx, cancel := context.WithCancelCause(ctx)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
+		cancel(nil)
 		return nil, fmt.Errorf("fetch %q: %w", path, err)
 	}
 	if st.cfg.Server.PreserveHost && st.host != "" {
@@ -276,10 +297,17 @@ func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) 
 		req.Host = st.host
 	}
 	req.Header.Set("User-Agent", "headgate")
+	clock := time.AfterFunc(st.cfg.Server.UpstreamTimeout, func() { cancel(errHeaderTimeout) })
 	res, err := st.transport.RoundTrip(req)
+	clock.Stop()
 	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, errHeaderTimeout) {
+			err = cause
+		}
+		cancel(nil)
 		return nil, fmt.Errorf("fetch %s: %w", path, err)
 	}
+	res.Body = &cancelBody{res.Body, cancel}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		res.Body.Close()
 		return nil, &sitemap.StatusError{Path: path, StatusCode: res.StatusCode}
@@ -299,6 +327,18 @@ func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) 
 		return &decodedBody{d, res.Body}, nil
 	}
 	return res.Body, nil
+}
+
+// cancelBody ends a fetch's context when its body is closed.
+type cancelBody struct {
+	io.ReadCloser
+	cancel context.CancelCauseFunc
+}
+
+func (b *cancelBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
 }
 
 type decodedBody struct {

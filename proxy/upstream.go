@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/internal/linkheader"
@@ -167,9 +166,12 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		Cache:           st.plans,
 		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
 	})
-	timer := time.AfterFunc(cfg.Server.UpstreamTimeout, func() { rs.cancel(errHeadTimeout) })
+	if rs.timer == nil {
+		rs.timer = startHeadTimer(rs, cfg.Server.UpstreamTimeout) // a hook called without roundTrip
+	}
+	rs.timer.restart(phaseHead, cfg.Server.UpstreamTimeout)
 	err, panicked := prepare(rr)
-	timer.Stop()
+	rs.timer.stop()
 	if rs.obs != nil {
 		rs.result = rr.Result()
 	}
