@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -125,23 +124,37 @@ func (ae *acceptEncoding) qOf(i int) int16 {
 // upstream returns the Accept-Encoding to send upstream: the client's
 // acceptable codings limited to those headgate decodes, or "" for none
 // (identity).
+//
+// It is built on the stack; a browser's offer (every coding, q=1) comes
+// back as a constant, so that the common requests allocate nothing here.
 func (ae *acceptEncoding) upstream() string {
-	var b strings.Builder
+	var arr [96]byte
+	b := arr[:0]
 	for i, c := range decodable {
 		q := ae.qOf(i)
 		if q <= 0 {
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteString(", ")
+		if len(b) > 0 {
+			b = append(b, ", "...)
 		}
-		b.WriteString(c)
+		b = append(b, c...)
 		if q < 1000 {
-			fmt.Fprintf(&b, ";q=%s", strconv.FormatFloat(float64(q)/1000, 'f', -1, 64))
+			b = append(b, ";q="...)
+			b = strconv.AppendFloat(b, float64(q)/1000, 'f', -1, 64)
 		}
 	}
-	return b.String()
+	switch string(b) {
+	case "":
+		return ""
+	case allDecodable:
+		return allDecodable
+	}
+	return string(b)
 }
+
+// allDecodable is upstream's offer when the client accepts every coding.
+var allDecodable = strings.Join(decodable[:], ", ")
 
 // choose picks the coding of a re-encoded response: the acceptable coding
 // with the highest q among prefs (server.compress), earlier ones winning

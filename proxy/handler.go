@@ -38,6 +38,8 @@ type reqState struct {
 	bodyv  upstreamBody
 	rbodyv rewrittenBody
 
+	ctx reqCtx // the upstream request's context, which carries this state
+
 	obs      *observeHook    // the request's observer (Observe) and its Record; nil for most
 	result   *rewrite.Result // for obs: the rewrite's result
 	redirect string          // the source of a redirect headgate answered (§11)
@@ -48,6 +50,24 @@ type reqKey struct{}
 func reqStateOf(ctx context.Context) *reqState {
 	rs, _ := ctx.Value(reqKey{}).(*reqState)
 	return rs
+}
+
+// reqCtx is the upstream request's context: the request's cancelable one,
+// which also answers reqStateOf. It lives in reqState, so that carrying
+// the state allocates no context.WithValue, and it is one lookup nearer
+// to the hooks that ask for it. Contexts derived from it stay on the
+// standard library's fast path: Done and Value(&cancelCtxKey) are the
+// embedded context's own.
+type reqCtx struct {
+	context.Context
+	rs *reqState
+}
+
+func (c *reqCtx) Value(key any) any {
+	if _, ok := key.(reqKey); ok {
+		return c.rs
+	}
+	return c.Context.Value(key)
 }
 
 // ServeHTTP handles one request on the public port.
@@ -98,10 +118,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if st.staging {
 		w.Header().Del("X-Robots-Tag")
 	}
-	ctx, cancel := context.WithCancelCause(context.WithValue(r.Context(), reqKey{}, rs))
+	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	rs.cancel = cancel
-	p.rp.ServeHTTP(rs.w, r.WithContext(ctx))
+	rs.ctx = reqCtx{Context: ctx, rs: rs}
+	p.rp.ServeHTTP(rs.w, r.WithContext(&rs.ctx))
 	if err := rs.w.close(); err != nil {
 		p.log.Debug("finishing the response", "path", path, "err", err)
 	}

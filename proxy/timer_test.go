@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -118,5 +119,37 @@ func TestHeadTimerReuse(t *testing.T) {
 	case err := <-causes:
 		t.Errorf("an unbound clock cancelled with %v", err)
 	default:
+	}
+}
+
+// reqCtx answers reqStateOf and keeps derived contexts on the standard
+// library's fast path: a child registers with the embedded cancelCtx, where
+// a context type it did not recognize would cost a goroutine per child.
+func TestReqCtx(t *testing.T) {
+	rs := &reqState{}
+	parent, cancel := context.WithCancelCause(context.Background())
+	rs.ctx = reqCtx{Context: parent, rs: rs}
+	ctx := context.WithValue(&rs.ctx, struct{ k int }{1}, "v")
+	if reqStateOf(ctx) != rs {
+		t.Fatal("reqStateOf does not find the state through a derived context")
+	}
+	before := runtime.NumGoroutine()
+	var stops []context.CancelFunc
+	for range 200 {
+		_, stop := context.WithCancel(ctx)
+		stops = append(stops, stop)
+	}
+	if n := runtime.NumGoroutine() - before; n > 20 {
+		t.Errorf("200 children of a reqCtx started %d goroutines", n)
+	}
+	child, stop := context.WithCancel(ctx)
+	defer stop()
+	cancel(errHeadTimeout)
+	<-child.Done() // cancelling the embedded context reaches the children
+	if !errors.Is(context.Cause(child), errHeadTimeout) {
+		t.Errorf("child's cause %v", context.Cause(child))
+	}
+	for _, s := range stops {
+		s()
 	}
 }
