@@ -29,7 +29,7 @@ type reqState struct {
 
 	etagMapped bool // If-None-Match held a current headgate tag
 	cancel     context.CancelCauseFunc
-	timer      *headTimer    // upstream_timeout's clock, from roundTrip on (timer.go)
+	clock      clock         // upstream_timeout's clock, from roundTrip on (timer.go)
 	body       *upstreamBody // the upstream body, once there is one
 
 	// The request's response writer and bodies, kept here so that a
@@ -169,11 +169,8 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	if rs.outcome == "" {
 		rs.outcome = outPassthrough
 	}
-	rs.observed() // when no header went out (an upgrade, a panic before one)
-	if rs.timer != nil {
-		rs.timer.release()
-		rs.timer = nil
-	}
+	rs.observed()          // when no header went out (an upgrade, a panic before one)
+	clocks.stop(&rs.clock) // stopped already, unless a phase panicked
 	inc(&p.m.outcomes, p.m.requests, rs.outcome)
 	if rs.st.cfg.Server.AccessLog {
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",

@@ -255,14 +255,10 @@ func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
 		// Not one of ServeHTTP's (it always sets one): no clock to keep.
 		return p.state.Load().transport.RoundTrip(r)
 	}
-	d := rs.st.cfg.Server.UpstreamTimeout
-	if rs.timer == nil {
-		rs.timer = startHeadTimer(rs, d)
-	} else {
-		rs.timer.restart(phaseHeader, d)
-	}
+	rs.clock.rs = rs
+	clocks.start(&rs.clock, phaseHeader, rs.st.cfg.Server.UpstreamTimeout)
 	res, err := rs.st.transport.RoundTrip(r)
-	rs.timer.stop()
+	clocks.stop(&rs.clock)
 	return res, err
 }
 

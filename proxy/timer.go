@@ -3,7 +3,6 @@ package proxy
 import (
 	"errors"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -11,24 +10,29 @@ import (
 // not arrive within server.upstream_timeout.
 var errHeaderTimeout = errors.New("upstream sent no response headers within upstream_timeout")
 
-// headTimer is server.upstream_timeout's clock for one proxied request. It
+// clock is server.upstream_timeout's clock for one proxied request. It
 // runs twice: from sending the request to the response headers (phase
 // header), and, on a page headgate rewrites, from the headers to the end
-// of the document head (phase head). When it fires it cancels the
-// request's context with the phase's cause, which the transport turns
-// into an error and proxyError into a 504.
+// of the document head (phase head). When its deadline passes, the sweeper
+// cancels the request's context with the phase's cause, which the
+// transport turns into an error and proxyError into a 504.
 //
-// One clock for both phases, instead of the transport's
-// ResponseHeaderTimeout and a second timer for the head: the transport's
-// costs a timer and a channel select per request, and a rewritten page
-// paid for two timers. The clocks are pooled: a request takes one, and
-// gives it back when it is done, so that none is allocated per request.
-type headTimer struct {
-	t     *time.Timer
-	rs    atomic.Pointer[reqState] // the request it runs for; nil between requests
-	phase atomic.Int32
-	armed bool // Reset and not yet stopped (only the request's goroutine reads these two)
-	fired bool // a Stop came too late: the callback ran or runs; never reused
+// The clocks are entries in one list, ordered by deadline, that one
+// goroutine watches (sweep), instead of a runtime timer each: the
+// transport's ResponseHeaderTimeout cost a timer and a channel select per
+// request, and per-request timers cost a timer-heap update on every start
+// and stop and a scheduler that checks the heap on every turn (measured in
+// docs/performance.md). Starting and stopping a clock is a short critical
+// section; the sweeper wakes when the earliest deadline passes, about once
+// per upstream_timeout under steady traffic, and sleeps while nothing runs.
+// The clock lives in its request's state: nothing is allocated per
+// request.
+type clock struct {
+	prev, next *clock
+	at         time.Duration // deadline, on clocks' monotonic time line
+	phase      int8
+	linked     bool
+	rs         *reqState
 }
 
 const (
@@ -36,62 +40,132 @@ const (
 	phaseHead
 )
 
-var headTimers = sync.Pool{New: func() any {
-	ht := new(headTimer)
-	ht.t = time.AfterFunc(time.Hour, ht.fire)
-	ht.t.Stop()
-	return ht
-}}
+// deadlines is the list of running clocks, earliest first.
+type deadlines struct {
+	mu         sync.Mutex
+	head, tail *clock
+	sleepUntil time.Duration // the deadline the sweeper waits for; 0: it waits for a signal
+	wake       chan struct{}
+	once       sync.Once
+	epoch      time.Time
+	expired    []*clock // the sweeper's scratch, under mu
+}
 
-// fire is the clock's callback.
-func (ht *headTimer) fire() {
-	if rs := ht.rs.Load(); rs != nil && rs.cancel != nil {
-		if ht.phase.Load() == phaseHead {
-			rs.cancel(errHeadTimeout)
-		} else {
-			rs.cancel(errHeaderTimeout)
+var clocks = deadlines{wake: make(chan struct{}, 1), epoch: time.Now()}
+
+func (d *deadlines) now() time.Duration { return time.Since(d.epoch) }
+
+// start runs c for dur in phase, replacing whatever it ran before.
+func (d *deadlines) start(c *clock, phase int8, dur time.Duration) {
+	d.once.Do(func() { go d.sweep() })
+	at := d.now() + dur
+	d.mu.Lock()
+	if c.linked {
+		d.unlink(c)
+	}
+	c.at, c.phase, c.linked = at, phase, true
+	// Insert in order: from the tail, since deadlines mostly grow (one
+	// upstream_timeout for all, started now); a config that shortened it
+	// puts new ones before a few older ones.
+	p := d.tail
+	for p != nil && p.at > at {
+		p = p.prev
+	}
+	c.prev = p
+	if p == nil {
+		c.next, d.head = d.head, c
+	} else {
+		c.next, p.next = p.next, c
+	}
+	if c.next != nil {
+		c.next.prev = c
+	} else {
+		d.tail = c
+	}
+	signal := d.sleepUntil == 0 || at < d.sleepUntil
+	if signal {
+		d.sleepUntil = at
+	}
+	d.mu.Unlock()
+	if signal {
+		select {
+		case d.wake <- struct{}{}:
+		default:
 		}
 	}
 }
 
-// startHeadTimer takes a clock for rs and starts its header phase.
-func startHeadTimer(rs *reqState, d time.Duration) *headTimer {
-	ht := headTimers.Get().(*headTimer)
-	ht.rs.Store(rs)
-	ht.phase.Store(phaseHeader)
-	ht.armed = true
-	ht.t.Reset(d)
-	return ht
-}
-
-// restart starts the phase again for d.
-func (ht *headTimer) restart(phase int32, d time.Duration) {
-	ht.stop()
-	if ht.fired {
-		return // the request is cancelled already
+// stop stops c; a clock that is not running is left alone.
+func (d *deadlines) stop(c *clock) {
+	d.mu.Lock()
+	if c.linked {
+		d.unlink(c)
 	}
-	ht.phase.Store(phase)
-	ht.armed = true
-	ht.t.Reset(d)
+	d.mu.Unlock()
 }
 
-// stop stops the clock; after a stop that came too late the clock is
-// never reused, since its callback may still be about to cancel.
-func (ht *headTimer) stop() {
-	if ht.armed {
-		ht.armed = false
-		if !ht.t.Stop() {
-			ht.fired = true
+func (d *deadlines) unlink(c *clock) {
+	if c.prev != nil {
+		c.prev.next = c.next
+	} else {
+		d.head = c.next
+	}
+	if c.next != nil {
+		c.next.prev = c.prev
+	} else {
+		d.tail = c.prev
+	}
+	c.prev, c.next, c.linked = nil, nil, false
+}
+
+// sweep cancels the requests whose clocks ran out, then sleeps until the
+// next deadline, or until a clock starts that ends sooner.
+func (d *deadlines) sweep() {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	for {
+		d.mu.Lock()
+		now := d.now()
+		d.expired = d.expired[:0]
+		for d.head != nil && d.head.at <= now {
+			c := d.head
+			d.unlink(c)
+			d.expired = append(d.expired, c)
+		}
+		type fired struct {
+			rs    *reqState
+			cause error
+		}
+		var batch [16]fired
+		out := batch[:0]
+		for _, c := range d.expired {
+			cause := errHeaderTimeout
+			if c.phase == phaseHead {
+				cause = errHeadTimeout
+			}
+			out = append(out, fired{c.rs, cause})
+		}
+		clear(d.expired)
+		next := time.Duration(0)
+		if d.head != nil {
+			next = d.head.at
+		}
+		d.sleepUntil = next
+		d.mu.Unlock()
+		for _, f := range out {
+			if f.rs != nil && f.rs.cancel != nil {
+				f.rs.cancel(f.cause)
+			}
+		}
+		if next == 0 {
+			<-d.wake
+			continue
+		}
+		t.Reset(next - now)
+		select {
+		case <-t.C:
+		case <-d.wake:
+			t.Stop()
 		}
 	}
-}
-
-// release stops the clock and gives it back, unless it fired.
-func (ht *headTimer) release() {
-	ht.stop()
-	if ht.fired {
-		return
-	}
-	ht.rs.Store(nil)
-	headTimers.Put(ht)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,44 +82,78 @@ func TestFetchHeaderTimeout(t *testing.T) {
 	}
 }
 
-// A clock whose Stop came too late is never reused: its callback may still
-// cancel, and must not cancel a later request. One stopped in time is.
-func TestHeadTimerReuse(t *testing.T) {
-	causes := make(chan error, 1)
-	rs := &reqState{cancel: func(err error) { causes <- err }}
-	ht := startHeadTimer(rs, time.Millisecond)
-	if err := <-causes; !errors.Is(err, errHeaderTimeout) {
-		t.Fatalf("header phase cancelled with %v", err)
+// The clocks: a deadline that passes cancels its request with its phase's
+// cause; a stopped clock cancels nothing; a clock that ends sooner than the
+// one the sweeper waits for wakes it; the list stays in deadline order.
+func TestClocks(t *testing.T) {
+	d := &deadlines{wake: make(chan struct{}, 1), epoch: time.Now()}
+	type req struct {
+		rs     *reqState
+		causes chan error
 	}
-	ht.stop()
-	if !ht.fired {
-		t.Fatal("a clock that fired is not marked so")
+	newReq := func() req {
+		r := req{rs: &reqState{}, causes: make(chan error, 1)}
+		r.rs.cancel = func(err error) { r.causes <- err }
+		r.rs.clock.rs = r.rs
+		return r
 	}
-	ht.restart(phaseHead, time.Millisecond)
-	if ht.armed {
-		t.Error("a fired clock was started again")
-	}
-	ht.release()
-	if ht.rs.Load() != rs {
-		t.Error("a fired clock was reset for reuse")
+	wait := func(t *testing.T, r req, want error) {
+		t.Helper()
+		select {
+		case err := <-r.causes:
+			if !errors.Is(err, want) {
+				t.Fatalf("cancelled with %v, want %v", err, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("not cancelled within 5s (want %v)", want)
+		}
 	}
 
-	rs2 := &reqState{cancel: func(err error) { causes <- err }}
-	ht2 := startHeadTimer(rs2, time.Hour)
-	ht2.restart(phaseHead, time.Millisecond)
-	if err := <-causes; !errors.Is(err, errHeadTimeout) {
-		t.Fatalf("head phase cancelled with %v", err)
-	}
-	ht3 := startHeadTimer(rs2, time.Hour)
-	ht3.release()
-	if ht3.fired || ht3.rs.Load() != nil {
-		t.Errorf("a clock stopped in time: fired %v, still bound %v", ht3.fired, ht3.rs.Load() != nil)
-	}
-	ht3.fire() // unbound: cancels nothing
+	long := newReq()
+	d.start(&long.rs.clock, phaseHeader, time.Hour) // the sweeper now waits an hour
+	short := newReq()
+	d.start(&short.rs.clock, phaseHead, time.Millisecond)
+	wait(t, short, errHeadTimeout) // a sooner deadline woke it
+
+	stopped, later := newReq(), newReq()
+	d.start(&stopped.rs.clock, phaseHeader, 10*time.Millisecond)
+	d.stop(&stopped.rs.clock)
+	d.start(&later.rs.clock, phaseHeader, 20*time.Millisecond)
+	wait(t, later, errHeaderTimeout)
 	select {
-	case err := <-causes:
-		t.Errorf("an unbound clock cancelled with %v", err)
+	case err := <-stopped.causes:
+		t.Errorf("a stopped clock cancelled its request: %v", err)
 	default:
+	}
+
+	// Restarting moves a clock; the list is in deadline order.
+	a, b, c := newReq(), newReq(), newReq()
+	d.start(&a.rs.clock, phaseHeader, 3*time.Hour)
+	d.start(&b.rs.clock, phaseHeader, 2*time.Hour)
+	d.start(&c.rs.clock, phaseHeader, 4*time.Hour)
+	d.start(&a.rs.clock, phaseHead, 90*time.Minute)
+	d.mu.Lock()
+	var order []*reqState
+	for k := d.head; k != nil; k = k.next {
+		order = append(order, k.rs)
+		if k.next != nil && k.next.prev != k {
+			t.Error("broken back link")
+		}
+	}
+	tail := d.tail
+	d.mu.Unlock()
+	if want := []*reqState{long.rs, a.rs, b.rs, c.rs}; !slices.Equal(order, want) || tail != &c.rs.clock {
+		t.Errorf("list order wrong: %d entries, tail is c: %v", len(order), tail == &c.rs.clock)
+	}
+	for _, r := range []req{long, a, b, c} {
+		d.stop(&r.rs.clock)
+		d.stop(&r.rs.clock) // twice: no harm
+	}
+	d.mu.Lock()
+	empty := d.head == nil && d.tail == nil
+	d.mu.Unlock()
+	if !empty {
+		t.Error("list not empty after every clock stopped")
 	}
 }
 

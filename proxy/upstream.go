@@ -166,12 +166,10 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		Cache:           st.plans,
 		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
 	})
-	if rs.timer == nil {
-		rs.timer = startHeadTimer(rs, cfg.Server.UpstreamTimeout) // a hook called without roundTrip
-	}
-	rs.timer.restart(phaseHead, cfg.Server.UpstreamTimeout)
+	rs.clock.rs = rs
+	clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
 	err, panicked := prepare(rr)
-	rs.timer.stop()
+	clocks.stop(&rs.clock)
 	if rs.obs != nil {
 		rs.result = rr.Result()
 	}
