@@ -214,7 +214,7 @@ func NewTransport(timeout time.Duration) *http.Transport {
 // compression off (headgate asks for codings itself; Go's transparent gzip
 // costs 60% of throughput), 256 idle connections per host (the default 2
 // churns connections under load). It sets no ResponseHeaderTimeout:
-// server.upstream_timeout is kept by each request's clock (headTimer, and
+// server.upstream_timeout is kept by each request's clock (timer.go, and
 // fetch's own), which spares the transport's timer and channel select on
 // every request.
 func newTransport() *http.Transport {
@@ -256,9 +256,17 @@ func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
 		return p.state.Load().transport.RoundTrip(r)
 	}
 	rs.clock.rs = rs
-	clocks.start(&rs.clock, phaseHeader, rs.st.cfg.Server.UpstreamTimeout)
+	d := rs.st.cfg.Server.UpstreamTimeout
+	if r.Body == nil || r.Body == http.NoBody {
+		clocks.start(&rs.clock, phaseHeader, d)
+	} else {
+		// As ResponseHeaderTimeout did, the wait for the headers starts
+		// once the request's body is written: a slow upload is the
+		// client's time, not the upstream's.
+		r.Body = &bodyClock{ReadCloser: r.Body, c: &rs.clock, d: d}
+	}
 	res, err := rs.st.transport.RoundTrip(r)
-	clocks.stop(&rs.clock)
+	clocks.endHeader(&rs.clock)
 	return res, err
 }
 

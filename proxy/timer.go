@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"errors"
+	"io"
 	"sync"
 	"time"
 )
@@ -11,8 +12,10 @@ import (
 var errHeaderTimeout = errors.New("upstream sent no response headers within upstream_timeout")
 
 // clock is server.upstream_timeout's clock for one proxied request. It
-// runs twice: from sending the request to the response headers (phase
-// header), and, on a page headgate rewrites, from the headers to the end
+// runs twice: from the request written (sent, for one without a body; its
+// body read to the end by the transport, for one with a body, as
+// ResponseHeaderTimeout counted) to the response headers (phase header),
+// and, on a page headgate rewrites, from the headers to the end
 // of the document head (phase head). When its deadline passes, the sweeper
 // cancels the request's context with the phase's cause, which the
 // transport turns into an error and proxyError into a 504.
@@ -32,6 +35,7 @@ type clock struct {
 	at         time.Duration // deadline, on clocks' monotonic time line
 	phase      int8
 	linked     bool
+	headerDone bool // the response headers came: the header phase is over
 	rs         *reqState
 }
 
@@ -57,9 +61,19 @@ func (d *deadlines) now() time.Duration { return time.Since(d.epoch) }
 
 // start runs c for dur in phase, replacing whatever it ran before.
 func (d *deadlines) start(c *clock, phase int8, dur time.Duration) {
+	d.startIf(c, phase, dur, false)
+}
+
+// startIf is start; with unlessHeaderDone, it does nothing once the
+// header phase has ended (endHeader), decided under the same lock.
+func (d *deadlines) startIf(c *clock, phase int8, dur time.Duration, unlessHeaderDone bool) {
 	d.once.Do(func() { go d.sweep() })
 	at := d.now() + dur
 	d.mu.Lock()
+	if unlessHeaderDone && c.headerDone {
+		d.mu.Unlock()
+		return
+	}
 	if c.linked {
 		d.unlink(c)
 	}
@@ -168,4 +182,33 @@ func (d *deadlines) sweep() {
 			t.Stop()
 		}
 	}
+}
+
+// endHeader stops the header phase for good: a request body that the
+// transport finishes reading after the response came does not start it.
+func (d *deadlines) endHeader(c *clock) {
+	d.mu.Lock()
+	if c.linked && c.phase == phaseHeader {
+		d.unlink(c)
+	}
+	c.headerDone = true
+	d.mu.Unlock()
+}
+
+// bodyClock is a request body that starts the header phase when the
+// transport has read all of it.
+type bodyClock struct {
+	io.ReadCloser
+	c       *clock
+	d       time.Duration
+	started bool
+}
+
+func (b *bodyClock) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.started {
+		b.started = true
+		clocks.startIf(b.c, phaseHeader, b.d, true)
+	}
+	return n, err
 }

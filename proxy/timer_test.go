@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -186,5 +187,60 @@ func TestReqCtx(t *testing.T) {
 	}
 	for _, s := range stops {
 		s()
+	}
+}
+
+// The wait for the response headers starts once the request's body is
+// written, as the transport's ResponseHeaderTimeout did: an upload slower
+// than upstream_timeout is not cut, and an upstream that reads the body
+// and then says nothing still gets a 504.
+func TestHeaderTimeoutAfterUpload(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	_, front := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/hang" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		io.WriteString(w, strconv.FormatInt(n, 10))
+	}, "[server]\nupstream_timeout = \"300ms\"\n"+testRules)
+	client := &http.Client{Timeout: 10 * time.Second}
+
+	// The body comes in three parts with 250 ms between them: 500 ms in all.
+	pr, pw := io.Pipe()
+	go func() {
+		for i := range 3 {
+			if i > 0 {
+				time.Sleep(250 * time.Millisecond) // the client's pace is the point
+			}
+			pw.Write([]byte("part of an upload "))
+		}
+		pw.Close()
+	}()
+	res, err := client.Post(front.URL+"/upload", "text/plain", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || string(body) != "54" {
+		t.Errorf("slow upload: status %d, body %q; want 200 and the 54 bytes counted", res.StatusCode, body)
+	}
+
+	t0 := time.Now()
+	res, err = client.Post(front.URL+"/hang", "text/plain", strings.NewReader("a body"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusGatewayTimeout {
+		t.Errorf("upstream silent after the body: status %d, want 504", res.StatusCode)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("took %v with upstream_timeout 300ms", d)
 	}
 }
