@@ -77,6 +77,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rs := &reqState{st: st, obs: newObserveHook(r.Context(), st.cfg)}
 	rs.wv.w = w
 	rs.w = &rs.wv
+	rs.clock.rs = rs
 	if rs.obs != nil {
 		rs.w.onHeader = rs.observed
 	}

@@ -255,7 +255,6 @@ func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
 		// Not one of ServeHTTP's (it always sets one): no clock to keep.
 		return p.state.Load().transport.RoundTrip(r)
 	}
-	rs.clock.rs = rs
 	d := rs.st.cfg.Server.UpstreamTimeout
 	if r.Body == nil || r.Body == http.NoBody {
 		clocks.start(&rs.clock, phaseHeader, d)

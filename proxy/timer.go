@@ -52,7 +52,6 @@ type deadlines struct {
 	wake       chan struct{}
 	once       sync.Once
 	epoch      time.Time
-	expired    []*clock // the sweeper's scratch, under mu
 }
 
 var clocks = deadlines{wake: make(chan struct{}, 1), epoch: time.Now()}
@@ -137,29 +136,25 @@ func (d *deadlines) unlink(c *clock) {
 func (d *deadlines) sweep() {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
+	type fired struct {
+		rs    *reqState
+		cause error
+	}
+	var out []fired // reused; what ran out, cancelled outside the lock
 	for {
+		clear(out)
+		out = out[:0]
 		d.mu.Lock()
 		now := d.now()
-		d.expired = d.expired[:0]
 		for d.head != nil && d.head.at <= now {
 			c := d.head
 			d.unlink(c)
-			d.expired = append(d.expired, c)
-		}
-		type fired struct {
-			rs    *reqState
-			cause error
-		}
-		var batch [16]fired
-		out := batch[:0]
-		for _, c := range d.expired {
 			cause := errHeaderTimeout
 			if c.phase == phaseHead {
 				cause = errHeadTimeout
 			}
 			out = append(out, fired{c.rs, cause})
 		}
-		clear(d.expired)
 		next := time.Duration(0)
 		if d.head != nil {
 			next = d.head.at

@@ -166,7 +166,6 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		Cache:           st.plans,
 		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
 	})
-	rs.clock.rs = rs
 	clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
 	err, panicked := prepare(rr)
 	clocks.stop(&rs.clock)
