@@ -31,15 +31,15 @@ func guardRequest(out *http.Request) {
 		delete(h, k)
 	}
 	if upgradesToH2C(h) {
-		h.Del("Upgrade")
-		h.Del("Connection")
+		hdel(h, "Upgrade")
+		hdel(h, "Connection")
 	}
 }
 
 // upgradesToH2C reports whether any Upgrade token names h2c (or h2, which
 // only TLS negotiates).
 func upgradesToH2C(h http.Header) bool {
-	for _, v := range h.Values("Upgrade") {
+	for _, v := range hvalues(h, "Upgrade") {
 		for _, tok := range strings.Split(v, ",") {
 			name, _, _ := strings.Cut(strings.TrimSpace(tok), "/")
 			if strings.EqualFold(name, "h2c") || strings.EqualFold(name, "h2") {
@@ -55,7 +55,7 @@ func upgradesToH2C(h http.Header) bool {
 // decides whether a response is HTML on the value the browser will use,
 // and sends that one value on.
 func lastContentType(h http.Header) {
-	if vs := h.Values("Content-Type"); len(vs) > 1 {
-		h.Set("Content-Type", vs[len(vs)-1])
+	if vs := hvalues(h, "Content-Type"); len(vs) > 1 {
+		hset(h, "Content-Type", vs[len(vs)-1])
 	}
 }

@@ -37,6 +37,7 @@ type reqState struct {
 	wv     responseWriter
 	bodyv  upstreamBody
 	rbodyv rewrittenBody
+	rrv    rewrite.Reader
 
 	ctx reqCtx // the upstream request's context, which carries this state
 
@@ -86,7 +87,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Every response, also headgate's own, says noindex (§6). Not
 		// for proxied ones: ReverseProxy adds the upstream's headers to
 		// these, so modifyResponse and proxyError set it there.
-		w.Header().Set("X-Robots-Tag", stagingRobots)
+		hset(w.Header(), "X-Robots-Tag", stagingRobots)
 	}
 
 	target := requestTarget(r)
@@ -117,7 +118,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if st.staging {
-		w.Header().Del("X-Robots-Tag")
+		hdel(w.Header(), "X-Robots-Tag")
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
@@ -245,7 +246,7 @@ func (p *Proxy) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	if rs != nil {
 		rs.outcome = outUpstreamError
 		if rs.st.staging {
-			w.Header().Set("X-Robots-Tag", stagingRobots)
+			hset(w.Header(), "X-Robots-Tag", stagingRobots)
 		}
 	}
 	p.log.Warn("upstream error", "path", r.URL.Path, "status", status, "kind", kind, "err", err)
@@ -258,9 +259,9 @@ func errorPage(w http.ResponseWriter, status int, msg string) {
 	for _, k := range []string{"Content-Encoding", "Content-Length", "ETag", "Last-Modified", "Accept-Ranges", "Link"} {
 		h.Del(k)
 	}
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
+	hset(h, "Content-Type", "text/html; charset=utf-8")
+	hset(h, "Cache-Control", "no-store")
+	hset(h, "X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
 	text := http.StatusText(status)
 	fmt.Fprintf(w, "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>%d %s</title></head>\n<body><h1>%d %s</h1><p>%s</p></body></html>\n",

@@ -299,7 +299,7 @@ func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) 
 		// The upstream expects the public host, as on proxied requests.
 		req.Host = st.host
 	}
-	req.Header.Set("User-Agent", "headgate")
+	hset(req.Header, "User-Agent", "headgate")
 	clock := time.AfterFunc(st.cfg.Server.UpstreamTimeout, func() { cancel(errHeaderTimeout) })
 	res, err := st.transport.RoundTrip(req)
 	clock.Stop()
@@ -315,7 +315,7 @@ func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) 
 		res.Body.Close()
 		return nil, &sitemap.StatusError{Path: path, StatusCode: res.StatusCode}
 	}
-	coding, ok := codec.Normalize(res.Header.Get("Content-Encoding"))
+	coding, ok := codec.Normalize(hget(res.Header, "Content-Encoding"))
 	switch {
 	case !ok:
 		res.Body.Close()

@@ -159,7 +159,7 @@ func writeRedirect(w http.ResponseWriter, r *http.Request, rd *rules.Redirect) {
 		body = appendHTMLEscaped(body, rd.Location)
 		body = append(body, "</a>.</p></body></html>\n"...)
 	} else {
-		if h.Get("X-Robots-Tag") == "" { // staging's noindex, nofollow says more
+		if hget(h, "X-Robots-Tag") == "" { // staging's noindex, nofollow says more
 			vals[3] = "noindex"
 			h["X-Robots-Tag"] = vals[3:4:4]
 		}
@@ -245,7 +245,7 @@ func (st *state) peer(r *http.Request) (client string, https bool) {
 	if proto := forwardedProto(r.Header); proto != "" {
 		https = proto == "https"
 	}
-	if c := forwardedClient(r.Header.Values("X-Forwarded-For"), st.cfg.Server.TrustedProxies); c != "" {
+	if c := forwardedClient(hvalues(r.Header, "X-Forwarded-For"), st.cfg.Server.TrustedProxies); c != "" {
 		host = c
 	}
 	return host, https
@@ -255,11 +255,11 @@ func (st *state) peer(r *http.Request) (client string, https bool) {
 // X-Forwarded-Proto's first value, else the first proto= of Forwarded;
 // "" when neither says.
 func forwardedProto(h http.Header) string {
-	if v := h.Get("X-Forwarded-Proto"); v != "" {
+	if v := hget(h, "X-Forwarded-Proto"); v != "" {
 		v, _, _ = strings.Cut(v, ",")
 		return strings.ToLower(strings.TrimSpace(v))
 	}
-	for _, v := range h.Values("Forwarded") {
+	for _, v := range hvalues(h, "Forwarded") {
 		first, _, _ := strings.Cut(v, ",")
 		for _, kv := range strings.Split(first, ";") {
 			k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
@@ -307,14 +307,14 @@ func forwardedClient(vals []string, ps []netip.Prefix) string {
 func setForwarded(pr *httputil.ProxyRequest, st *state) {
 	trusted := st.trusted(pr.In.RemoteAddr)
 	if trusted {
-		if prior := pr.In.Header.Values("X-Forwarded-For"); len(prior) > 0 {
+		if prior := hvalues(pr.In.Header, "X-Forwarded-For"); len(prior) > 0 {
 			pr.Out.Header["X-Forwarded-For"] = append([]string(nil), prior...)
 		}
 	}
 	pr.SetXForwarded()
 	if trusted {
 		if proto := forwardedProto(pr.In.Header); proto == "http" || proto == "https" {
-			pr.Out.Header.Set("X-Forwarded-Proto", proto)
+			hset(pr.Out.Header, "X-Forwarded-Proto", proto)
 		}
 	}
 }

@@ -38,15 +38,15 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 	if mayRewrite(pr.In.Method) {
 		// Offer upstream only what headgate can decode, so that it can
 		// rewrite what comes back.
-		rs.ae = parseAcceptEncoding(pr.In.Header.Values("Accept-Encoding"))
+		rs.ae = parseAcceptEncoding(hvalues(pr.In.Header, "Accept-Encoding"))
 		if up := rs.ae.upstream(); up != "" {
-			h.Set("Accept-Encoding", up)
+			hset(h, "Accept-Encoding", up)
 		} else {
-			h.Del("Accept-Encoding")
+			hdel(h, "Accept-Encoding")
 		}
 	}
-	for _, k := range [...]string{"If-None-Match", "If-Match"} {
-		vs := h.Values(k)
+	for _, k := range conditionalHeaders {
+		vs := hvalues(h, k)
 		if len(vs) == 0 {
 			continue
 		}
@@ -58,18 +58,22 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 			rs.etagMapped = true
 		}
 		if empty {
-			h.Del(k)
+			hdel(h, k)
 		} else {
-			h.Set(k, out)
+			hset(h, k, out)
 		}
 	}
-	if ir := h.Get("If-Range"); strings.HasPrefix(ir, etagPrefix) {
+	if ir := hget(h, "If-Range"); strings.HasPrefix(ir, etagPrefix) {
 		// Byte ranges of a rewritten representation are not ranges of the
 		// upstream's: ask for the whole document.
-		h.Del("If-Range")
-		h.Del("Range")
+		hdel(h, "If-Range")
+		hdel(h, "Range")
 	}
 }
+
+// conditionalHeaders are the request's entity-tag conditions that name
+// headgate's tags (etag.go), in canonical form (TestCanonicalHeaderKeys).
+var conditionalHeaders = [...]string{"If-None-Match", "If-Match"}
 
 func mayRewrite(method string) bool { return method == http.MethodGet || method == http.MethodHead }
 
@@ -102,8 +106,8 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 	h := res.Header
 	method := res.Request.Method
 
-	if mayRewrite(method) && res.StatusCode == http.StatusOK && htmlType(h.Get("Content-Type")) {
-		coding, ok := codec.Normalize(h.Get("Content-Encoding"))
+	if mayRewrite(method) && res.StatusCode == http.StatusOK && htmlType(hget(h, "Content-Type")) {
+		coding, ok := codec.Normalize(hget(h, "Content-Encoding"))
 		switch {
 		case !ok:
 			rs.outcome = outSkippedEncoding
@@ -127,8 +131,8 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 		p.applyHeaders(res, rs, nil, true)
 	}
 	if res.StatusCode == http.StatusNotModified && rs.etagMapped && !st.shadow {
-		if tag := wrapETag(h.Get("ETag"), cfg.Hash); tag != "" {
-			h.Set("ETag", tag)
+		if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
+			hset(h, "Etag", tag)
 		}
 	}
 	p.finishHeaders(h, rs)
@@ -156,10 +160,11 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		}
 		dec, src = d, d
 	}
-	rr := rewrite.NewReader(src, rewrite.Options{
+	rr := &rs.rrv
+	rr.Reset(src, rewrite.Options{
 		Match:           rs.m,
-		ContentType:     h.Get("Content-Type"),
-		CSP:             h.Get("Content-Security-Policy"),
+		ContentType:     hget(h, "Content-Type"),
+		CSP:             hget(h, "Content-Security-Policy"),
 		MaxHeadBytes:    cfg.Server.MaxHeadBytes,
 		CorrectUpstream: cfg.Site.CorrectUpstream,
 		Shadow:          st.shadow,
@@ -216,14 +221,14 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		case st.shadow && rewritten:
 			p.logShadow(rs, res0)
 			if cfg.Server.ChangeHeader {
-				h.Set("Headgate-Changes", changeHeader(res0, rs.m))
+				hset(h, "Headgate-Changes", changeHeader(res0, rs.m))
 			}
 		case !st.shadow && res0.Outcome == rewrite.Unchanged && panicked == nil:
 			// The upstream's bytes, but under this config: tie the ETag to
 			// it, so a config that would change the page is never
 			// answered with a 304 for the old one.
-			if tag := wrapETag(h.Get("ETag"), cfg.Hash); tag != "" {
-				h.Set("ETag", tag)
+			if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
+				hset(h, "Etag", tag)
 			}
 			p.applyHeaders(res, rs, res0.Head, false)
 		case !st.shadow:
@@ -243,9 +248,9 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	if out == identity && coding == identity && res.ContentLength >= 0 {
 		n := res.ContentLength + int64(res0.Delta)
 		res.ContentLength = n
-		h.Set("Content-Length", strconv.FormatInt(n, 10))
+		hset(h, "Content-Length", strconv.FormatInt(n, 10))
 	} else {
-		h.Del("Content-Length")
+		hdel(h, "Content-Length")
 		// ReverseProxy flushes after every write when the length is
 		// unknown (-1); at 0 it leaves flushing to the response writer's
 		// timer (flush.go).
@@ -255,23 +260,23 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	if out == identity {
 		delete(h, "Content-Encoding")
 	} else {
-		h.Set("Content-Encoding", out)
+		hset(h, "Content-Encoding", out)
 		rs.w.startEncoding(out)
 	}
 	addVary(h, "Accept-Encoding")
 	for _, k := range upstreamBytesHeaders {
 		delete(h, k)
 	}
-	if tag := h.Get("ETag"); tag != "" {
+	if tag := hget(h, "Etag"); tag != "" {
 		if w := wrapETag(tag, cfg.Hash); w != "" {
-			h.Set("ETag", w)
+			hset(h, "Etag", w)
 		} else {
-			h.Del("ETag")
+			hdel(h, "Etag")
 		}
 	}
 	p.applyHeaders(res, rs, res0.Head, false)
 	if cfg.Server.ChangeHeader {
-		h.Set("Headgate-Changes", changeHeader(res0, rs.m))
+		hset(h, "Headgate-Changes", changeHeader(res0, rs.m))
 	}
 	p.finishHeaders(h, rs)
 	return nil
@@ -300,16 +305,16 @@ func (p *Proxy) headResponse(res *http.Response, rs *reqState) {
 	st, cfg, h := rs.st, rs.st.cfg, res.Header
 	rs.outcome = outPassthrough
 	if !st.shadow {
-		if tag := wrapETag(h.Get("ETag"), cfg.Hash); tag != "" {
-			h.Set("ETag", tag)
+		if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
+			hset(h, "Etag", tag)
 		}
-		h.Del("Accept-Ranges")
-		h.Del("Content-Length")
+		hdel(h, "Accept-Ranges")
+		hdel(h, "Content-Length")
 		res.ContentLength = 0
 		if out := rs.ae.choose(cfg.Server.Compress); out == identity {
-			h.Del("Content-Encoding")
+			hdel(h, "Content-Encoding")
 		} else {
-			h.Set("Content-Encoding", out)
+			hset(h, "Content-Encoding", out)
 		}
 		addVary(h, "Accept-Encoding")
 		p.applyHeaders(res, rs, nil, false)
@@ -340,7 +345,7 @@ func (p *Proxy) applyHeaders(res *http.Response, rs *reqState, head *rules.Head,
 			setCanonicalLink(h, *head.Canonical)
 		}
 		if head.Robots != nil {
-			h.Set("X-Robots-Tag", *head.Robots)
+			hset(h, "X-Robots-Tag", *head.Robots)
 			robotsSet = true
 		}
 		if head.HreflangTable {
@@ -382,7 +387,7 @@ func needsHead(m *rules.Match, asHeaders bool) bool {
 // finishHeaders applies what holds for every proxied response.
 func (p *Proxy) finishHeaders(h http.Header, rs *reqState) {
 	if rs.st.staging {
-		h.Set("X-Robots-Tag", stagingRobots)
+		hset(h, "X-Robots-Tag", stagingRobots)
 	}
 }
 
@@ -393,15 +398,16 @@ func setCanonicalLink(h http.Header, url string) {
 }
 
 func addVary(h http.Header, token string) {
-	for _, v := range h.Values("Vary") {
-		for _, t := range strings.Split(v, ",") {
-			t = strings.TrimSpace(t)
-			if t == "*" || strings.EqualFold(t, token) {
+	for _, v := range hvalues(h, "Vary") {
+		for v != "" {
+			var t string
+			t, v, _ = strings.Cut(v, ",")
+			if t = strings.TrimSpace(t); t == "*" || strings.EqualFold(t, token) {
 				return
 			}
 		}
 	}
-	h.Add("Vary", token)
+	hadd(h, "Vary", token)
 }
 
 // changeHeader is the Headgate-Changes value:

@@ -89,10 +89,19 @@ type headTag struct {
 
 // NewReader returns a Reader that rewrites src as opts say.
 func NewReader(src io.Reader, opts Options) *Reader {
+	r := new(Reader)
+	r.Reset(src, opts)
+	return r
+}
+
+// Reset makes r a new Reader of src, as NewReader would return: for a
+// caller that keeps the Reader inside a larger per-request value, so that
+// it is not allocated on its own. Whatever r held before is dropped.
+func (r *Reader) Reset(src io.Reader, opts Options) {
 	if opts.MaxHeadBytes <= 0 {
 		opts.MaxHeadBytes = rules.DefaultMaxHeadBytes
 	}
-	return &Reader{src: src, opts: opts}
+	*r = Reader{src: src, opts: opts}
 }
 
 // Result reports what the rewrite did; complete after Prepare.
