@@ -98,6 +98,40 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 		rs.w.status = res.StatusCode
 		return nil
 	}
+	if err := p.decideResponse(res, rs); err != nil {
+		return err // proxyError's page carries none of the upstream's fields
+	}
+	handOver(rs.w.Header(), res.Header)
+	return nil
+}
+
+// handOver moves the response's header fields into the client's header
+// map, where ReverseProxy's copyHeader would copy them as soon as
+// ModifyResponse returns, but without a new value slice and a
+// canonicalization per field: the transport made these slices for this
+// response alone, and its keys are canonical (it parsed them; headgate
+// sets its own through hset or http.Header's methods). A field already in
+// the client's map (staging's X-Robots-Tag) is added to, as copyHeader
+// adds. Content-Type stays behind, for copyHeader to copy: ReverseProxy
+// reads it from the response afterwards (flushInterval: an event stream
+// is flushed on every write).
+func handOver(dst, src http.Header) {
+	for k, vv := range src {
+		if k == "Content-Type" {
+			continue
+		}
+		if have, ok := dst[k]; ok {
+			dst[k] = append(have, vv...)
+		} else {
+			dst[k] = vv
+		}
+		delete(src, k)
+	}
+}
+
+// decideResponse is modifyResponse past the inspector's look and the
+// protocol switch: the response's fate and headers.
+func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 	st, cfg := rs.st, rs.st.cfg
 	lastContentType(res.Header)
 	rs.bodyv = upstreamBody{rc: res.Body}
