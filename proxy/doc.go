@@ -55,6 +55,9 @@
 //     Link header and robots an X-Robots-Tag (§4.8); in staging every
 //     response says X-Robots-Tag: noindex, nofollow; with
 //     server.change_header a rewritten response says Headgate-Changes.
+//     Once decided, the response's fields are moved into the client's
+//     header map (handOver) rather than copied by ReverseProxy, all but
+//     Content-Type, which ReverseProxy still reads to flush event streams.
 //  7. Each request is counted once in headgate_requests_total{outcome} and,
 //     with server.access_log, logged once.
 //
