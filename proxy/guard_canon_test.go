@@ -14,11 +14,12 @@ import (
 )
 
 // The header names used on a header map directly (without http.Header's
-// canonicalization: header.go, and the deletes by list) are in canonical
-// form: any other spelling would never match a key and silently read,
-// replace or delete nothing. The lists are checked by value; the helpers'
-// literal keys by parsing every non-test file of the package, so that a
-// new call with a key like "ETag" (canonical: "Etag") fails here.
+// canonicalization: header.go, the deletes by list, h["Location"]) are in
+// canonical form: any other spelling would never match a key and silently
+// read, replace or delete nothing. The lists are checked by value; the
+// helpers' literal keys, and literal keys spelled like a field name in an
+// index or a delete, by parsing every non-test file of the package, so
+// that a new use of a key like "ETag" (canonical: "Etag") fails here.
 func TestCanonicalHeaderKeys(t *testing.T) {
 	var keys []string
 	keys = append(keys, droppedRequestHeaders[:]...)
@@ -36,7 +37,7 @@ func TestCanonicalHeaderKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := 0
+	calls, direct := 0, 0
 	for _, e := range entries {
 		name := e.Name()
 		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
@@ -47,11 +48,35 @@ func TestCanonicalHeaderKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok {
+				// A map indexed by a literal that is spelled like a header
+				// field (h["Location"]): the same rule.
+				if lit, ok := ix.Index.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if k, err := strconv.Unquote(lit.Value); err == nil && headerShaped(k) {
+						direct++
+						if c := textproto.CanonicalMIMEHeaderKey(k); c != k {
+							t.Errorf("%s: [%q]: the canonical form is %q", fset.Position(lit.Pos()), k, c)
+						}
+					}
+				}
+				return true
+			}
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
 				return true
 			}
 			id, ok := call.Fun.(*ast.Ident)
+			if ok && id.Name == "delete" && len(call.Args) == 2 {
+				if lit, ok := call.Args[1].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					if k, err := strconv.Unquote(lit.Value); err == nil && headerShaped(k) {
+						direct++
+						if c := textproto.CanonicalMIMEHeaderKey(k); c != k {
+							t.Errorf("%s: delete(%q): the canonical form is %q", fset.Position(lit.Pos()), k, c)
+						}
+					}
+				}
+				return true
+			}
 			if !ok || !helpers[id.Name] || len(call.Args) < 2 {
 				return true
 			}
@@ -72,9 +97,24 @@ func TestCanonicalHeaderKeys(t *testing.T) {
 			return true
 		})
 	}
-	if calls < 20 {
-		t.Errorf("found %d calls of the header helpers: is the parse looking at the package?", calls)
+	if calls < 20 || direct < 5 {
+		t.Errorf("found %d calls of the header helpers and %d direct accesses: is the parse looking at the package?", calls, direct)
 	}
+}
+
+// headerShaped reports whether a string literal looks like a header
+// field name: a capital first, then letters, digits and hyphens.
+func headerShaped(k string) bool {
+	if k == "" || k[0] < 'A' || k[0] > 'Z' {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // addVary adds its token once: not when a Vary value already lists it (in

@@ -111,8 +111,7 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 // canonicalization per field: the transport made these slices for this
 // response alone, and its keys are canonical (it parsed them; headgate
 // sets its own through hset or http.Header's methods). A field already in
-// the client's map (staging's X-Robots-Tag) is added to, as copyHeader
-// adds. Content-Type stays behind, for copyHeader to copy: ReverseProxy
+// the client's map is added to, as copyHeader adds. Content-Type stays behind, for copyHeader to copy: ReverseProxy
 // reads it from the response afterwards (flushInterval: an event stream
 // is flushed on every write).
 func handOver(dst, src http.Header) {
@@ -292,7 +291,7 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		rs.w.lat = &latency{flush: rs.w.flush}
 	}
 	if out == identity {
-		delete(h, "Content-Encoding")
+		hdel(h, "Content-Encoding")
 	} else {
 		hset(h, "Content-Encoding", out)
 		rs.w.startEncoding(out)
