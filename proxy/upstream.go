@@ -111,9 +111,9 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 // canonicalization per field: the transport made these slices for this
 // response alone, and its keys are canonical (it parsed them; headgate
 // sets its own through hset or http.Header's methods). A field already in
-// the client's map is added to, as copyHeader adds. Content-Type stays behind, for copyHeader to copy: ReverseProxy
-// reads it from the response afterwards (flushInterval: an event stream
-// is flushed on every write).
+// the client's map is added to, as copyHeader adds. Content-Type stays
+// behind, for copyHeader to copy: ReverseProxy reads it from the response
+// afterwards (flushInterval: an event stream is flushed on every write).
 func handOver(dst, src http.Header) {
 	for k, vv := range src {
 		if k == "Content-Type" {
