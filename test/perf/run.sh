@@ -38,7 +38,7 @@
 #            headgate reads: every head is scanned and rendered;
 #   browser  a browser's Accept-Encoding (gzip, deflate, br, zstd) against
 #            a gzip upstream: headgate decodes, rewrites and re-encodes;
-#            nginx sub_filter gets gzip on at NGX_GZIP_LEVEL (default 5,
+#            nginx sub_filter gets gzip on at NGX_GZIP_LEVEL (default 4,
 #            headgate's gzip level); "recode" is the plain proxy decoding
 #            and re-encoding gzip (test/perf/peer plain -recode).
 #
