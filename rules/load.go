@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"golang.org/x/net/idna"
 )
 
 // envKeys names the environment overrides of §1, in the order of the
@@ -620,7 +621,37 @@ func checkBaseURL(b string) (string, error) {
 	case u.Fragment != "" || strings.Contains(b, "#"):
 		return "", errors.New("must not hold a fragment")
 	}
-	return u.Scheme + "://" + strings.ToLower(u.Host), nil
+	// One spelling of the origin, as clients compare it: a default port
+	// is no port, and an internationalized host is its A-label (a
+	// Location header and a sitemap's <loc> hold ASCII only).
+	host, port := u.Hostname(), u.Port()
+	if port == "" || u.Scheme == "https" && port == "443" || u.Scheme == "http" && port == "80" {
+		port = ""
+	}
+	if !isASCII(host) {
+		a, err := idna.Lookup.ToASCII(host)
+		if err != nil {
+			return "", fmt.Errorf("its host is not a valid domain name: %v", err)
+		}
+		host = a
+	}
+	host = strings.ToLower(host)
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // an IPv6 literal
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return u.Scheme + "://" + host, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // validLocale accepts BCP 47 tags as sites spell them in URLs: a 2–3 (or

@@ -3,7 +3,9 @@ package rules
 import (
 	"fmt"
 	"net/netip"
+	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -121,8 +123,12 @@ func (l *loader) redirectHosts(key string, v any) {
 		if hh, port, ok := strings.Cut(host, ":"); ok && !strings.Contains(port, ":") {
 			host = hh // "www.example:8080": the port is ignored anyway
 		}
-		if !validHostname(host) {
+		if strings.Contains(h, "/") || !validHostname(host) {
 			l.add("HG141", hk, "%q is not a host name", h)
+			continue
+		}
+		if host == baseHost(l.cfg.Site.BaseURL) {
+			l.add("HG141", hk, "%q is site.base_url's own host: its requests would redirect to themselves", h)
 			continue
 		}
 		l.cfg.Normalize.RedirectHosts = append(l.cfg.Normalize.RedirectHosts, host)
@@ -136,12 +142,46 @@ func (l *loader) normalize(t map[string]any) {
 	if n.HTTPS && strings.HasPrefix(base, "http://") {
 		l.add("HG141", "normalize.https", "site.base_url %s is http: every redirect to https would go back to http (use an https base_url)", base)
 	}
-	if host := baseHost(base); host != "" {
-		for i, h := range n.RedirectHosts {
-			if h == host {
-				l.add("HG141", fmt.Sprintf("normalize.redirect_hosts[%d]", i), "%q is site.base_url's own host: its requests would redirect to themselves", h)
-			}
-		}
+}
+
+// onSite reports whether a request to origin o (scheme://host[:port], as
+// a target spells it) ends on site's origin: o is site's origin spelled
+// another way (upper case, an explicit default port), or normalization
+// answers every request there with a redirect to site (a redirect host;
+// plain http on port 80 of site's host when https is on).
+func (n *Normalize) onSite(o, site string) bool {
+	t, err := url.Parse(o)
+	if err != nil || t.User != nil || t.Host == "" {
+		return false
+	}
+	s, err := url.Parse(site)
+	if err != nil {
+		return false
+	}
+	th := strings.ToLower(t.Hostname())
+	if slices.Contains(n.RedirectHosts, th) {
+		return true
+	}
+	if th != strings.ToLower(s.Hostname()) {
+		return false
+	}
+	ts, ss := strings.ToLower(t.Scheme), strings.ToLower(s.Scheme)
+	tp, sp := portOf(t.Port(), ts), portOf(s.Port(), ss)
+	if ts == ss && tp == sp {
+		return true
+	}
+	return n.HTTPS && ss == "https" && ts == "http" && tp == "80"
+}
+
+// portOf is a URL's port, or its scheme's default when it names none.
+func portOf(port, scheme string) string {
+	switch {
+	case port != "":
+		return port
+	case scheme == "https":
+		return "443"
+	default:
+		return "80"
 	}
 }
 

@@ -194,7 +194,7 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 		if why != "" {
 			return fmt.Sprintf("to %q: %s", to, why)
 		}
-		tg = normTargetPath(&l.cfg.Normalize, tg)
+		tg = normTargetPath(&l.cfg.Normalize, origin, tg)
 		if tg.origin != "" {
 			flags |= rowAbs
 			stored = tg.url("")
@@ -208,7 +208,16 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 	return ""
 }
 
-func normTargetPath(n *Normalize, t target) target {
+// normTargetPath makes a target the address normalization would end at:
+// one whose origin normalization sends to site (a redirect host, http
+// when https is on, site's own origin with an explicit default port) is
+// on the site; a path on the site is respelled and normalized. So a chain
+// through normalization is collapsed like any other, and a target that
+// comes back to its own source through it is a cycle (HG181).
+func normTargetPath(n *Normalize, site string, t target) target {
+	if t.origin != "" && n.onSite(t.origin, site) {
+		t.origin = ""
+	}
 	if t.origin == "" {
 		t.path = n.path(RespellPath(t.path))
 	}

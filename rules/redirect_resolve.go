@@ -443,7 +443,7 @@ func splitLocal(s string, abs bool) target {
 // decoded), then normalizes it, so that it is the address a canonical
 // names and no second hop.
 func (rd *redirector) normTarget(t target) target {
-	return normTargetPath(rd.n, t)
+	return normTargetPath(rd.n, rd.origin, t)
 }
 
 func (rd *redirector) where(h hit) string {

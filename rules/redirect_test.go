@@ -425,6 +425,18 @@ func TestRedirectProblems(t *testing.T) {
 			[]string{"HG181", "r.csv:2: redirect_table[0]: redirect cycle: /x → /y → /z → /x"}},
 		{"row to itself after normalization", "[normalize]\nlowercase = true\n[[redirect_table]]\nfile = \"r.csv\"\n", map[string]string{"r.csv": "from,to\n/Old,/old\n"},
 			[]string{"HG181", "redirect cycle: /old → /old"}},
+		// Targets that normalization sends back to their own source: each
+		// would answer its request with a redirect to itself.
+		{"target on a redirect host", "[normalize]\nredirect_hosts = [\"www.notes.example\"]\n[[redirect]]\nfrom = \"/x\"\nto = \"https://www.notes.example/x\"\n", nil,
+			[]string{"HG181", "redirect cycle: /x → /x"}},
+		{"http target with https on", "[normalize]\nhttps = true\n[[redirect]]\nfrom = \"/y\"\nto = \"http://notes.example/y\"\n", nil,
+			[]string{"HG181", "redirect cycle: /y → /y"}},
+		{"explicit default port", "[[redirect_table]]\nfile = \"r.csv\"\n", map[string]string{"r.csv": "from,to\n/r,https://notes.example:443/r\n"},
+			[]string{"HG181", "redirect cycle: /r → /r"}},
+		{"redirect host with a scheme", "[normalize]\nredirect_hosts = [\"www.notes.example\", \"https://old.example\"]\n", nil,
+			[]string{"HG141", "normalize.redirect_hosts[1]: \"https://old.example\" is not a host name"}},
+		{"own host after a bad one", "[normalize]\nredirect_hosts = [\"*bad\", \"https://old.example\", \"notes.example\"]\n", nil,
+			[]string{"normalize.redirect_hosts[0]", "normalize.redirect_hosts[1]", "normalize.redirect_hosts[2]: \"notes.example\" is site.base_url's own host"}},
 		{"bad status", "[[redirect]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 303\n", nil, []string{"HG180", "redirect[0].status: 303 is not one of"}},
 		{"410 with to", "[[redirect]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 410\n", nil, []string{"HG180", "a 410 (gone) has no target"}},
 		{"no to", "[[redirect]]\nfrom = \"/a\"\n", nil, []string{"HG180", "has no to"}},
@@ -583,5 +595,50 @@ func TestRedirectTargetSpelling(t *testing.T) {
 		if got := answer(cfg, RedirectRequest{Target: target, HTTPS: true}); got != want {
 			t.Errorf("%s: %s, want %s", target, got, want)
 		}
+	}
+}
+
+// A target that normalization would redirect again is written as the
+// address normalization ends at: one hop, not two.
+func TestRedirectTargetThroughNormalization(t *testing.T) {
+	cfg := mustRedirConfig(t, "[normalize]\nhttps = true\nredirect_hosts = [\"www.notes.example\"]\nlowercase = true\n"+
+		"[[redirect]]\nfrom = \"/a\"\nto = \"https://www.notes.example/B\"\n"+
+		"[[redirect]]\nfrom = \"/c\"\nto = \"http://notes.example/d\"\n"+
+		"[[redirect]]\nfrom = \"/e\"\nto = \"https://NOTES.example:443/f\"\n"+
+		"[[redirect]]\nfrom = \"/g\"\nto = \"http://notes.example:8080/h\"\n"+
+		"[[redirect]]\nfrom = \"/i/:x\"\nto = \"https://www.notes.example/J/{x}\"\n", nil)
+	for _, c := range []struct{ target, want string }{
+		{"/a", "301 https://notes.example/b rule"},
+		{"/c", "301 https://notes.example/d rule"},
+		{"/e", "301 https://notes.example/f rule"},
+		{"/g", "301 http://notes.example:8080/h rule"}, // another port: another server
+		{"/i/k", "301 https://notes.example/j/k rule"},
+	} {
+		if got := answer(cfg, RedirectRequest{Target: c.target, HTTPS: true}); got != c.want {
+			t.Errorf("%s: %s, want %s", c.target, got, c.want)
+		}
+	}
+}
+
+// site.base_url is kept in the one spelling clients compare: no default
+// port, an internationalized host as its A-label, lower case.
+func TestBaseURLSpelling(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"https://notes.example", "https://notes.example"},
+		{"https://Notes.Example:443", "https://notes.example"},
+		{"http://notes.example:80/", "http://notes.example"},
+		{"https://notes.example:8443", "https://notes.example:8443"},
+		{"http://notes.example:443", "http://notes.example:443"},
+		{"https://bücher.example", "https://xn--bcher-kva.example"},
+		{"https://BÜCHER.example:443", "https://xn--bcher-kva.example"},
+		{"http://[::1]:8080", "http://[::1]:8080"},
+	} {
+		got, err := checkBaseURL(c.in)
+		if err != nil || got != c.want {
+			t.Errorf("checkBaseURL(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	if _, err := checkBaseURL("https://a\u200b\u0000b.example"); err == nil {
+		t.Error("a host that is no domain name was accepted")
 	}
 }
