@@ -271,6 +271,11 @@ func (d *groupDec) userAgents(key string, v any) {
 		key := fmt.Sprintf("%s[%d]", key, j)
 		switch {
 		case a == aiTrainingList:
+			if prev, dup := explicit[aiTrainingList]; dup {
+				l.add("HG190", key, "%q is in %s already: its agents would be in two groups, and crawlers merge every group that names them", a, prev)
+				continue
+			}
+			explicit[aiTrainingList] = key
 			for _, x := range AITrainingAgents {
 				if !seen[strings.ToLower(x)] {
 					seen[strings.ToLower(x)] = true

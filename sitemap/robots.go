@@ -35,7 +35,10 @@ import (
 //     headgate's, the upstream's Sitemap lines are dropped;
 //
 // then the groups, then headgate's Sitemap line (with "keep", only when no
-// Sitemap line already names it).
+// Sitemap line already names it). The upstream's file is read as Google's
+// parser reads it (robotsText, productToken): no byte order mark, CR, LF
+// or CRLF line ends, a run of User-agent lines ended only by Allow or
+// Disallow, and at most what fits in 500 KiB with headgate's part.
 
 // generatedRobots is the generate mode's file.
 func (s *Sitemap) generatedRobots() []byte {
@@ -103,19 +106,57 @@ func robotsLine(line string) (key, value string, ok, junk bool) {
 	return key, strings.TrimSpace(v), true, false
 }
 
-// productToken is the agent a User-agent value names, as Google's parser
-// reads it: its leading letters, digits, "-" and "_" ("CCBot/2.0" and
-// "CCBot Disallow: /" both name CCBot), lower-case.
-func productToken(v string) string {
-	i := 0
+// productToken is the agent a User-agent value names: its leading
+// letters, digits, "-" and "_" ("CCBot/2.0" and "CCBot Disallow: /" both
+// name CCBot), lower-case. letters is the same read as RFC 9309's
+// grammar and Google's parser read it, which stop at a digit: "GPTBot2"
+// names GPTBot there.
+func productToken(v string) (token, letters string) {
+	i, j := 0, -1
 	for i < len(v) {
 		c := v[i]
-		if !(c == '-' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+		if '0' <= c && c <= '9' {
+			if j < 0 {
+				j = i
+			}
+		} else if !(c == '-' || c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
 			break
 		}
 		i++
 	}
-	return strings.ToLower(v[:i])
+	if j < 0 {
+		j = i
+	}
+	return strings.ToLower(v[:i]), strings.ToLower(v[:j])
+}
+
+// maxRobotsOut is what Google's parser reads of a robots.txt (500 KiB);
+// append mode keeps its file within it, so that the groups and the
+// Sitemap line it adds at the end are read.
+const maxRobotsOut = 500 << 10
+
+// robotsText prepares an upstream robots.txt for reading line by line:
+// without a byte order mark, every line ending in "\n" (RFC 9309 ends
+// lines with CR, LF or CRLF), and cut after its last whole line within
+// budget bytes.
+func robotsText(up []byte, budget int) string {
+	up = bytes.TrimPrefix(up, []byte("\xEF\xBB\xBF"))
+	t := string(up)
+	if strings.IndexByte(t, '\r') >= 0 {
+		t = strings.ReplaceAll(strings.ReplaceAll(t, "\r\n", "\n"), "\r", "\n")
+	}
+	if t != "" && !strings.HasSuffix(t, "\n") {
+		t += "\n"
+	}
+	if len(t) > budget {
+		t = t[:max(budget, 0)]
+		if i := strings.LastIndexByte(t, '\n'); i >= 0 {
+			t = t[:i+1]
+		} else {
+			t = ""
+		}
+	}
+	return t
 }
 
 // appendedRobots is the append mode's file, built from the upstream's.
@@ -131,17 +172,39 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 	}
 	replace := s.enabled && !cfg.KeepUpstreamSitemaps()
 
+	// What headgate adds, so that the upstream's part can leave room for
+	// it within maxRobotsOut.
+	var tail bytes.Buffer
+	writeGroups(&tail, cfg.Groups)
+	if s.enabled {
+		tail.WriteString("\nSitemap: " + sitemapURL + "\n")
+	}
+	text := robotsText(up, maxRobotsOut-tail.Len()-len(sig)-64)
+
 	var b bytes.Buffer
-	b.Grow(len(up) + 512)
-	inUA := false         // the last record line was a User-agent line
+	b.Grow(len(text) + tail.Len() + 128)
+	inUA := false         // in a run of User-agent lines: no Allow or Disallow since the last
 	kept, dropped := 0, 0 // User-agent lines of the current run
 	star := false         // the current run names "*"
 	signalled := false    // headgate's Content-Signal is written
 	skip := false         // the current group lost all its agents: drop its rules
 	hasOurs := false      // an upstream Sitemap line that stays names ours
-	text := string(up)
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	var held []string     // other records inside the run, written when it ends
+	// endRun closes a run of User-agent lines: the lines held in it go
+	// out after them unless the group lost every agent.
+	endRun := func() {
+		inUA = false
+		skip = kept == 0 && dropped > 0
+		if !skip {
+			for _, l := range held {
+				b.WriteString(l)
+			}
+		}
+		held = held[:0]
+		if star && sig != "" && !signalled && !skip {
+			b.WriteString("Content-Signal: " + sig + "\n")
+			signalled = true
+		}
 	}
 	for len(text) > 0 {
 		i := strings.IndexByte(text, '\n')
@@ -159,11 +222,14 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 			}
 			continue
 		}
-		if key == "user-agent" {
+		switch key {
+		case "user-agent":
 			if !inUA {
 				inUA, kept, dropped, star = true, 0, 0, false
 			}
-			if ours[productToken(value)] {
+			// Dropped when any parser would read it as one of ours: with
+			// its digits or, as RFC 9309's grammar, without them.
+			if tok, letters := productToken(value); ours[tok] || ours[letters] {
 				dropped++
 				continue
 			}
@@ -171,30 +237,38 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 			star = star || strings.HasPrefix(value, "*")
 			b.WriteString(line)
 			continue
-		}
-		if inUA {
-			// The run of User-agent lines ends: the group's rules follow.
-			inUA = false
-			skip = kept == 0 && dropped > 0
-			if star && sig != "" && !signalled && !skip {
-				b.WriteString("Content-Signal: " + sig + "\n")
-				signalled = true
-			}
-		}
-		switch key {
 		case "sitemap":
 			// Not a group member (RFC 9309 §2.2.4): kept or replaced
-			// whatever group it stands in.
+			// whatever group it stands in, and no end of a run.
 			if replace {
 				continue
 			}
 			hasOurs = hasOurs || value == sitemapURL
-			b.WriteString(line)
+			if inUA {
+				held = append(held, line)
+			} else {
+				b.WriteString(line)
+			}
 			continue
 		case "content-signal":
 			if sig != "" {
 				continue
 			}
+		}
+		if key != "allow" && key != "disallow" {
+			// Any other record (Crawl-delay, Content-Signal, a key no
+			// parser knows) neither ends a run of User-agent lines nor
+			// starts a group: parsers that follow RFC 9309 skip it.
+			if inUA {
+				held = append(held, line)
+			} else if !skip {
+				b.WriteString(line)
+			}
+			continue
+		}
+		if inUA {
+			// The run of User-agent lines ends: the group's rules follow.
+			endRun()
 		}
 		if skip {
 			continue
@@ -204,10 +278,7 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 	if inUA {
 		// The file ends with User-agent lines and no rule: close the group,
 		// or the groups below would join it.
-		if star && sig != "" && !signalled {
-			b.WriteString("Content-Signal: " + sig + "\n")
-			signalled = true
-		}
+		endRun()
 		if kept > 0 {
 			b.WriteString("Disallow:\n")
 		}
@@ -221,14 +292,15 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 		}
 		b.WriteString("User-agent: *\nContent-Signal: " + sig + "\nDisallow:\n")
 	}
+	groups := tail.Bytes()
+	if s.enabled {
+		groups = groups[:len(groups)-len("\nSitemap: "+sitemapURL+"\n")]
+	}
 	if b.Len() == 0 {
 		// writeGroups starts each group with a blank line.
-		var g bytes.Buffer
-		writeGroups(&g, cfg.Groups)
-		b.Write(bytes.TrimPrefix(g.Bytes(), []byte("\n")))
-	} else {
-		writeGroups(&b, cfg.Groups)
+		groups = bytes.TrimPrefix(groups, []byte("\n"))
 	}
+	b.Write(groups)
 	if s.enabled && !hasOurs {
 		if b.Len() > 0 {
 			b.WriteByte('\n')

@@ -1,0 +1,153 @@
+package sitemap
+
+import (
+	"strings"
+	"testing"
+)
+
+// googleRead is a robots.txt as Google's open-source parser
+// (github.com/google/robotstxt, robots.cc) reads it for one agent,
+// written from its documented behaviour, not from headgate's code:
+//   - it reads the first 500 KiB and skips a UTF-8 byte order mark;
+//   - a line ends at LF, CR or CRLF; "#" starts a comment;
+//   - a User-agent value names the agent of its leading letters, "-"
+//     and "_" (RFC 9309's product token: a digit ends it), compared
+//     case-insensitively; "*" is the global group;
+//   - only an Allow or Disallow line ends a run of User-agent lines:
+//     Sitemap, Crawl-delay and unknown keys leave the run open;
+//   - rules of every group that names the agent are merged; with none, the
+//     rules of every "*" group.
+//
+// It returns the merged allow and disallow rules.
+func googleRead(body, agent string) (allow, disallow []string) {
+	if len(body) > 500<<10 {
+		body = body[:500<<10]
+	}
+	body = strings.TrimPrefix(body, "\ufeff")
+	body = strings.ReplaceAll(strings.ReplaceAll(body, "\r\n", "\n"), "\r", "\n")
+	agent = strings.ToLower(agent)
+	var specA, specD, globA, globD []string
+	seenSpec := false
+	inRun, sep, runSpec, runGlob := false, false, false, false
+	for _, line := range strings.Split(body, "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+		switch k {
+		case "user-agent":
+			if sep || !inRun {
+				inRun, sep, runSpec, runGlob = true, false, false, false
+			}
+			if strings.HasPrefix(v, "*") && (len(v) == 1 || v[1] == ' ' || v[1] == '\t') {
+				runGlob = true
+				continue
+			}
+			n := 0
+			for n < len(v) && (v[n] == '-' || v[n] == '_' || 'a' <= v[n]|0x20 && v[n]|0x20 <= 'z') {
+				n++
+			}
+			if n > 0 && strings.ToLower(v[:n]) == agent {
+				runSpec, seenSpec = true, true
+			}
+		case "allow", "disallow":
+			if !inRun {
+				continue
+			}
+			sep = true
+			if v == "" {
+				continue
+			}
+			if runSpec {
+				if k == "allow" {
+					specA = append(specA, v)
+				} else {
+					specD = append(specD, v)
+				}
+			}
+			if runGlob {
+				if k == "allow" {
+					globA = append(globA, v)
+				} else {
+					globD = append(globD, v)
+				}
+			}
+		}
+	}
+	if seenSpec {
+		return specA, specD
+	}
+	return globA, globD
+}
+
+func googleAllowed(body, agent, path string) bool {
+	a, d := googleRead(body, agent)
+	return rfc9309Allowed(a, d, path)
+}
+
+// TestAppendedRobotsAsGoogleReads serves, in append mode, upstream files
+// whose bytes a careless line reader sees otherwise than Google's parser
+// does, and checks the verdicts of headgate's groups and of the
+// upstream's other agents as that parser reads them.
+func TestAppendedRobotsAsGoogleReads(t *testing.T) {
+	cfg := loadConfig(t, "[robots]\nmode = \"append\"\n"+
+		"[[robots.group]]\nuser_agents = [\"@ai-training\"]\ndisallow = [\"/\"]\n"+
+		"[[robots.group]]\nuser_agents = [\"GPTBot\"]\nallow = [\"/docs/\"]\ndisallow = [\"/\"]\n"+
+		"[[rule]]\nmatch = \"/\"\nsitemap = true\n", nil)
+	gpt := func(t *testing.T, body string) {
+		t.Helper()
+		for path, want := range map[string]bool{"/": false, "/private": false, "/docs/a": true} {
+			if got := googleAllowed(body, "GPTBot", path); got != want {
+				t.Errorf("GPTBot %s: allowed=%v, the config says %v\n%s", path, got, want, body)
+			}
+		}
+		if got := googleAllowed(body, "CCBot", "/x"); got {
+			t.Errorf("CCBot (of @ai-training) may crawl /x\n%s", body)
+		}
+	}
+	big := "User-agent: *\nDisallow: /private\n" + strings.Repeat("Disallow: /p"+strings.Repeat("x", 60)+"\n", 600<<10/64)
+	for _, c := range []struct {
+		name, upstream string
+		other          map[string]bool // another agent's verdicts, as in the upstream's file: "Foo /x"
+	}{
+		{"byte order mark", "\ufeffUser-agent: GPTBot\nAllow: /\n\nUser-agent: *\nDisallow: /private\n",
+			map[string]bool{"Foo /private": false, "Foo /a": true}},
+		{"CR line ends", "# site robots\rUser-agent: GPTBot\rAllow: /\r\rUser-agent: *\rDisallow: /private\r",
+			map[string]bool{"Foo /private": false, "Foo /a": true}},
+		{"a stray CR", "User-agent: *\r\nDisallow: /private\rUser-agent: GPTBot\r\nAllow: /\r\n",
+			map[string]bool{"Foo /private": false}},
+		{"Crawl-delay inside a run", "User-agent: Foo\nCrawl-delay: 5\nUser-agent: GPTBot\nDisallow: /private\n",
+			map[string]bool{"Foo /private": false, "Foo /a": true}},
+		{"Sitemap inside a run", "User-agent: Foo\nSitemap: https://notes.example/wp-sitemap.xml\nUser-agent: GPTBot\nDisallow: /private\n",
+			map[string]bool{"Foo /private": false, "Foo /a": true}},
+		{"a run left open at the end", "User-agent: *\nDisallow: /x\n\nUser-agent: Foo\nCrawl-delay: 5\n",
+			map[string]bool{"Foo /": true, "Foo /x": true, "Bar /x": false}},
+		{"a digit in the upstream's agent", "User-agent: *\nDisallow: /x\n\nUser-agent: GPTBot2\nAllow: /\n",
+			map[string]bool{"Foo /x": false}},
+		{"larger than Google reads", big, map[string]bool{"Foo /private": false}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := serveRobotsCase(t, cfg, c.upstream)
+			gpt(t, body)
+			for k, want := range c.other {
+				agent, path, _ := strings.Cut(k, " ")
+				if before := googleAllowed(c.upstream, agent, path); before != want {
+					t.Fatalf("the case is wrong: the upstream's own file gives %s allowed=%v", k, before)
+				}
+				if got := googleAllowed(body, agent, path); got != want {
+					t.Errorf("%s: allowed=%v after headgate, %v in the upstream's file\n%s", k, got, want, body)
+				}
+			}
+			if len(body) > 500<<10 {
+				t.Errorf("%d bytes: over the 500 KiB Google reads", len(body))
+			}
+			if !strings.HasSuffix(body, "Sitemap: https://notes.example/sitemap.xml\n") {
+				t.Errorf("the file does not end with headgate's Sitemap line")
+			}
+		})
+	}
+}
