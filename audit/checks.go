@@ -163,6 +163,11 @@ func (c *crawler) pageChecks(p *page, f *facts, linkCanon []string, res *result)
 			p.noindex = true
 		}
 	}
+	for _, r := range f.googlebot {
+		if metaNoindex(r) {
+			p.noindex = true // Googlebot does not index it: for a Google-oriented audit, noindex
+		}
+	}
 
 	// Canonicals: the first one in the head is what crawlers read, else
 	// the Link header's.

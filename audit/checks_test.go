@@ -371,6 +371,9 @@ var checkCases = []checkCase{
 	{"canonical to a noindex page", CanonicalToNoindex, map[string]resp{
 		"/a": doc(clean("/a")[:0]+`<title>A</title>`+canon("/b"), ""), "/b": withHead("/b", `<meta name="robots" content="noindex">`),
 	}, []string{"/a"}, []string{"/a"}},
+	{"canonical to a googlebot noindex page", CanonicalToNoindex, map[string]resp{
+		"/a": doc(`<title>A</title>`+canon("/b"), ""), "/b": withHead("/b", `<meta name="googlebot" content="noindex">`),
+	}, []string{"/a"}, []string{"/a"}},
 	{"canonical to an X-Robots-Tag noindex page", CanonicalToNoindex, map[string]resp{
 		"/a": doc(`<title>A</title>`+canon("/b"), ""), "/b": {header: map[string]string{"X-Robots-Tag": "noindex"}, body: withHead("/b", "").body},
 	}, []string{"/a"}, []string{"/a"}},

@@ -33,6 +33,7 @@ type facts struct {
 	hasTitle  bool
 	descs     []string  // meta description contents, in the head
 	robots    []string  // meta robots contents, in the head
+	googlebot []string  // meta googlebot contents, in the head: Google reads them as robots metas of its own
 	headCanon []string  // canonical hrefs as written, in the head
 	bodyCanon []string  // canonical hrefs as written, outside the head
 	headEnd   string    // what ended the head: "<div>", `text "Beta!"`…; "" when the document never left it
@@ -383,6 +384,10 @@ func (ex *extractor) element(a atom.Atom, attrs []html.Attribute, inHead, known 
 		case "robots":
 			if inHead && known {
 				f.robots = append(f.robots, content)
+			}
+		case "googlebot":
+			if inHead && known {
+				f.googlebot = append(f.googlebot, content)
 			}
 		case "og:url", "twitter:url":
 			f.social = append(f.social, metaVal{key, content})

@@ -57,9 +57,10 @@ func (r robotsRule) String() string {
 // parseRobots reads a robots.txt as Google's parser does (RFC 9309):
 // groups start with one or more User-agent lines; every group that names
 // "*" applies to other crawlers, merged, and every group that names
-// googlebot to Googlebot; unknown keys are ignored; a line that is neither
-// blank, a comment, nor "key: value" (nor "key value" for a known key)
-// does not parse. It reads at most maxRobotsBytes, and notes whether the
+// googlebot to Googlebot; unknown keys are ignored (they do not end a run
+// of User-agent lines); a line that is neither blank, a comment, nor
+// "key: value" does not parse (a "key value" line of a known key is
+// reported, and read as Google reads it). It reads at most maxRobotsBytes, and notes whether the
 // file is longer.
 func parseRobots(r io.Reader) *robotsTxt {
 	rt := &robotsTxt{}
@@ -99,9 +100,12 @@ func parseRobots(r io.Reader) *robotsTxt {
 		key, val, ok := strings.Cut(line, ":")
 		if !ok {
 			// Google also takes "Disallow /x": a known key and a blank.
+			// It is read so, for the verdicts, and reported: other
+			// parsers skip it (SPEC §17).
 			f := strings.Fields(line)
 			if len(f) == 2 && knownRobotsKey(f[0]) {
 				key, val, ok = f[0], f[1], true
+				bad(n, raw, "is not \"key: value\" (Google reads it as \""+f[0]+": "+f[1]+"\"; RFC 9309 parsers skip it)")
 			}
 		}
 		key = strings.ToLower(strings.TrimSpace(key))
@@ -144,7 +148,9 @@ func parseRobots(r io.Reader) *robotsTxt {
 				rt.sitemaps = append(rt.sitemaps, val)
 			}
 		default:
-			inUA = false
+			// Crawl-delay and other keys: no member of a group, and no
+			// end of a run of User-agent lines (only Allow and Disallow
+			// are, in Google's parser).
 		}
 	}
 	io.Copy(sum, lr) // what the scanner left of the limit, after a line too long

@@ -29,6 +29,7 @@ func TestRobotsBlocks(t *testing.T) {
 		{"consecutive user-agents share a group", "User-agent: a\nUser-agent: *\nDisallow: /x\n\nUser-agent: b\nDisallow: /y", []string{"/y"}, []string{"/x"}},
 		{"* groups merge", "User-agent: *\nDisallow: /x\n\nUser-agent: *\nDisallow: /y", nil, []string{"/x", "/y"}},
 		{"comments, BOM, blanks and key case", "\ufeff# robots\nUSER-AGENT: * # all\n\nDISALLOW: /x # no\nCrawl-delay: 5\n", []string{"/y"}, []string{"/x"}},
+		{"an unknown key does not end a run of user-agents", "User-agent: *\nCrawl-delay: 5\nUser-agent: googlebot\nDisallow: /x", []string{"/y"}, []string{"/x"}},
 		{"a blank instead of a colon", "User-agent: *\nDisallow /x", nil, []string{"/x"}},
 		{"user-agent with a version", "User-agent: */1.0\nDisallow: /x", nil, []string{"/x"}},
 	}
@@ -54,7 +55,8 @@ func TestRobotsParse(t *testing.T) {
 	if !slices.Equal(rt.sitemaps, []string{"https://a.example/s.xml", "/rel.xml"}) {
 		t.Errorf("sitemaps = %q", rt.sitemaps)
 	}
-	if rt.badCount != 2 || len(rt.bad) != 2 || !strings.Contains(rt.bad[0].String(), "line 4") {
+	// "Allow /y" is read, as Google reads it, and reported (SPEC §17).
+	if rt.badCount != 3 || len(rt.bad) != 3 || !strings.Contains(rt.bad[0].String(), "line 4") || !strings.Contains(rt.bad[2].String(), `line 6: "Allow /y" is not "key: value"`) {
 		t.Errorf("bad = %q (%d)", rt.bad, rt.badCount)
 	}
 	if len(rt.rules) != 2 {
