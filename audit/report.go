@@ -270,9 +270,27 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	return htmlReport.Execute(w, d)
 }
 
-// headLines puts each tag of a head on a line of its own, for reading.
+// headLines puts each tag of a head on a line of its own, for reading;
+// a control character (but a line break or tab) is shown as \u0001, not
+// as a raw byte a browser draws as a box.
 func headLines(h string) string {
-	return strings.ReplaceAll(h, "><", ">\n<")
+	h = strings.ReplaceAll(h, "><", ">\n<")
+	if strings.IndexFunc(h, isControl) < 0 {
+		return h
+	}
+	var b strings.Builder
+	for _, r := range h {
+		if isControl(r) {
+			fmt.Fprintf(&b, `\u%04X`, r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0
 }
 
 // reportScript filters the findings. It reads and writes the filter in

@@ -310,3 +310,13 @@ func TestBaseline(t *testing.T) {
 		}
 	}
 }
+
+// A head's control characters reach the HTML report as visible escapes,
+// never as raw bytes.
+func TestHeadLinesPrintable(t *testing.T) {
+	got := headLines("<title>a\x01b\x7f\u0085</title><meta name=\"x\" content=\"tab\there\">")
+	want := "<title>a\\u0001b\\u007F\\u0085</title>\n<meta name=\"x\" content=\"tab\there\">"
+	if got != want {
+		t.Errorf("headLines = %q, want %q", got, want)
+	}
+}

@@ -205,7 +205,32 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 func writeInspectPage(w http.ResponseWriter, code int, rep *inspectReport) {
 	setPageHeaders(w.Header())
 	w.WriteHeader(code)
-	inspectTemplates.ExecuteTemplate(w, "report", rep)
+	inspectTemplates.ExecuteTemplate(w, "report", shownPreviews(rep))
+}
+
+// shownPreviews returns rep with the previews' texts made printable for
+// the page (showText: a control character as \u0001, not a raw byte a
+// browser draws as a box); the JSON report keeps them as they are.
+func shownPreviews(rep *inspectReport) *inspectReport {
+	if rep.Search == nil && rep.Card == nil {
+		return rep
+	}
+	r := *rep
+	if s := rep.Search; s != nil {
+		c := *s
+		c.SiteName, c.URL, c.Title, c.Description = showText(c.SiteName), showText(c.URL), showText(c.Title), showText(c.Description)
+		c.Breadcrumb = make([]string, len(s.Breadcrumb))
+		for i, b := range s.Breadcrumb {
+			c.Breadcrumb[i] = showText(b)
+		}
+		r.Search = &c
+	}
+	if s := rep.Card; s != nil {
+		c := *s
+		c.Title, c.Description, c.SiteName, c.Domain, c.ImageAlt = showText(c.Title), showText(c.Description), showText(c.SiteName), showText(c.Domain), showText(c.ImageAlt)
+		r.Card = &c
+	}
+	return &r
 }
 
 func writeIndexPage(w http.ResponseWriter, idx *inspectIndexPage) {

@@ -348,6 +348,8 @@ const hostileHead = "<!DOCTYPE html><html><head><meta charset=\"utf-8\">" +
 	"<link rel=\"canonical\" href=\"javascript:alert(3)\">" +
 	"<meta name=\"twitter:url\" content=\"\xff\xfe\xc3(\">" +
 	"<meta name=\"bad\xffname\" content=\"x\x00y\">" +
+	"<meta property=\"og:description\" content=\"bell\x07 and \x01\">" +
+	"<meta property=\"og:site_name\" content=\"site\x1b[31m\">" +
 	"<script>document.title='pwned2'</script>" +
 	"<style>body{background:url(javascript:alert(4))}</style>" +
 	"</head><body></body></html>"
@@ -367,7 +369,12 @@ card = "summary"
 		t.Errorf("CSP %q", csp)
 	}
 	assertInert(t, body)
-	for _, want := range []string{"&lt;/textarea&gt;&lt;script&gt;", `\xFF`} {
+	for i, c := range body {
+		if c < 0x20 && c != '\n' && c != '\r' && c != '\t' || c == 0x7f {
+			t.Fatalf("a raw control byte %#x at %d: …%q…", c, i, body[max(i-40, 0):min(i+20, len(body))])
+		}
+	}
+	for _, want := range []string{"&lt;/textarea&gt;&lt;script&gt;", `\xFF`, `bell\u0007 and \u0001`, `site\u001B[31m`} {
 		if !bytes.Contains(body, []byte(want)) {
 			t.Errorf("page lacks the escaped text %s", want)
 		}
