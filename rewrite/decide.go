@@ -25,6 +25,10 @@ type decision struct {
 	fill         bool        // policy fill: only what the head lacks is written
 	present      identitySet // in the state's scratch (state.present)
 	writeJSONLD  bool
+	// keptCanonical: under override, canonical = "upstream-or-self" found
+	// the upstream's canonical already the one it writes, spelled the same
+	// and absolute: it stays where it is and none is written.
+	keptCanonical bool
 }
 
 // decide computes the page facts, renders the rules and builds the output:
@@ -98,6 +102,9 @@ func (d *decision) wrote(id, v string) {
 // writesSet reports whether headgate writes an identity the head sets: all
 // under override; under fill, only those the page lacks.
 func (d *decision) writesSet(id string) bool {
+	if id == rules.IdentCanonical && d.keptCanonical {
+		return false
+	}
 	return !d.fill || !d.present.has(id) || id == rules.IdentTitle || id == rules.IdentDescription
 }
 
@@ -156,10 +163,11 @@ func (h *headScan) replace(d *decision, i int) {
 
 // replaceSet replaces, in the head under override, the upstream's tags of
 // every identity the rules set (the title under both policies: Render
-// writes one under fill only where there is none). Under fill,
+// writes one under fill only where there is none). Under either policy,
 // upstream-or-self replaces an upstream canonical that is not already the
-// one it writes, spelling included; one that is stays where it is
-// (rewriting is idempotent).
+// one it writes, spelling included; the first one that is stays where it
+// is (rewriting is idempotent), under override only when it is written
+// absolute, as headgate would write it.
 func (h *headScan) replaceSet(d *decision) {
 	head := d.head
 	for i := range h.st.tags {
@@ -168,6 +176,13 @@ func (h *headScan) replaceSet(d *decision) {
 			continue
 		}
 		id := ht.identity
+		if !d.fill && !d.keptCanonical && id == rules.IdentCanonical && head.ForceCanonical && h.sameCanonical(ht, *head.Canonical, &d.cs, d.absURL) &&
+			d.cs.decodeText(ht.urlAttr.val(h.st.buf[ht.start:ht.tagEnd])) == *head.Canonical {
+			// The upstream gets it right already (§16.4): its first such
+			// tag stays, other canonicals go.
+			d.keptCanonical = true
+			continue
+		}
 		if id == rules.IdentTitle && head.Title != nil ||
 			!d.fill && (id == rules.IdentJSONLD && head.ReplaceJSONLD || id != rules.IdentJSONLD && head.Sets(id)) ||
 			d.fill && id == rules.IdentCanonical && head.ForceCanonical && !h.sameCanonical(ht, *head.Canonical, &d.cs, d.absURL) {

@@ -103,3 +103,55 @@ func TestUpstreamOrSelfIdempotent(t *testing.T) {
 		}
 	}
 }
+
+// Under override, an upstream canonical that upstream-or-self would write
+// as it stands (absolute, spelled the same) stays where it is and nothing
+// changes; one spelled otherwise, or relative, is replaced; of two right
+// ones, the second goes (§16.4, §4.5).
+func TestUpstreamOrSelfOverrideKeepsARightCanonical(t *testing.T) {
+	const layout = "[server]\nupstream = \"http://127.0.0.1:1\"\n[site]\nbase_url = \"https://notes.example\"\n" +
+		"[[rule]]\nmatch = \"/*\"\ncanonical = \"upstream-or-self\"\n"
+	m := mustMatch(t, layout, "/a")
+	head := func(links string) string {
+		return "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>A</title>\n" + links + "<meta name=\"x\" content=\"y\">\n</head><body>x</body></html>"
+	}
+	right := "<link rel=\"canonical\" href=\"https://notes.example/a\">\n"
+	for _, c := range []struct {
+		name, in string
+		out      string // "" the input itself
+		outcome  Outcome
+	}{
+		{"right", head(right), "", Unchanged},
+		{"right, twice", head(right + right), head(right), Rewritten},
+		{"relative", head("<link rel=\"canonical\" href=\"/a\">\n"), "", Rewritten},
+		{"another page of the site", head("<link rel=\"canonical\" href=\"https://notes.example/b\">\n"), "", Unchanged},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, res, err := rewriteBytes([]byte(c.in), Options{Match: m, ContentType: "text/html"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Outcome != c.outcome {
+				t.Errorf("outcome %s, want %s (%v)", res.Outcome, c.outcome, res.Changes)
+			}
+			if n := strings.Count(string(out), `rel="canonical"`); n != 1 {
+				t.Errorf("%d canonicals:\n%s", n, out)
+			}
+			switch c.name {
+			case "right", "right, twice", "another page of the site":
+				want := c.out
+				if want == "" {
+					want = c.in
+				}
+				if string(out) != want {
+					t.Errorf("got\n%s\nwant\n%s", out, want)
+				}
+			case "relative":
+				// Not as headgate writes it: replaced by the absolute one at the head's end.
+				if !strings.Contains(string(out), `<link rel="canonical" href="https://notes.example/a">`) || strings.Contains(string(out), `href="/a"`) {
+					t.Errorf("the relative canonical is not replaced:\n%s", out)
+				}
+			}
+		})
+	}
+}
