@@ -104,6 +104,16 @@ func (r *render) text(rf ref) string {
 	return rf.t.render(r.vars(rf.m), false)
 }
 
+// textOr is text, but a table lookup that finds no row or an empty cell
+// (§12.1) is as if no rule set the field: def, the field's default (the
+// page's title for og:title), is written.
+func (r *render) textOr(rf ref, def string) string {
+	if rf.t.data && rf.t.missing(r.vars(rf.m)) {
+		return def
+	}
+	return rf.t.render(r.vars(rf.m), false)
+}
+
 // add appends a meta tag, unless its content is empty: an empty value says
 // nothing, and an empty tag would say less.
 func (r *render) add(ident, attr, key, content string) {
@@ -240,12 +250,12 @@ func (r *render) alternates(page *Page) {
 func (r *render) openGraph() {
 	m, c, f := r.m, r.c, r.f
 	if f.ogTitle.set() {
-		r.prop("og:title", r.text(f.ogTitle))
+		r.prop("og:title", r.textOr(f.ogTitle, r.v.title))
 	} else if r.v.title != "" {
 		r.prop("og:title", r.v.title)
 	}
 	if f.ogDesc.set() {
-		r.prop("og:description", r.text(f.ogDesc))
+		r.prop("og:description", r.textOr(f.ogDesc, r.v.description))
 	} else if r.v.description != "" {
 		r.prop("og:description", r.v.description)
 	}
@@ -354,12 +364,12 @@ func (r *render) twitter() {
 		r.name("twitter:creator", r.text(f.twCreator))
 	}
 	if f.twTitle.set() {
-		r.name("twitter:title", r.text(f.twTitle))
+		r.name("twitter:title", r.textOr(f.twTitle, r.v.title))
 	} else if r.v.title != "" {
 		r.name("twitter:title", r.v.title)
 	}
 	if f.twDesc.set() {
-		r.name("twitter:description", r.text(f.twDesc))
+		r.name("twitter:description", r.textOr(f.twDesc, r.v.description))
 	} else if r.v.description != "" {
 		r.name("twitter:description", r.v.description)
 	}
