@@ -607,6 +607,21 @@ func normURL(u string) (string, string) {
 	if host == "" || strings.ContainsAny(host, "@") {
 		return "", "not an absolute http(s) URL with a host (and no user info)"
 	}
+	if strings.IndexByte(tail, '#') >= 0 {
+		return "", "holds a fragment (#…): a language version is a page's address, which has none"
+	}
+	// One spelling, as every URL headgate builds (§16.4): no default port,
+	// the path's escapes of unreserved characters decoded.
+	if h, port, ok := strings.Cut(host, ":"); ok && !strings.Contains(port, ":") &&
+		(port == "443" && strings.EqualFold(scheme, "https") || port == "80" && strings.EqualFold(scheme, "http") || port == "") {
+		host = h
+		u = scheme + "://" + host + tail
+	}
+	if path, _, _ := strings.Cut(tail, "?"); RespellPath(path) != path {
+		p := RespellPath(path)
+		tail = p + tail[len(path):]
+		u = scheme + "://" + host + tail
+	}
 	if isLowerASCII(scheme) && isLowerASCII(host) && tail != "" && tail[0] == '/' && plainURLTail(tail) {
 		return u, ""
 	}
@@ -672,6 +687,7 @@ func isLowerASCII(s string) bool {
 
 // canonKey is the spelling of a canonical the hreflang index compares.
 func canonKey(u string) string {
+	u, _, _ = strings.Cut(u, "#") // a crawler drops a canonical's fragment
 	if n, why := normURL(u); why == "" {
 		return n
 	}
