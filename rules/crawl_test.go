@@ -24,3 +24,13 @@ func TestAITrainingInTwoGroups(t *testing.T) {
 		t.Fatalf("one list and an agent of it in a group of its own: %v", err)
 	}
 }
+
+func TestOGLocale(t *testing.T) {
+	for in, want := range map[string]string{
+		"de-AT": "de_AT", "de": "de", "EN-gb": "en_GB", "zh-Hant-TW": "zh_TW", "zh-hant": "zh_Hant", "es-419": "es_419", "pt-br": "pt_BR",
+	} {
+		if got := ogLocale(in); got != want {
+			t.Errorf("ogLocale(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

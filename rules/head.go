@@ -176,7 +176,40 @@ func stripQuery(s string) string {
 	return s
 }
 
-func ogLocale(l string) string { return strings.ReplaceAll(l, "-", "_") }
+// ogLocale is a BCP 47 tag in Open Graph form, language_TERRITORY: the
+// language in lower case, the region in upper case (de-AT → de_AT,
+// EN-gb → en_GB); a script is left out when a region follows
+// (zh-Hant-TW → zh_TW: Open Graph locales have none), kept in title case
+// otherwise (zh-hant → zh_Hant).
+func ogLocale(l string) string {
+	parts := strings.Split(l, "-")
+	if len(parts) == 1 {
+		return strings.ToLower(l)
+	}
+	out := []string{strings.ToLower(parts[0])}
+	for i, p := range parts[1:] {
+		switch {
+		case len(p) == 4 && i+2 < len(parts) && isRegion(parts[i+2]):
+			// a script before a region: left out
+		case len(p) == 4:
+			out = append(out, strings.ToUpper(p[:1])+strings.ToLower(p[1:]))
+		case isRegion(p):
+			out = append(out, strings.ToUpper(p))
+		default:
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "_")
+}
+
+// isRegion reports whether a subtag is a region: two letters or three
+// digits.
+func isRegion(p string) bool {
+	if len(p) == 2 {
+		return p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z' && p[1]|0x20 >= 'a' && p[1]|0x20 <= 'z'
+	}
+	return len(p) == 3 && p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9' && p[2] >= '0' && p[2] <= '9'
+}
 
 // metaCap bounds the number of meta tags Render writes, so that its slice
 // is allocated once and small.
