@@ -136,6 +136,8 @@ headline = '{page.title|before_last:" – "}'
 datePublished = "{page.meta.article:published_time|date}"
 author = "{page.meta.author}"
 url = "{page.canonical}"
+keywords = ["{page.meta.author}", "fixed"]
+contributor = ["{page.meta.author}"]
 `)
 	names := slices.Sorted(slices.Values(cfg.PageMetaNames()))
 	if got := strings.Join(names, ","); got != "article:published_time,author,description,og:image" || !cfg.WantsLang() {
@@ -157,11 +159,11 @@ url = "{page.canonical}"
 		"og:title=Café culture", "og:description=x", "og:type=article", "og:locale=de-DE",
 		"og:image=https://cdn.example/c.jpg?w=1&h=2", "article:published_time=2024-05-01T10:00:00+02:00",
 	}) // author comes out empty: not written
-	sameList(t, "json-ld", jsonLD(h), []string{`{"@type":"BlogPosting","datePublished":"2024-05-01","headline":"Café culture","url":"https://notes.example/cafe/"}`})
+	sameList(t, "json-ld", jsonLD(h), []string{`{"@type":"BlogPosting","datePublished":"2024-05-01","headline":"Café culture","keywords":["fixed"],"url":"https://notes.example/cafe/"}`})
 	// Nothing from the page at all: the fields that come out empty are not written.
 	h = cfg.Resolve("/cafe/").Render(Page{})
 	sameList(t, "metas", metas(h), []string{"og:description=x", "og:type=article"})
-	sameList(t, "json-ld", jsonLD(h), []string{`{"@type":"BlogPosting"}`})
+	sameList(t, "json-ld", jsonLD(h), []string{`{"@type":"BlogPosting","keywords":["fixed"]}`}) // an array's empty elements too, and an array of only them
 	if len(h.Dropped) != 0 {
 		t.Errorf("empty fields reported as dropped: %v", drops(h))
 	}

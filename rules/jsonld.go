@@ -56,9 +56,10 @@ func appendJSONValue(b []byte, node any, v *vars) []byte {
 			b = append(b, ':')
 			at := len(b)
 			b = appendJSONValue(b, n.vals[i], v)
-			if len(b)-at == 2 && b[at] == '"' && namesVars(n.vals[i]) {
+			if len(b)-at == 2 && (b[at] == '"' && namesVars(n.vals[i]) || b[at] == '[' && elemNamesVars(n.vals[i])) {
 				// A property whose template comes out empty is left out
-				// (§17): taken back, not rendered twice.
+				// (§17), and so is an array all of whose templates do:
+				// taken back, not rendered twice.
 				b = b[:mark]
 				continue
 			}
@@ -67,11 +68,19 @@ func appendJSONValue(b []byte, node any, v *vars) []byte {
 		return append(b, '}')
 	case []any:
 		b = append(b, '[')
-		for i, x := range n {
-			if i > 0 {
+		first := true
+		for _, x := range n {
+			mark := len(b)
+			if !first {
 				b = append(b, ',')
 			}
+			at := len(b)
 			b = appendJSONValue(b, x, v)
+			if len(b)-at == 2 && b[at] == '"' && namesVars(x) {
+				b = b[:mark] // an element whose template comes out empty: left out
+				continue
+			}
+			first = false
 		}
 		return append(b, ']')
 	case *Template:
@@ -194,4 +203,20 @@ func appendJSONChars(b []byte, s string) []byte {
 		i += size
 	}
 	return append(b, s[start:]...)
+}
+
+// elemNamesVars reports whether node is an array some element of which is
+// a template that names a variable: one that came out empty ([]) had only
+// such elements, all empty.
+func elemNamesVars(node any) bool {
+	a, ok := node.([]any)
+	if !ok {
+		return false
+	}
+	for _, x := range a {
+		if namesVars(x) {
+			return true
+		}
+	}
+	return false
 }
