@@ -257,6 +257,10 @@ func (r *Reader) openCSV(src io.Reader, o Options) error {
 		switch {
 		case !utf8.ValidString(h):
 			return &Error{File: r.name, Line: 1, Msg: "the header row is not valid UTF-8"}
+		case strings.ContainsAny(h, "\r\n"):
+			// A CSV reader ends lines at LF (and CRLF) only: a file saved
+			// with CR line ends (old Mac spreadsheets) is one long line.
+			return &Error{File: r.name, Line: 1, Msg: "the header row holds a line break: save the file with LF or CRLF line ends (a CR alone does not end a line)"}
 		case h == "":
 			return &Error{File: r.name, Line: 1, Msg: fmt.Sprintf("column %d of the header row has no name", i+1)}
 		case seen[h]:

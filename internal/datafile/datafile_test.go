@@ -98,6 +98,8 @@ func TestCSV(t *testing.T) {
 			err: "t.csv:2: column \"to\" is not valid UTF-8"},
 		{name: "a duplicate column", in: "from,from\n/a,/b\n",
 			err: "t.csv:1: the header row names column \"from\" twice"},
+		{name: "CR line ends", in: "from,to\r/a,/b\r/c,/d\r",
+			err: "t.csv:1: the header row holds a line break: save the file with LF or CRLF line ends (a CR alone does not end a line)"},
 		{name: "an unnamed column", in: "from,\n/a,/b\n",
 			err: "t.csv:1: column 2 of the header row has no name"},
 		{name: "empty", in: "",
