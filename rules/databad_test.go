@@ -63,6 +63,15 @@ func TestBadTables(t *testing.T) {
 		files: map[string]string{"headgate.toml": productsTable, "p.csv": "sku,name\nA,one\nB,two,extra\n"},
 		want:  "HG177 DIR/p.csv:3: table[0]: this row has a different number of fields from the header row (2)",
 	}, {
+		// Every bad row is reported in one run, also after a row the
+		// reader could not split (§3.1).
+		name:  "every bad row",
+		files: map[string]string{"headgate.toml": productsTable, "p.csv": "sku,name\nA,one\nB,two,extra\nC,\"x\"y\nD,\xff\nA,dup\n"},
+		want: "HG177 DIR/p.csv:3: table[0]: this row has a different number of fields from the header row (2)\n" +
+			"HG177 DIR/p.csv:4: table[0]: a quote is out of place: quote a field that holds a comma, a quote or a line break, and double the quotes inside it\n" +
+			"HG177 DIR/p.csv:5: table[0]: column \"name\" is not valid UTF-8\n" +
+			"HG177 DIR/p.csv:6: table[0]: duplicate key \"A\" (first on line 2)",
+	}, {
 		name:  "duplicate keys",
 		files: map[string]string{"headgate.toml": productsTable, "p.csv": "sku,name\nA,one\nB,two\nA,three\n"},
 		want:  `HG177 DIR/p.csv:4: table[0]: duplicate key "A" (first on line 2)`,

@@ -205,6 +205,9 @@ func (l *loader) columns(code, path, name string, r *dataReader, want []string, 
 	return idx, ok
 }
 
+// errBadRow marks a row readRows has reported itself.
+var errBadRow = errors.New("bad row")
+
 // readRows reads every row of r into b, each mapped through idx (the
 // file's column for each of b's columns). check may refuse a row. It
 // reports whether the whole file was read, and whether no row was
@@ -218,13 +221,26 @@ func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilde
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
+		if err != nil && !datafile.RowError(err) {
 			l.dataErr(code, path, name, err)
 			return false, false
 		}
-		if len(rec.Values) != len(r.Columns()) {
+		if err == nil && len(rec.Values) != len(r.Columns()) {
 			l.addRow(code, name, rec.Line, path, "%d cells where the header has %d", len(rec.Values), len(r.Columns()))
-			return false, false
+			err = errBadRow
+		}
+		if err != nil {
+			// One row's problem (a ragged row, a quote out of place, a bad
+			// JSON line): reported, and the rest of the file is read, so
+			// that one run lists every bad row (§3.1).
+			if err != errBadRow {
+				l.dataErr(code, path, name, err)
+			}
+			if bad++; bad >= maxRowProblems {
+				l.addRow(code, name, rec.Line, path, "too many bad rows: the rest of the file is not checked")
+				return false, false
+			}
+			continue
 		}
 		for i, fi := range idx {
 			cells[i] = ""

@@ -69,9 +69,17 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil {
+		if err != nil && !datafile.RowError(err) {
 			l.dataProblem(key, rt, err)
 			return
+		}
+		if err != nil {
+			// One row's problem: reported, and the rest is read, so that
+			// one run lists every bad row (§3.1).
+			if bad++; bad <= maxRedirectRowProblems {
+				l.dataProblem(key, rt, err)
+			}
+			continue
 		}
 		cell := func(name string) string {
 			if i := col[name]; i >= 0 && i < len(rec.Values) {

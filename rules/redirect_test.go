@@ -480,6 +480,10 @@ func TestRedirectProblems(t *testing.T) {
 				"r.csv:13: redirect_table[0]: this row has a different number of fields",
 			}},
 		{"invalid UTF-8", "[[redirect_table]]\nfile = \"r.csv\"\n", map[string]string{"r.csv": "from,to\n/a\xff,/b\n"}, []string{"r.csv:2", "not valid UTF-8"}},
+		{"every bad row, after a ragged one", "[[redirect_table]]\nfile = \"r.csv\"\n", map[string]string{"r.csv": "from,to\n/a,/b,extra\n/c,javascript:x\n/d\xff,/e\n/f,javascript:y\n/g,\"/h\"i\n/j,javascript:z\n"},
+			[]string{"r.csv:2: redirect_table[0]: this row has a different number of fields", "r.csv:3:", "r.csv:4:", "not valid UTF-8", "r.csv:5:", "r.csv:6:", "quote is out of place", "r.csv:7:"}},
+		{"every bad JSON line", "[[redirect_table]]\nfile = \"r.jsonl\"\n", map[string]string{"r.jsonl": "{\"from\":\"/a\",\"to\":\"/b\"}\nnot json\n{\"from\":\"/c\",\"to\":\"javascript:x\"}\n[1,2]\n{\"from\":\"/d\",\"status\":\"410\",\"to\":\"/e\"}\n"},
+			[]string{"r.jsonl:2", "r.jsonl:3", "r.jsonl:4", "r.jsonl:5"}},
 		{"bad JSON line", "[[redirect_table]]\nfile = \"r.jsonl\"\n", map[string]string{"r.jsonl": "{\"from\":\"/a\",\"to\":\"/b\"}\n{\"from\":\"/c\",\n"}, []string{"r.jsonl:2"}},
 	}
 	for _, c := range cases {

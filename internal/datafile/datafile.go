@@ -68,6 +68,16 @@ type Error struct {
 	Column string // the column concerned, when there is one
 	Msg    string
 	Err    error // the underlying error, when there is one
+	// Row says the problem is one row's: Next can be called again and
+	// goes on with the next row, so that a caller can report every bad
+	// row of a file in one run. Any other error ends the file.
+	Row bool
+}
+
+// RowError reports whether err is a problem of one row only (Error.Row).
+func RowError(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Row
 }
 
 func (e *Error) Error() string {
@@ -224,7 +234,9 @@ func (r *Reader) Next() (Record, error) {
 		if err == io.EOF && r.counter.over {
 			err = r.tooLarge()
 		}
-		r.err = err
+		if !RowError(err) {
+			r.err = err
+		}
 	}
 	return rec, err
 }
@@ -308,7 +320,7 @@ func (r *Reader) nextCSV() (Record, error) {
 			continue
 		}
 		if !utf8.ValidString(v) {
-			return Record{}, &Error{File: r.name, Line: line, Column: r.cols[j], Msg: fmt.Sprintf("column %q is not valid UTF-8", r.cols[j])}
+			return Record{}, &Error{File: r.name, Line: line, Column: r.cols[j], Msg: fmt.Sprintf("column %q is not valid UTF-8", r.cols[j]), Row: true}
 		}
 		r.values[j] = v
 	}
@@ -328,7 +340,9 @@ func (r *Reader) csvErr(err error) error {
 		case errors.Is(pe.Err, csv.ErrQuote), errors.Is(pe.Err, csv.ErrBareQuote):
 			msg = "a quote is out of place: quote a field that holds a comma, a quote or a line break, and double the quotes inside it"
 		}
-		return &Error{File: r.name, Line: pe.StartLine, Msg: msg, Err: err}
+		// csv.Reader goes on at the next line after a parse error (an
+		// unclosed quote reads to the end of the file first).
+		return &Error{File: r.name, Line: pe.StartLine, Msg: msg, Err: err, Row: true}
 	}
 	return &Error{File: r.name, Msg: "cannot be read: " + err.Error(), Err: err}
 }
@@ -402,7 +416,7 @@ func (r *Reader) readLine() (int, []byte, error) {
 			continue // a blank line, as editors leave at the end
 		}
 		if !utf8.Valid(b) {
-			return r.line, nil, &Error{File: r.name, Line: r.line, Msg: "the line is not valid UTF-8"}
+			return r.line, nil, &Error{File: r.name, Line: r.line, Msg: "the line is not valid UTF-8", Row: true}
 		}
 		return r.line, b, nil
 	}
@@ -423,7 +437,7 @@ func (r *Reader) nextJSON() (Record, error) {
 	}
 	r.pairs, err = parseFlat(r.pairs[:0], raw)
 	if err != nil {
-		return Record{}, &Error{File: r.name, Line: line, Msg: err.Error()}
+		return Record{}, &Error{File: r.name, Line: line, Msg: err.Error(), Row: true}
 	}
 	seen := uint64(0)
 	for _, kv := range r.pairs {
@@ -437,11 +451,11 @@ func (r *Reader) nextJSON() (Record, error) {
 			if r.known {
 				msg = fmt.Sprintf("unknown column %q (known: %s)", k, strings.Join(r.cols, ", "))
 			}
-			return Record{}, &Error{File: r.name, Line: line, Column: k, Msg: msg}
+			return Record{}, &Error{File: r.name, Line: line, Column: k, Msg: msg, Row: true}
 		}
 		if j < 64 {
 			if seen&(1<<j) != 0 {
-				return Record{}, &Error{File: r.name, Line: line, Column: r.cols[j], Msg: fmt.Sprintf("key %q appears twice", r.cols[j])}
+				return Record{}, &Error{File: r.name, Line: line, Column: r.cols[j], Msg: fmt.Sprintf("key %q appears twice", r.cols[j]), Row: true}
 			}
 			seen |= 1 << j
 		}

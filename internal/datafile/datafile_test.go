@@ -185,15 +185,52 @@ func TestBounds(t *testing.T) {
 			t.Fatalf("err %q rows %q", err, rows)
 		}
 	})
-	t.Run("an error sticks", func(t *testing.T) {
-		r, err := Open(write(t, "t.csv", "a\n\"x\n"), Options{})
+	t.Run("an error of the file sticks", func(t *testing.T) {
+		// A line over the bound: where the next line starts is not known.
+		r, err := Open(write(t, "t.jsonl", "{\"a\":\"1\"}\n{\"a\":\""+strings.Repeat("x", 100)+"\"}\n{\"a\":\"2\"}\n"), Options{MaxLineBytes: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, e1 := r.Next()
-		_, e2 := r.Next()
-		if e1 == nil || e1 != e2 {
+		var e1, e2 error
+		for e1 == nil {
+			_, e1 = r.Next()
+		}
+		_, e2 = r.Next()
+		if e1 == nil || e1 != e2 || RowError(e1) {
 			t.Fatalf("errors %v then %v", e1, e2)
+		}
+	})
+	t.Run("an error of a row does not", func(t *testing.T) {
+		for _, c := range []struct{ name, in, next string }{
+			{"t.csv", "a,b\n\"x\"y,1\nz,2\n", "z"},
+			{"t.csv", "a,b\n1\nz,2\n", "z"},
+			{"t.csv", "a,b\n\xff,1\nz,2\n", "z"},
+			{"t.jsonl", "{\"a\":\"1\"}\nnot json\n{\"a\":\"z\"}\n", "z"},
+			{"t.jsonl", "{\"a\":\"1\"}\n{\"a\":\"2\",\"a\":\"3\"}\n{\"a\":\"z\"}\n", "z"},
+			{"t.jsonl", "{\"a\":\"1\"}\n{\"b\":\"2\"}\n{\"a\":\"z\"}\n", "z"},
+			{"t.csv", "a\n\"x\n", ""}, // an unclosed quote reads to the end
+		} {
+			r, err := Open(write(t, c.name, c.in), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e1 error
+			for e1 == nil {
+				_, e1 = r.Next()
+			}
+			rec, e2 := r.Next()
+			if !RowError(e1) {
+				t.Errorf("%q: %v is not a row's error", c.in, e1)
+			}
+			if c.next == "" {
+				if e2 != io.EOF {
+					t.Errorf("%q: after the row, %v, want EOF", c.in, e2)
+				}
+				continue
+			}
+			if e2 != nil || rec.Values[0] != c.next {
+				t.Errorf("%q: after the row, %q %v, want the row %q", c.in, rec.Values, e2, c.next)
+			}
 		}
 	})
 	t.Run("a FIFO is refused, not waited on", func(t *testing.T) {
