@@ -518,6 +518,12 @@ func (l *loader) checkRedirectSources() {
 				if c.WouldRedirect(abs[len(origin):]) {
 					l.add("HG182", path+".canonical", "%q is redirected: a canonical names the final address", s)
 				}
+			} else if why == "" {
+				// Another origin that normalization sends to this one (a
+				// redirect host, http with https on): redirected too.
+				if o := originOf(abs); o != "" && c.Normalize.onSite(o, origin) && !(&Normalize{}).onSite(o, origin) {
+					l.add("HG182", path+".canonical", "%q is redirected by [normalize] to %s: a canonical names the final address", s, origin)
+				}
 			}
 		}
 		if r.Sitemap && r.Pattern != nil && !r.Pattern.HasParams() {
@@ -567,4 +573,18 @@ func deadPattern(n *Normalize, p *Pattern) string {
 		return `does not end with /, but [normalize] trailing_slash = "add" adds one to every such path first: write it with the slash`
 	}
 	return ""
+}
+
+// originOf is the scheme://host[:port] of an absolute URL; "" for another
+// string.
+func originOf(u string) string {
+	i := strings.Index(u, "://")
+	if i < 0 {
+		return ""
+	}
+	j := strings.IndexAny(u[i+3:], "/?#")
+	if j < 0 {
+		return u
+	}
+	return u[:i+3+j]
 }

@@ -448,6 +448,10 @@ func TestRedirectProblems(t *testing.T) {
 		{"bad pattern", "[[redirect]]\nfrom = \"old\"\nto = \"/b\"\n", nil, []string{"HG180", "a pattern starts with /"}},
 		{"canonical names a redirect source", "[[rule]]\nmatch = \"/x\"\ncanonical = \"/old\"\n[[redirect]]\nfrom = \"/old\"\nto = \"/new\"\n", nil,
 			[]string{"HG182", "rule[0].canonical"}},
+		{"canonical on a redirect host", "[[rule]]\nmatch = \"/x\"\ncanonical = \"https://www.notes.example/x\"\n[normalize]\nredirect_hosts = [\"www.notes.example\"]\n", nil,
+			[]string{"HG182", "rule[0].canonical: \"https://www.notes.example/x\" is redirected by [normalize] to https://notes.example"}},
+		{"http canonical with https on", "[[rule]]\nmatch = \"/x\"\ncanonical = \"http://notes.example/x\"\n[normalize]\nhttps = true\n", nil,
+			[]string{"HG182", "rule[0].canonical: \"http://notes.example/x\" is redirected by [normalize]"}},
 		{"sitemap names a redirect source", "[[rule]]\nmatch = \"/Old\"\nsitemap = true\n[normalize]\nlowercase = true\n", nil,
 			[]string{"HG182", "rule[0].sitemap: /Old is redirected"}},
 		{"missing file", "[[redirect_table]]\nfile = \"nope.csv\"\n", nil, []string{"HG180", "redirect_table[0].file", "nope.csv: cannot be read"}},
@@ -644,5 +648,13 @@ func TestBaseURLSpelling(t *testing.T) {
 	}
 	if _, err := checkBaseURL("https://a\u200b\u0000b.example"); err == nil {
 		t.Error("a host that is no domain name was accepted")
+	}
+}
+
+// A canonical on the site's own origin spelled with its default port is
+// no redirect source: not HG182.
+func TestCanonicalDefaultPortNotRedirected(t *testing.T) {
+	if _, err := redirConfig(t, "[[rule]]\nmatch = \"/x\"\ncanonical = \"https://notes.example:443/x\"\n[normalize]\nhttps = true\nredirect_hosts = [\"www.notes.example\"]\n", nil); err != nil {
+		t.Fatal(err)
 	}
 }
