@@ -121,7 +121,7 @@ func appendMarkdown(b []byte, s string, max int) []byte {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case strings.IndexByte("\\`*_[]()<>", c) >= 0:
+		case strings.IndexByte("\\`*_[]()<>&!~", c) >= 0:
 			b = append(b, '\\', c)
 		case c < 0x20 || c == 0x7f:
 			b = append(b, ' ')

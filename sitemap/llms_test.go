@@ -181,6 +181,7 @@ func TestLLMSTxtEscaping(t *testing.T) {
 		{"line\nbreak\r\nend", "line break  end"},
 		{`back\slash`, `back\\slash`},
 		{"`code` <b>", "\\`code\\` \\<b\\>"},
+		{"Tom &amp; Jerry! ~old~", `Tom \&amp; Jerry\! \~old\~`}, // an entity, an image's "!", a strikethrough
 		{strings.Repeat("é", 300), strings.Repeat("é", 199) + "…"},
 	} {
 		if got := string(appendMarkdown(nil, tc.in, maxLinkTitle)); got != tc.want {
