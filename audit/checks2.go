@@ -359,7 +359,7 @@ func (c *crawler) newCrossChecks() {
 		if d := c.redirectProblem(p); d != "" {
 			add(RedirectChain, key, "listed in the sitemap; it takes "+d)
 		}
-		if p.indexable() && !linked[id] && c.crawlComplete() {
+		if p.indexable() && !linked[id] && !c.starts[key] && c.crawlComplete() {
 			add(SitemapOrphan, key, "listed in the sitemap; no crawled page links to it")
 		}
 	}

@@ -477,6 +477,9 @@ var checkCases = []checkCase{
 	{"a sitemap URL nothing links to", SitemapOrphan, map[string]resp{
 		"/sitemap.xml": sitemapOf("/", "/lonely"), "/": doc(clean("/"), ""), "/lonely": doc(clean("/lonely"), `<a href="/">home</a>`),
 	}, nil, []string{"/lonely"}},
+	{"the crawl's start needs no link", SitemapOrphan, map[string]resp{
+		"/sitemap.xml": sitemapOf("/", "/b"), "/": doc(clean("/"), `<a href="/b">b</a>`), "/b": doc(clean("/b"), ""),
+	}, nil, nil},
 	{"linked sitemap URLs", SitemapOrphan, map[string]resp{
 		"/sitemap.xml": sitemapOf("/", "/b"), "/": doc(clean("/"), `<a href="/b">b</a>`), "/b": doc(clean("/b"), `<a href="/">home</a>`),
 	}, nil, nil},

@@ -116,6 +116,7 @@ func (q *queue) pop() {
 // crawler owns the crawl's state; only its run loop touches it, workers
 // get jobs and send results over channels.
 type crawler struct {
+	starts map[string]bool // the keys the crawl starts from: no page need link to them
 	o    Options
 	site *site
 	f    *fetcher
@@ -246,7 +247,9 @@ func (c *crawler) run(ctx context.Context, start []string) (*Report, error) {
 	c.readSitemaps(ctx, sitemaps)
 	c.maxKnown = len(c.keys) + max(4*c.o.MaxPages, 10000)
 
+	c.starts = map[string]bool{}
 	for _, k := range starts {
+		c.starts[k] = true
 		c.enqueue(k, false, 0)
 	}
 	if c.f.live || len(starts) == 0 {
@@ -254,6 +257,7 @@ func (c *crawler) run(ctx context.Context, start []string) (*Report, error) {
 		if c.site.livePath != "" {
 			root = c.site.livePath
 		}
+		c.starts[root] = true
 		c.enqueue(root, false, 0)
 		for _, id := range c.sitemapOrder {
 			c.enqueue(c.keys[id], false, 0)
