@@ -118,4 +118,12 @@ func TestAuditBaselineGate(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q", name, code, errs)
 		}
 	}
+
+	// A -live URL that is no http(s) URL: a usage error, exit 2.
+	for _, live := range []string{"ftp://x", "notes.example", "http://"} {
+		code, _, errs := runCmd(t, "", "audit", "-config", cfg, "-live", live)
+		if code != exitUsage || !strings.Contains(errs, "-live") {
+			t.Errorf("-live %q: exit %d, stderr %q", live, code, errs)
+		}
+	}
 }

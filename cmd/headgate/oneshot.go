@@ -82,6 +82,12 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "headgate audit: -max-pages, -concurrency and -timeout must be positive")
 		return exitUsage
 	}
+	if *live != "" {
+		if u, err := url.Parse(*live); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			fmt.Fprintf(stderr, "headgate audit: -live %q: give the http(s) URL of the running site\n", *live)
+			return exitUsage
+		}
+	}
 	if *compare != "" {
 		if u, err := url.Parse(*compare); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			fmt.Fprintf(stderr, "headgate audit: -compare %q: give the http(s) URL of the site to compare with\n", *compare)
