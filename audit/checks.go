@@ -118,7 +118,7 @@ var checks = []Check{
 	{HreflangToNon200, Error, "an alternate target that redirects or errors"},
 	{HreflangToNonCanonical, Error, "an alternate target that names another canonical"},
 	{HreflangToNoindex, Error, "an alternate target that is noindex"},
-	{LinkBroken, Error, "an internal link to a 4xx or 5xx"},
+	{LinkBroken, Error, "an internal link to a 4xx or 5xx, or to a redirect to one"},
 	{LinkToRedirect, Warning, "an internal link to a redirecting URL"},
 	{RedirectChain, Warning, "a linked, canonical, alternate or sitemap URL that takes more than one hop to a 200"},
 	{DuplicateWithoutCanonical, Warning, "pages with the same body text, neither naming the other as canonical"},

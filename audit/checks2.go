@@ -340,6 +340,13 @@ func (c *crawler) newCrossChecks() {
 				if d := c.redirectProblem(t); d != "" && limit(RedirectChain) {
 					add(RedirectChain, p.key, "links to "+c.site.url(key)+", which takes "+d)
 				}
+				// A redirect that ends at a 4xx or 5xx is a broken link
+				// too, as SEO crawlers report it ("redirect to 4xx").
+				if t.locKey != "" {
+					if ci := c.chain(t); !ci.loop && ci.final != nil && ci.final.status >= 400 && limit(LinkBroken) {
+						add(LinkBroken, p.key, fmt.Sprintf("links to %s, which redirects to an answer %d: %s", c.site.url(key), ci.final.status, c.chainText(ci)))
+					}
+				}
 			}
 		}
 	}

@@ -368,6 +368,9 @@ var checkCases = []checkCase{
 		"/b": {header: map[string]string{"X-Robots-Tag": "noindex", "x": ""}, body: doc(clean("/b")+`<meta name="robots" content="noindex, follow">`, "").body},
 	}, []string{"/a", "/b"}, nil},
 
+	{"a link to a redirect that ends at a 404", LinkBroken, map[string]resp{
+		"/a": doc(clean("/a"), `<a href="/old">old</a>`), "/old": {status: 301, header: map[string]string{"Location": "/gone"}}, "/gone": {status: 404},
+	}, []string{"/a"}, []string{"/a"}},
 	{"canonical to a noindex page", CanonicalToNoindex, map[string]resp{
 		"/a": doc(clean("/a")[:0]+`<title>A</title>`+canon("/b"), ""), "/b": withHead("/b", `<meta name="robots" content="noindex">`),
 	}, []string{"/a"}, []string{"/a"}},
