@@ -117,9 +117,9 @@ func (q *queue) pop() {
 // get jobs and send results over channels.
 type crawler struct {
 	starts map[string]bool // the keys the crawl starts from: no page need link to them
-	o    Options
-	site *site
-	f    *fetcher
+	o      Options
+	site   *site
+	f      *fetcher
 
 	ids      map[string]int32
 	keys     []string
