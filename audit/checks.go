@@ -202,7 +202,7 @@ func (c *crawler) pageChecks(p *page, f *facts, linkCanon []string, res *result)
 	for _, raw := range f.bodyCanon {
 		add(CanonicalOutsideHead, fmt.Sprintf("canonical %q is in the body: the head ended at %s, before it", clip(raw, 200), f.headEnd))
 	}
-	if len(f.headCanon)+len(f.bodyCanon)+len(linkCanon) == 0 {
+	if len(f.headCanon)+len(f.bodyCanon)+len(linkCanon) == 0 && !f.headCut {
 		add(CanonicalMissing, "no canonical link in the head and no Link header")
 	}
 	if p.canonRaw != "" {
@@ -304,6 +304,9 @@ func (c *crawler) pageChecks(p *page, f *facts, linkCanon []string, res *result)
 		}
 	}
 	switch {
+	case !f.hasTitle && f.headCut:
+		// Absent as far as the head was read: not reported (the page's
+		// note says where reading stopped).
 	case !f.hasTitle:
 		add(TitleMissing, "no <title>")
 	case f.title == "":
@@ -311,6 +314,7 @@ func (c *crawler) pageChecks(p *page, f *facts, linkCanon []string, res *result)
 	}
 	if p.indexable() {
 		switch {
+		case len(f.descs) == 0 && f.headCut:
 		case len(f.descs) == 0:
 			add(DescriptionMissing, "no meta description")
 		case p.desc == "":

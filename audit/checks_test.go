@@ -31,6 +31,9 @@ var checkCases = []checkCase{
 	{"no canonical", CanonicalMissing, map[string]resp{
 		"/a": doc(`<title>A</title><meta name="description" content="a">`, ""),
 	}, []string{"/a"}, []string{"/a"}},
+	{"a head too long to read to its end", CanonicalMissing, map[string]resp{
+		"/a": doc(`<title>A</title>`+strings.Repeat(`<meta name="x" content="y">`, maxPrefix/27+10)+canon("/a"), ""),
+	}, []string{"/a"}, nil}, // not known to be missing: the page's note says where reading stopped
 	{"canonical only in a Link header", CanonicalMissing, map[string]resp{
 		"/a": {header: map[string]string{"Link": `<{origin}/a>; rel="canonical"`}, body: "<title>A</title>"},
 	}, []string{"/a"}, nil},

@@ -3,11 +3,14 @@ package audit
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/url"
+	"os"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -50,6 +53,7 @@ type facts struct {
 	linkSeen  map[string]bool
 	positions bool // false when the head was too long to tell head from body
 	linksCut  bool
+	headCut   bool     // the head was not read to its end (a bound, a stall, a read error): what it lacks is not known
 	text      textHash // the body's text, whitespace-normalized
 	httpLinks []string // http:// links to an https origin of the site
 }
@@ -158,8 +162,14 @@ func extract(body io.Reader, contentType string, page *url.URL, s *site, maxByte
 	case err == nil || err == io.EOF:
 	case errors.Is(err, html.ErrBufferExceeded):
 		f.notes = append(f.notes, fmt.Sprintf("a token is longer than %d KiB: the page is not read past it", maxToken>>10))
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, net.ErrClosed) || errors.Is(err, context.Canceled):
+		// The fetch's timeout closed the body under the reader.
+		f.notes = append(f.notes, "reading stopped: the page did not finish within -timeout (checked as far as read)")
 	default:
 		f.notes = append(f.notes, "reading stopped: "+err.Error())
+	}
+	if !ended && (!eof || lim.hit || z.Err() != nil && z.Err() != io.EOF) {
+		f.headCut = true
 	}
 	if lim.hit {
 		var one [1]byte

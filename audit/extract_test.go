@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"context"
+	"io"
 	"net/url"
 	"slices"
 	"strings"
@@ -105,6 +107,20 @@ func TestExtractBounds(t *testing.T) {
 	if len(f.notes) != 1 || !strings.Contains(f.notes[0], "head is longer") || len(f.headCanon)+len(f.bodyCanon) != 0 || !slices.Equal(f.links, []string{"/x"}) {
 		t.Errorf("long head: notes %q, canonicals %q %q, links %q", f.notes, f.headCanon, f.bodyCanon, f.links)
 	}
+	if !f.headCut {
+		t.Error("long head: not marked cut")
+	}
+	// A page whose body stops inside the head (a stall the timeout ends):
+	// cut, with a note that says so; one that just ends there is whole.
+	page, _ := url.Parse("https://site.example/dir/page")
+	stalled := io.MultiReader(strings.NewReader("<html><head><title>T</title><meta name=x content=y>"), errReader{context.DeadlineExceeded})
+	f = extract(stalled, "text/html", page, &site{origins: []string{"https://site.example"}}, 1<<30)
+	if !f.headCut || len(f.notes) != 1 || !strings.Contains(f.notes[0], "did not finish within -timeout") {
+		t.Errorf("stalled head: cut %v, notes %q", f.headCut, f.notes)
+	}
+	if f = extractString(t, "text/html", "<html><head><title>T</title>"); f.headCut {
+		t.Error("a document that ends in its head is marked cut")
+	}
 	longToken := "<title>T</title><body><p>" + strings.Repeat("x", maxToken+10) + "<a href=/x>x</a>"
 	f = extractString(t, "text/html", longToken)
 	if len(f.notes) != 1 || !strings.Contains(f.notes[0], "token is longer") {
@@ -171,3 +187,7 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
