@@ -388,13 +388,18 @@ func (o *Options) submit(ctx context.Context, sc *bufio.Scanner, base *url.URL, 
 // other answer fails at once.
 func (o *Options) post(ctx context.Context, client *http.Client, endpoint string, body []byte, batch int) error {
 	var last error
+	tried := 0
 	for attempt := 1; attempt <= o.Attempts; attempt++ {
+		tried = attempt
 		wait, err := o.attempt(ctx, client, endpoint, body)
 		if err == nil {
 			return nil
 		}
 		last = err
-		if wait < 0 || attempt == o.Attempts {
+		if wait < 0 {
+			return err // not to be retried: sent once
+		}
+		if attempt == o.Attempts {
 			break
 		}
 		if wait == 0 {
@@ -412,7 +417,7 @@ func (o *Options) post(ctx context.Context, client *http.Client, endpoint string
 		case <-t.C:
 		}
 	}
-	return fmt.Errorf("%w (after %d attempts)", last, o.Attempts)
+	return fmt.Errorf("%w (after %d attempts)", last, tried)
 }
 
 // attempt is one POST. wait < 0: do not retry; 0: retry after the

@@ -289,3 +289,19 @@ func TestRun1M(t *testing.T) {
 		t.Errorf("peak heap grew by %d MiB: the CronJob's limit is 256 MiB", growth>>20)
 	}
 }
+
+// A status that is not retried (400 here) is sent once, and the error
+// does not claim more attempts.
+func TestRejectedOnce(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		w.WriteHeader(http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	_, err, state := runAll(t, srv.URL, []string{"https://notes.example/"}, nil)
+	if err == nil || n.Load() != 1 || strings.Contains(err.Error(), "attempts") {
+		t.Errorf("400: %d requests, error %v", n.Load(), err)
+	}
+	noState(t, state)
+}
