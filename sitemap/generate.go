@@ -126,10 +126,6 @@ func (g *generation) run() (res *result, err error) {
 			return nil, fmt.Errorf("rule %q: sitemap_source %q: %w", r.Match, r.SitemapSource, err)
 		}
 	}
-	if g.leftOut > 0 {
-		g.s.log.Warn("sitemap: limit reached; the rest is left out",
-			"max_urls", g.s.maxURLs, "files", len(g.parts), "urls_written", g.total, "urls_left_out", g.leftOut)
-	}
 	if g.cur != nil || len(g.parts) == 0 {
 		if g.cur == nil {
 			// No URL at all: an empty <urlset>, which crawlers read as an
@@ -137,6 +133,11 @@ func (g *generation) run() (res *result, err error) {
 			g.cur = newPart(g.fw, g.s.urlsetPre)
 		}
 		g.finishPart()
+	}
+	if g.leftOut > 0 {
+		// After the last part is finished: files counts every file written.
+		g.s.log.Warn("sitemap: limit reached; the rest is left out",
+			"max_urls", g.s.maxURLs, "files", len(g.parts), "urls_written", g.total, "urls_left_out", g.leftOut)
 	}
 	res = &result{urls: g.total, empty: g.empty}
 	if len(g.parts) == 1 {

@@ -440,7 +440,7 @@ sitemap = true
 			t.Errorf("got %d URLs, want 5: %v", len(u.URLs), locs(u))
 		}
 		recs := lg.records(t, "sitemap: limit reached; the rest is left out")
-		if len(recs) != 1 || recs[0]["urls_left_out"] != float64(5) {
+		if len(recs) != 1 || recs[0]["urls_left_out"] != float64(5) || recs[0]["files"] != float64(1) {
 			t.Errorf("want one warning with 5 URLs left out; log:\n%s", lg)
 		}
 	})
