@@ -373,7 +373,7 @@ func (c *crawler) newCrossChecks() {
 	if c.sitemapRead {
 		for id, p := range c.pages {
 			if p != nil && p.indexable() && !inSitemap[id] {
-				add(SitemapMissing, p.key, "an indexable page that is its own canonical; the sitemap does not list it")
+				add(SitemapMissing, p.key, "an indexable page whose canonical names no other address (it names itself, or there is none); the sitemap does not list it")
 			}
 		}
 	}
