@@ -130,3 +130,29 @@ func TestRewriteFalseHead(t *testing.T) {
 		t.Errorf("HEAD: Content-Length %d, ETag %q", res.ContentLength, res.Header.Get("ETag"))
 	}
 }
+
+// A whole HTML document sent as a download (Content-Disposition:
+// attachment, as an export or a "save page" answers) is a file, not a
+// page: its bytes pass through, GET and HEAD alike.
+func TestAttachmentNotRewritten(t *testing.T) {
+	_, front := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=UTF-8")
+		switch r.URL.Path {
+		case "/export":
+			w.Header().Set("Content-Disposition", `Attachment; filename="notes.html"`)
+		case "/inline":
+			w.Header().Set("Content-Disposition", "inline")
+		}
+		io.WriteString(w, testPage)
+	}, cmsRules)
+	res, got := hgtest.Fetch(t, front.URL+"/export")
+	if got != testPage {
+		t.Errorf("an attachment was rewritten:\n%s", got)
+	}
+	if res.Header.Get("Content-Disposition") == "" {
+		t.Error("Content-Disposition lost")
+	}
+	if _, got := hgtest.Fetch(t, front.URL+"/inline"); got == testPage {
+		t.Error("an inline page was not rewritten")
+	}
+}

@@ -150,6 +150,10 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 		case !rs.m.Any() && !cfg.Site.CorrectUpstream:
 			// Nothing could change: skip the tokenizer.
 			rs.outcome = outPassthrough
+		case isAttachment(hget(h, "Content-Disposition")):
+			// A download (an export, a saved page): a file, not a page a
+			// browser shows; its bytes are the user's (§16.1).
+			rs.outcome = outPassthrough
 		case method == http.MethodHead:
 			p.headResponse(res, rs)
 			return nil
@@ -712,4 +716,11 @@ func (w *responseWriter) close() error {
 	releaseEncoder(w.enc)
 	w.enc = nil
 	return err
+}
+
+// isAttachment reports whether a Content-Disposition says "attachment"
+// (RFC 6266: the type, case-insensitive, before any parameter).
+func isAttachment(cd string) bool {
+	t, _, _ := strings.Cut(cd, ";")
+	return strings.EqualFold(strings.TrimSpace(t), "attachment")
 }
