@@ -211,7 +211,9 @@ func (s *Sitemap) upstreamRobots(ctx context.Context) ([]byte, error) {
 	rc, err := s.fetch(ctx, "/robots.txt")
 	if err != nil {
 		var st interface{ HTTPStatus() int }
-		if errors.As(err, &st) && st.HTTPStatus() >= 400 && st.HTTPStatus() < 500 {
+		// A 4xx is no robots.txt (RFC 9309 §2.3.1.3), but for 429, which
+		// Google reads as a server error: its crawl would stop, not open.
+		if errors.As(err, &st) && st.HTTPStatus() >= 400 && st.HTTPStatus() < 500 && st.HTTPStatus() != http.StatusTooManyRequests {
 			return nil, nil
 		}
 		return nil, err

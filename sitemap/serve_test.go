@@ -409,6 +409,9 @@ func TestRobots(t *testing.T) {
 		{"append, HTML upstream", "[robots]\nmode = \"append\"\n" + rule, ptr("<!doctype html><p>app</p>"), nil, 200, "Sitemap: https://notes.example/sitemap.xml\n"},
 		{"append, upstream down", "[robots]\nmode = \"append\"\n" + rule, nil, errBoom, 503, "503 robots.txt is not available\n"},
 		{"append, upstream 503", "[robots]\nmode = \"append\"\n" + rule, nil, &StatusError{Path: "/robots.txt", StatusCode: 503}, 503, "503 robots.txt is not available\n"},
+		// 429 is no "no robots.txt": Google reads it as a server error.
+		{"append, upstream 429", "[robots]\nmode = \"append\"\n" + rule, nil, &StatusError{Path: "/robots.txt", StatusCode: 429}, 503, "503 robots.txt is not available\n"},
+		{"append, upstream 404", "[robots]\nmode = \"append\"\n" + rule, nil, &StatusError{Path: "/robots.txt", StatusCode: 404}, 200, "Sitemap: https://notes.example/sitemap.xml\n"},
 		{"staging", "mode = \"staging\"\n" + rule, nil, nil, 200, "User-agent: *\nDisallow: /\n"},
 		{"staging, no sitemap", "mode = \"staging\"\n[robots]\nmode = \"upstream\"\n", nil, nil, 200, "User-agent: *\nDisallow: /\n"},
 	} {
