@@ -1,13 +1,17 @@
 package proxy
 
 import (
+	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/headgate/headgate/internal/hgtest"
+	"github.com/headgate/headgate/rules"
+	"github.com/headgate/headgate/sitemap"
 )
 
 const cmsRules = `
@@ -154,5 +158,86 @@ func TestAttachmentNotRewritten(t *testing.T) {
 	}
 	if _, got := hgtest.Fetch(t, front.URL+"/inline"); got == testPage {
 		t.Error("an inline page was not rewritten")
+	}
+}
+
+// In append mode the upstream's robots.txt is fetched through redirects
+// on the upstream's own site (a slash added, its public https address),
+// as crawlers follow them; one to another host, or a loop, is no
+// robots.txt (as Google reads it after five hops), never a 503 that would
+// stop the crawl.
+func TestUpstreamRobotsRedirects(t *testing.T) {
+	const cfg = "[robots]\nmode = \"append\"\n[[robots.group]]\nuser_agents = [\"GPTBot\"]\ndisallow = [\"/\"]\n"
+	for _, c := range []struct {
+		name     string
+		location map[string]string // path → Location
+		want     string            // in the served file
+		not      string
+	}{
+		{"a slash added", map[string]string{"/robots.txt": "/robots.txt/"}, "Disallow: /private", ""},
+		{"the public address", map[string]string{"/robots.txt": "https://notes.example/real-robots.txt"}, "Disallow: /private", ""},
+		{"two hops", map[string]string{"/robots.txt": "/a", "/a": "/robots.txt/"}, "Disallow: /private", ""},
+		{"another host", map[string]string{"/robots.txt": "https://cdn.example/robots.txt"}, "User-agent: GPTBot", "private"},
+		{"a loop", map[string]string{"/robots.txt": "/a", "/a": "/robots.txt"}, "User-agent: GPTBot", "private"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if loc, ok := c.location[r.URL.Path]; ok {
+					w.Header().Set("Location", loc)
+					w.WriteHeader(http.StatusMovedPermanently)
+					return
+				}
+				if r.URL.Path == "/robots.txt/" || r.URL.Path == "/real-robots.txt" {
+					io.WriteString(w, "User-agent: *\nDisallow: /private\n")
+					return
+				}
+				http.NotFound(w, r)
+			}))
+			defer up.Close()
+			p, err := New(testConfig(t, up.URL, cfg), Options{
+				Sitemap: func(cfg *rules.Config, fetch func(context.Context, string) (io.ReadCloser, error)) SitemapHandler {
+					return sitemap.New(cfg, sitemap.Options{Fetch: fetch})
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			front := httptest.NewServer(p)
+			defer front.Close()
+			res, body := hgtest.Fetch(t, front.URL+"/robots.txt")
+			if res.StatusCode != 200 || !strings.Contains(body, c.want) || c.not != "" && strings.Contains(body, c.not) {
+				t.Errorf("%d:\n%s", res.StatusCode, body)
+			}
+			if !strings.Contains(body, "User-agent: GPTBot\nDisallow: /") {
+				t.Errorf("headgate's group is missing:\n%s", body)
+			}
+		})
+	}
+}
+
+func TestFetchRedirectPath(t *testing.T) {
+	p, err := New(testConfig(t, "http://127.0.0.1:9/app", ""), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := p.state.Load()
+	for _, c := range []struct {
+		loc, want string
+		ok        bool
+	}{
+		{"/app/robots.txt/", "/robots.txt/", true}, // the upstream's own path: under its prefix
+		{"robots-2.txt", "/robots-2.txt", true},
+		{"http://127.0.0.1:9/app/x?y=1", "/x?y=1", true},
+		{"https://NOTES.example/real.txt", "/real.txt", true}, // the public address: as proxied
+		{"/other/robots.txt", "", false},                      // outside the upstream's prefix
+		{"https://cdn.example/robots.txt", "", false},
+		{"https://user@notes.example/x", "", false},
+		{"ftp://notes.example/x", "", false},
+		{"http://127.0.0.1:10/app/x", "", false},
+	} {
+		got, ok := st.redirectPath("/robots.txt", c.loc)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%q: %q %v, want %q %v", c.loc, got, ok, c.want, c.ok)
+		}
 	}
 }

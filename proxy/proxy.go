@@ -276,41 +276,28 @@ func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) 
 	if !strings.HasPrefix(path, "/") {
 		return nil, fmt.Errorf("fetch %q: not a path", path)
 	}
-	ref, err := url.Parse(path)
-	if err != nil {
-		return nil, fmt.Errorf("fetch %q: %w", path, err)
-	}
-	u := *st.upstream
-	u.Path = strings.TrimSuffix(u.Path, "/") + ref.Path
-	u.RawPath = ""
-	if ref.RawPath != "" {
-		u.RawPath = strings.TrimSuffix(st.upstream.EscapedPath(), "/") + ref.RawPath
-	}
-	u.RawQuery = ref.RawQuery
-	// upstream_timeout for the response headers: a context of its own,
-	// cancelled by a clock until they come, and by Close after.
-	ctx, cancel := context.WithCancelCause(ctx)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		cancel(nil)
-		return nil, fmt.Errorf("fetch %q: %w", path, err)
-	}
-	if st.cfg.Server.PreserveHost && st.host != "" {
-		// The upstream expects the public host, as on proxied requests.
-		req.Host = st.host
-	}
-	hset(req.Header, "User-Agent", "headgate")
-	clock := time.AfterFunc(st.cfg.Server.UpstreamTimeout, func() { cancel(errHeaderTimeout) })
-	res, err := st.transport.RoundTrip(req)
-	clock.Stop()
-	if err != nil {
-		if cause := context.Cause(ctx); errors.Is(cause, errHeaderTimeout) {
-			err = cause
+	var res *http.Response
+	for hop := 0; ; hop++ {
+		var loc string
+		var err error
+		res, loc, err = st.fetchOnce(ctx, path)
+		if err != nil {
+			return nil, err
 		}
-		cancel(nil)
-		return nil, fmt.Errorf("fetch %s: %w", path, err)
+		if loc == "" {
+			break
+		}
+		// A redirect on the upstream's own site (an app that adds a
+		// slash, or sends its public https address, which headgate
+		// fetches from the upstream again): followed, as crawlers follow
+		// five (RFC 9309 §2.3.1.2). Anything else is the status.
+		next, ok := st.redirectPath(path, loc)
+		res.Body.Close()
+		if !ok || hop == maxFetchRedirects {
+			return nil, &sitemap.StatusError{Path: path, StatusCode: res.StatusCode}
+		}
+		path = next
 	}
-	res.Body = &cancelBody{res.Body, cancel}
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		res.Body.Close()
 		return nil, &sitemap.StatusError{Path: path, StatusCode: res.StatusCode}
@@ -330,6 +317,90 @@ func (st *state) fetch(ctx context.Context, path string) (io.ReadCloser, error) 
 		return &decodedBody{d, res.Body}, nil
 	}
 	return res.Body, nil
+}
+
+// maxFetchRedirects bounds the redirects fetch follows.
+const maxFetchRedirects = 5
+
+// fetchOnce GETs path from the upstream. A 3xx with a Location comes back
+// with loc set (its body still open); any other answer with loc "".
+func (st *state) fetchOnce(ctx context.Context, path string) (*http.Response, string, error) {
+	ref, err := url.Parse(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("fetch %q: %w", path, err)
+	}
+	u := *st.upstream
+	u.Path = strings.TrimSuffix(u.Path, "/") + ref.Path
+	u.RawPath = ""
+	if ref.RawPath != "" {
+		u.RawPath = strings.TrimSuffix(st.upstream.EscapedPath(), "/") + ref.RawPath
+	}
+	u.RawQuery = ref.RawQuery
+	// upstream_timeout for the response headers: a context of its own,
+	// cancelled by a clock until they come, and by Close after.
+	ctx, cancel := context.WithCancelCause(ctx)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		cancel(nil)
+		return nil, "", fmt.Errorf("fetch %q: %w", path, err)
+	}
+	if st.cfg.Server.PreserveHost && st.host != "" {
+		// The upstream expects the public host, as on proxied requests.
+		req.Host = st.host
+	}
+	hset(req.Header, "User-Agent", "headgate")
+	clock := time.AfterFunc(st.cfg.Server.UpstreamTimeout, func() { cancel(errHeaderTimeout) })
+	res, err := st.transport.RoundTrip(req)
+	clock.Stop()
+	if err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, errHeaderTimeout) {
+			err = cause
+		}
+		cancel(nil)
+		return nil, "", fmt.Errorf("fetch %s: %w", path, err)
+	}
+	res.Body = &cancelBody{res.Body, cancel}
+	if res.StatusCode >= 300 && res.StatusCode <= 399 {
+		return res, hget(res.Header, "Location"), nil
+	}
+	return res, "", nil
+}
+
+// redirectPath is the path a fetch of path follows to loc: loc resolved
+// against the upstream's URL of path, when it is on the upstream's own
+// origin or on base_url's (the app's public address, which headgate
+// fetches from the upstream); ok false for another host or a bad URL.
+func (st *state) redirectPath(path, loc string) (string, bool) {
+	from, err := url.Parse(st.upstream.Scheme + "://" + st.upstream.Host + strings.TrimSuffix(st.upstream.EscapedPath(), "/") + path)
+	if err != nil {
+		return "", false
+	}
+	to, err := from.Parse(loc)
+	if err != nil || to.User != nil || to.Scheme != "http" && to.Scheme != "https" {
+		return "", false
+	}
+	p := to.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	base, _ := url.Parse(st.cfg.Site.BaseURL)
+	switch {
+	case strings.EqualFold(to.Host, st.upstream.Host) && to.Scheme == st.upstream.Scheme:
+		// On the upstream itself: under its path prefix, which fetch adds.
+		pre := strings.TrimSuffix(st.upstream.EscapedPath(), "/")
+		if !strings.HasPrefix(p, pre+"/") {
+			return "", false
+		}
+		p = p[len(pre):]
+	case base != nil && strings.EqualFold(to.Hostname(), base.Hostname()):
+		// The public address: its paths are the upstream's, as proxied.
+	default:
+		return "", false
+	}
+	if to.RawQuery != "" {
+		p += "?" + to.RawQuery
+	}
+	return p, true
 }
 
 // cancelBody ends a fetch's context when its body is closed.

@@ -216,6 +216,13 @@ func (s *Sitemap) upstreamRobots(ctx context.Context) ([]byte, error) {
 		if errors.As(err, &st) && st.HTTPStatus() >= 400 && st.HTTPStatus() < 500 && st.HTTPStatus() != http.StatusTooManyRequests {
 			return nil, nil
 		}
+		if errors.As(err, &st) && st.HTTPStatus() >= 300 && st.HTTPStatus() < 400 {
+			// A redirect Fetch did not follow to an end (another host, or
+			// more than five): Google then reads no robots.txt, as for a
+			// 404, rather than stopping its crawl.
+			s.log.Warn("sitemap: upstream robots.txt redirects where headgate does not follow; serving headgate's part only", "status", st.HTTPStatus())
+			return nil, nil
+		}
 		return nil, err
 	}
 	if rc == nil {
