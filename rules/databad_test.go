@@ -329,3 +329,20 @@ func TestTablesJSONLines(t *testing.T) {
 		t.Errorf("/b: rows %+v, want line 3 of seo.jsonl", rows)
 	}
 }
+
+// A default filter on a table lookup says what an empty cell or a missing
+// row writes: the field is written with it, not left out (§12.1, §16.3).
+func TestTableDefaultFilter(t *testing.T) {
+	cfg, problems := parseDir(t, map[string]string{
+		"headgate.toml": productsTable + `description = "{products.summary|default:\"No summary yet\"}"` + "\n",
+		"p.csv":         "sku,name,summary\nA,one,\nB,two,Two's summary\n",
+	})
+	if cfg == nil {
+		t.Fatal(problems)
+	}
+	for path, want := range map[string]string{"/p/A": "No summary yet", "/p/B": "Two's summary", "/p/ZZ": "No summary yet"} {
+		if got := str(cfg.Resolve(path).Render(Page{}).Description); got != want {
+			t.Errorf("%s: description %q, want %q", path, got, want)
+		}
+	}
+}

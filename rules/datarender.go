@@ -113,8 +113,8 @@ func (t *Template) missing(v *vars) bool {
 		return t.data // a table template with no lookup data: nothing found
 	}
 	for _, p := range t.parts {
-		if p.v == "" {
-			continue
+		if p.v == "" || hasDefault(p.filters) {
+			continue // a default filter says what an empty cell or a missing row writes
 		}
 		if val, ok := v.tableValue(p.v); ok && val == "" {
 			return true
@@ -313,4 +313,13 @@ func (c *Config) Tables() []TableInfo {
 		out = append(out, TableInfo{h.t.kind, "", h.t.file, h.t.rows()})
 	}
 	return out
+}
+
+func hasDefault(fs []filter) bool {
+	for _, f := range fs {
+		if f.kind == fDefault {
+			return true
+		}
+	}
+	return false
 }
