@@ -90,7 +90,7 @@ func TestBadTables(t *testing.T) {
 	}, {
 		name:  "missing file",
 		files: map[string]string{"headgate.toml": productsTable},
-		want:  "HG177 DIR/p.csv: table[0]: cannot be read: no such file or directory",
+		want:  "HG177 DIR/headgate.toml:8: table[0].file: DIR/p.csv: cannot be read: no such file or directory",
 	}, {
 		name:  "key not a column",
 		files: map[string]string{"headgate.toml": strings.Replace(productsTable, `key = "sku"`, `key = "id"`, 1), "p.csv": "sku,name\nA,one\n"},
@@ -163,7 +163,7 @@ HG175 DIR/h.csv:6: hreflang_table[0]: url "https://notes.example/en" is in group
 	}, {
 		name:  "unknown format",
 		files: map[string]string{"headgate.toml": strings.Replace(productsTable, "p.csv", "p.xlsx", 1), "p.xlsx": "PK"},
-		want:  "HG177 DIR/p.xlsx: table[0]: unknown format: name it .csv (with a header row) or .jsonl (JSON Lines)",
+		want:  "HG177 DIR/headgate.toml:8: table[0].file: DIR/p.xlsx: unknown format: name it .csv (with a header row) or .jsonl (JSON Lines)",
 	}}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

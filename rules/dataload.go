@@ -167,11 +167,17 @@ func (l *loader) tableFile(path string, t map[string]any, fs *fields[*dataDec], 
 // dataErr reports an error of the table reader at its file:line.
 func (l *loader) dataErr(code, path, name string, err error) {
 	var de *dataError
-	if errors.As(err, &de) {
+	if errors.As(err, &de) && de.Line > 0 {
 		l.addRow(code, name, de.Line, path, "%s", de.Msg)
 		return
 	}
-	l.addRow(code, name, 0, path, "%v", err)
+	// The file as a whole (missing, unreadable, too large): at the config's
+	// line of its file key, as every config problem.
+	msg := err.Error()
+	if de != nil {
+		msg = de.Msg
+	}
+	l.add(code, path+".file", "%s: %s", name, msg)
 }
 
 // columns maps the file's columns to want: the index of each wanted column
