@@ -116,7 +116,7 @@ func (q *queue) pop() {
 // crawler owns the crawl's state; only its run loop touches it, workers
 // get jobs and send results over channels.
 type crawler struct {
-	starts map[string]bool // the keys the crawl starts from: no page need link to them
+	starts map[string]bool // the crawl's root (the home page): no page need link to it
 	o      Options
 	site   *site
 	f      *fetcher
@@ -249,7 +249,6 @@ func (c *crawler) run(ctx context.Context, start []string) (*Report, error) {
 
 	c.starts = map[string]bool{}
 	for _, k := range starts {
-		c.starts[k] = true
 		c.enqueue(k, false, 0)
 	}
 	if c.f.live || len(starts) == 0 {
