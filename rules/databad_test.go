@@ -346,3 +346,20 @@ func TestTableDefaultFilter(t *testing.T) {
 		}
 	}
 }
+
+// A page_table path written as a spreadsheet shows it (/über, not
+// /%C3%BCber) matches the request, which arrives percent-encoded.
+func TestPageTableRawUTF8Path(t *testing.T) {
+	cfg, problems := parseDir(t, map[string]string{
+		"headgate.toml": tablesHead + "[[page_table]]\nfile = \"pages.csv\"\n[[rule]]\nmatch = \"/*\"\n",
+		"pages.csv":     "path,title\n/über,Über uns\n/caf%c3%a9,Café\n",
+	})
+	if cfg == nil {
+		t.Fatal(problems)
+	}
+	for path, want := range map[string]string{"/%C3%BCber": "Über uns", "/%c3%bcber": "Über uns", "/caf%C3%A9": "Café"} {
+		if got := str(cfg.Resolve(path).Render(Page{}).Title); got != want {
+			t.Errorf("%s: title %q, want %q", path, got, want)
+		}
+	}
+}

@@ -407,7 +407,7 @@ func (l *loader) pageTable(i int, t map[string]any) {
 			l.addRow("HG176", name, line, path, "path %q is not a request path (a path starting with /, percent-encoded, without query or dot segments)", clip(p))
 			return false
 		}
-		cells[0] = normPath(p)
+		cells[0] = normPath(escapeNonASCII(p))
 		if c := pt.col[pgRobots]; c >= 0 && cells[c] != "" {
 			if _, err := parseRobotsCell(cells[c]); err != "" {
 				l.addRow("HG176", name, line, path, "robots %q: %s", clip(cells[c]), err)
@@ -818,4 +818,24 @@ func statFile(name string) (int64, error) {
 		return 0, err
 	}
 	return st.Size(), nil
+}
+
+// escapeNonASCII percent-encodes the bytes of s that are not ASCII: a
+// spreadsheet's /über is the /%C3%BCber a request arrives as.
+func escapeNonASCII(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
