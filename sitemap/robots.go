@@ -243,12 +243,11 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 			if replace {
 				continue
 			}
+			// Written where it stands, even inside a run of User-agent
+			// lines or a group that loses its agents: no parser reads it
+			// as part of a group.
 			hasOurs = hasOurs || value == sitemapURL
-			if inUA {
-				held = append(held, line)
-			} else {
-				b.WriteString(line)
-			}
+			b.WriteString(line)
 			continue
 		case "content-signal":
 			if sig != "" {

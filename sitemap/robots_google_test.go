@@ -151,3 +151,25 @@ func TestAppendedRobotsAsGoogleReads(t *testing.T) {
 		})
 	}
 }
+
+// With upstream_sitemaps = "keep", a Sitemap line inside a group that
+// loses all its agents is kept, and one naming headgate's sitemap still
+// counts as headgate's line.
+func TestAppendKeepSitemapInDroppedGroup(t *testing.T) {
+	cfg := loadConfig(t, "[robots]\nmode = \"append\"\nupstream_sitemaps = \"keep\"\n"+
+		"[[robots.group]]\nuser_agents = [\"GPTBot\"]\ndisallow = [\"/\"]\n"+
+		"[[rule]]\nmatch = \"/\"\nsitemap = true\n", nil)
+	for _, sm := range []string{"https://notes.example/sitemap.xml", "https://notes.example/wp.xml"} {
+		up := "User-agent: GPTBot\nSitemap: " + sm + "\nDisallow: /x\n\nUser-agent: *\nDisallow: /p\n"
+		body := serveRobotsCase(t, cfg, up)
+		if !strings.Contains(body, "Sitemap: "+sm+"\n") {
+			t.Errorf("the upstream's Sitemap: %s line is lost:\n%s", sm, body)
+		}
+		if !strings.Contains(body, "Sitemap: https://notes.example/sitemap.xml\n") {
+			t.Errorf("no Sitemap line names headgate's sitemap:\n%s", body)
+		}
+		if googleAllowed(body, "GPTBot", "/docs") {
+			t.Errorf("GPTBot may crawl:\n%s", body)
+		}
+	}
+}
