@@ -635,7 +635,7 @@ func normURL(u string) (string, string) {
 	// One spelling, as every URL headgate builds (§16.4): no default port,
 	// the path's escapes of unreserved characters decoded.
 	if h, port, ok := strings.Cut(host, ":"); ok && !strings.Contains(port, ":") &&
-		(port == "443" && strings.EqualFold(scheme, "https") || port == "80" && strings.EqualFold(scheme, "http") || port == "") {
+		portOf(port, strings.ToLower(scheme)) == portOf("", strings.ToLower(scheme)) {
 		host = h
 		u = scheme + "://" + host + tail
 	}

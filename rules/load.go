@@ -625,7 +625,7 @@ func checkBaseURL(b string) (string, error) {
 	// is no port, and an internationalized host is its A-label (a
 	// Location header and a sitemap's <loc> hold ASCII only).
 	host, port := u.Hostname(), u.Port()
-	if port == "" || u.Scheme == "https" && port == "443" || u.Scheme == "http" && port == "80" {
+	if portOf(port, u.Scheme) == portOf("", u.Scheme) {
 		port = ""
 	}
 	if !isASCII(host) {
