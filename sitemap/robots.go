@@ -159,6 +159,14 @@ func robotsText(up []byte, budget int) string {
 	return t
 }
 
+// globalAgent reports whether a User-agent value names the global group
+// as Google's parser reads it: "*" alone or followed by a space ("* # all"
+// after a comment is cut); "*bot" is a product token of no letters, which
+// names no crawler.
+func globalAgent(value string) bool {
+	return strings.HasPrefix(value, "*") && (len(value) == 1 || value[1] == ' ' || value[1] == '\t')
+}
+
 // appendedRobots is the append mode's file, built from the upstream's.
 func (s *Sitemap) appendedRobots(up []byte) []byte {
 	cfg := &s.cfg.Robots
@@ -234,7 +242,7 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 				continue
 			}
 			kept++
-			star = star || strings.HasPrefix(value, "*")
+			star = star || globalAgent(value)
 			b.WriteString(line)
 			continue
 		case "sitemap":

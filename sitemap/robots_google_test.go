@@ -173,3 +173,26 @@ func TestAppendKeepSitemapInDroppedGroup(t *testing.T) {
 		}
 	}
 }
+
+// A User-agent value that only starts with "*" ("*bot") is not the global
+// group (Google's parser: "*" alone or followed by a space): the
+// Content-Signal line goes into the group that is.
+func TestAppendSignalNotInStarPrefixedGroup(t *testing.T) {
+	cfg := loadConfig(t, "[robots]\nmode = \"append\"\n"+robotsSignal+
+		"[[rule]]\nmatch = \"/\"\nsitemap = true\n", nil)
+	for _, up := range []string{
+		"User-agent: *bot\nDisallow: /x\n\nUser-agent: *\nDisallow: /p\n",
+		"User-agent: *bot\nDisallow: /x\n",
+	} {
+		body := serveRobotsCase(t, cfg, up)
+		if n := strings.Count(body, "Content-Signal: "); n != 1 {
+			t.Errorf("%d Content-Signal lines, want 1:\n%s", n, body)
+		}
+		if !contentSignalInStarGroup(body) {
+			t.Errorf("the Content-Signal line is not in a group of User-agent: *:\n%s", body)
+		}
+		if googleAllowed(body, "Foo", "/p") != googleAllowed(up, "Foo", "/p") {
+			t.Errorf("Foo on /p: the upstream's verdict changed:\n%s", body)
+		}
+	}
+}
