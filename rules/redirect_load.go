@@ -518,10 +518,22 @@ func (l *loader) checkRedirectSources() {
 				if c.WouldRedirect(abs[len(origin):]) {
 					l.add("HG182", path+".canonical", "%q is redirected: a canonical names the final address", s)
 				}
-			} else if why == "" {
-				// Another origin that normalization sends to this one (a
-				// redirect host, http with https on): redirected too.
-				if o := originOf(abs); o != "" && c.Normalize.onSite(o, origin) && !(&Normalize{}).onSite(o, origin) {
+			} else if o := originOf(abs); why == "" && o != "" {
+				switch {
+				case (&Normalize{}).onSite(o, origin):
+					// The site's own origin spelled another way (":443",
+					// an upper-case host): its path is what a request
+					// for it would be redirected by.
+					p := abs[len(o):]
+					if !strings.HasPrefix(p, "/") {
+						p = "/" + p
+					}
+					if c.WouldRedirect(p) {
+						l.add("HG182", path+".canonical", "%q is redirected: a canonical names the final address", s)
+					}
+				case c.Normalize.onSite(o, origin):
+					// Another origin that normalization sends to this one
+					// (a redirect host, http with https on): redirected too.
 					l.add("HG182", path+".canonical", "%q is redirected by [normalize] to %s: a canonical names the final address", s, origin)
 				}
 			}
