@@ -625,6 +625,17 @@ func checkBaseURL(b string) (string, error) {
 	// is no port, and an internationalized host is its A-label (a
 	// Location header and a sitemap's <loc> hold ASCII only).
 	host, port := u.Hostname(), u.Port()
+	if strings.Contains(host, "%") {
+		return "", errors.New("must not hold an IPv6 zone: it names an interface of one machine")
+	}
+	if port != "" {
+		// url.Parse has checked the digits; ":0443" is port 443.
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("port %s is not a TCP port", port)
+		}
+		port = strconv.Itoa(n)
+	}
 	if portOf(port, u.Scheme) == portOf("", u.Scheme) {
 		port = ""
 	}

@@ -644,14 +644,18 @@ func TestBaseURLSpelling(t *testing.T) {
 		{"https://bücher.example", "https://xn--bcher-kva.example"},
 		{"https://BÜCHER.example:443", "https://xn--bcher-kva.example"},
 		{"http://[::1]:8080", "http://[::1]:8080"},
+		{"https://notes.example:0443", "https://notes.example"},
+		{"https://notes.example:08443", "https://notes.example:8443"},
 	} {
 		got, err := checkBaseURL(c.in)
 		if err != nil || got != c.want {
 			t.Errorf("checkBaseURL(%q) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
-	if _, err := checkBaseURL("https://a\u200b\u0000b.example"); err == nil {
-		t.Error("a host that is no domain name was accepted")
+	for _, bad := range []string{"https://a\u200b\u0000b.example", "http://[fe80::1%25eth0]:8080", "https://notes.example:99999", "https://notes.example:0"} {
+		if got, err := checkBaseURL(bad); err == nil {
+			t.Errorf("checkBaseURL(%q) = %q, accepted", bad, got)
+		}
 	}
 }
 
