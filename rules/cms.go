@@ -221,7 +221,9 @@ func sameOrigin(u *url.URL, origin string) bool {
 
 // upstreamCanonical returns the upstream's canonical (absolute, as the
 // rewriter read it) re-spelled on base_url's origin, or "" when it is
-// absent or on another origin.
+// absent or on another origin. Its path is spelled segment by segment as a
+// sitemap <loc> is (Fill), so that a kept Tea_%28drink%29 is the
+// Tea_(drink) the sitemap lists, byte for byte (§17).
 func (c *Config) upstreamCanonical(abs string) string {
 	if abs == "" {
 		return ""
@@ -234,9 +236,55 @@ func (c *Config) upstreamCanonical(abs string) string {
 	if p == "" {
 		p = "/"
 	}
-	s := c.Site.BaseURL + RespellPath(EscapePath(p))
+	s := c.Site.BaseURL + segmentSpelling(p)
 	if u.RawQuery != "" {
 		s += "?" + u.RawQuery
 	}
 	return s
+}
+
+// segmentSpelling spells an escaped path as Fill spells the segments it
+// builds: each segment decoded, then encoded by escapePathSegment (what a
+// segment may hold raw stays raw, "%2F" and "%25" stay encoded, hex is
+// upper-case). Dot segments are removed as a client resolves them (RFC 3986
+// §5.2.4); an encoded dot segment ("%2E%2E") stays encoded, as RespellPath
+// keeps it, so that it never turns into one. A segment with an invalid
+// escape keeps EscapePath's spelling.
+func segmentSpelling(p string) string {
+	if !strings.Contains(p, "%") && !strings.Contains(p, "/.") {
+		return EscapePath(p)
+	}
+	segs := strings.Split(p, "/")[1:] // p starts with "/"
+	out := make([]string, 0, len(segs))
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch seg {
+		case ".", "..":
+			if seg == ".." && len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+			continue
+		}
+		dec, err := url.PathUnescape(seg)
+		switch {
+		case err != nil:
+			out = append(out, EscapePath(seg))
+		case dec == "." || dec == "..":
+			out = append(out, RespellPath(seg))
+		default:
+			out = append(out, escapePathSegment(dec))
+		}
+	}
+	return "/" + strings.Join(out, "/")
+}
+
+// KeepsUpstreamCanonical reports whether the page's canonical is
+// "upstream-or-self" (§16.4): the upstream's own canonical is kept when it
+// is right, so a response headgate does not read (a PDF, a page under
+// rewrite = false) takes its canonical from the upstream's Link header.
+func (m *Match) KeepsUpstreamCanonical() bool {
+	return m.f.canonical.set() && m.f.canonical.t.Raw == UpstreamOrSelf
 }

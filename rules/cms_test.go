@@ -149,6 +149,15 @@ sitemap_entries = [{ params = { slug = "a" } }]
 		{"/a/", "https://other.example/a/", "https://notes.example/a/"}, // another origin: self
 		{"/a/", "http://notes.example/a/", "https://notes.example/a/"},  // another scheme: self
 		{"/?p=1", "https://notes.example/?p=1", "https://notes.example/?p=1"},
+		// Spelled as the sitemap's <loc> (Fill) spells the segment (§17):
+		// sub-delimiters raw, "/" and "%" in a segment still encoded.
+		{"/a/", "https://notes.example/wiki/Tea_%28drink%29", "https://notes.example/wiki/Tea_(drink)"},
+		{"/a/", "https://notes.example/a%2fb/%25/%22", "https://notes.example/a%2Fb/%25/%22"},
+		// Dot segments resolved as a client would; encoded ones stay encoded.
+		{"/a/", "https://notes.example/a/./b/../c", "https://notes.example/a/c"},
+		{"/a/", "https://notes.example/a/b/..", "https://notes.example/a/"},
+		{"/a/", "https://notes.example/../x", "https://notes.example/x"},
+		{"/a/", "https://notes.example/%2e%2E/x", "https://notes.example/%2E%2E/x"},
 	}
 	for _, c := range cases {
 		h := cfg.Resolve(c.path).Render(Page{Canonical: c.upstream})
