@@ -241,3 +241,76 @@ func TestFetchRedirectPath(t *testing.T) {
 		}
 	}
 }
+
+// canonical = "upstream-or-self" on a response headgate does not read
+// (§4.8, §16.4): the upstream's Link canonical is kept when it is on
+// base_url's origin, re-spelled as a sitemap <loc>; else self. Without one,
+// an HTML page under rewrite = false (and a 304, which has no type) gets
+// no canonical Link, so none contradicts the head it holds.
+func TestUpstreamOrSelfLinkHeader(t *testing.T) {
+	const rulesTOML = `
+[[rule]]
+match = "/*"
+canonical = "upstream-or-self"
+robots = { index = true, follow = true }
+
+[[rule]]
+match = "/raw/*"
+rewrite = false
+`
+	links := map[string]string{
+		"/doc.pdf":     `<https://notes.example/docs/a%28b%29.pdf>; rel="canonical", <https://notes.example/x>; rel="next"`,
+		"/rel.pdf":     `<../files/a.pdf>; rel=canonical`,
+		"/other.pdf":   `<https://other.example/doc.pdf>; rel="canonical"`,
+		"/raw/link":    `<https://notes.example/raw/original>; rel="canonical"`,
+		"/plain.pdf":   "",
+		"/raw/page":    "",
+		"/not-changed": "",
+	}
+	_, front := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+		if l := links[r.URL.Path]; l != "" {
+			w.Header().Set("Link", l)
+		}
+		switch {
+		case r.URL.Path == "/not-changed":
+			w.WriteHeader(http.StatusNotModified)
+			return
+		case strings.HasPrefix(r.URL.Path, "/raw/"):
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, testPage)
+		default:
+			w.Header().Set("Content-Type", "application/pdf")
+			io.WriteString(w, "%PDF-1.7")
+		}
+	}, rulesTOML)
+	for path, want := range map[string]string{
+		"/doc.pdf":     `<https://notes.example/docs/a(b).pdf>; rel="canonical"`,
+		"/rel.pdf":     `<https://notes.example/files/a.pdf>; rel="canonical"`,
+		"/other.pdf":   `<https://notes.example/other.pdf>; rel="canonical"`,
+		"/plain.pdf":   `<https://notes.example/plain.pdf>; rel="canonical"`,
+		"/raw/link":    `<https://notes.example/raw/original>; rel="canonical"`,
+		"/raw/page":    "",
+		"/not-changed": "",
+	} {
+		res, _ := hgtest.Fetch(t, front.URL+path)
+		var canon []string
+		for _, v := range res.Header.Values("Link") {
+			for l := range strings.SplitSeq(v, ", ") {
+				if strings.Contains(l, "canonical") {
+					canon = append(canon, l)
+				}
+			}
+		}
+		if got := strings.Join(canon, " | "); got != want {
+			t.Errorf("%s: canonical Link %q, want %q", path, got, want)
+		}
+		if res.StatusCode == http.StatusOK && res.Header.Get("X-Robots-Tag") != "index, follow" {
+			t.Errorf("%s: X-Robots-Tag %q", path, res.Header.Get("X-Robots-Tag"))
+		}
+	}
+	// The other links of the upstream's header stay.
+	res, _ := hgtest.Fetch(t, front.URL+"/doc.pdf")
+	if !strings.Contains(strings.Join(res.Header.Values("Link"), ", "), `<https://notes.example/x>; rel="next"`) {
+		t.Errorf("the rel=next link was lost: %q", res.Header.Values("Link"))
+	}
+}

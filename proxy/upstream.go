@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -368,17 +369,28 @@ func (p *Proxy) applyHeaders(res *http.Response, rs *reqState, head *rules.Head,
 		return
 	}
 	rendered := head == nil
+	h := res.Header
+	writeCanonical := true
 	if rendered {
 		if !needsHead(rs.m, asHeaders) {
 			return
 		}
-		head = rs.m.Render(rules.Page{})
+		var page rules.Page
+		if asHeaders && rs.m.KeepsUpstreamCanonical() {
+			// upstream-or-self on a response headgate does not read (§16.4):
+			// the upstream's canonical is its Link header. Without one, an
+			// HTML page (or a 304, which does not say) keeps the canonical
+			// its own head holds, unseen: a self Link could contradict it.
+			if page.Canonical = upstreamLinkCanonical(h, rs.m); page.Canonical == "" {
+				writeCanonical = !htmlType(hget(h, "Content-Type")) && hget(h, "Content-Type") != ""
+			}
+		}
+		head = rs.m.Render(page)
 		p.m.countDropped(head.Dropped)
 	}
-	h := res.Header
 	robotsSet := false
 	if asHeaders {
-		if head.Canonical != nil {
+		if head.Canonical != nil && writeCanonical {
 			setCanonicalLink(h, *head.Canonical)
 		}
 		if head.Robots != nil {
@@ -404,6 +416,31 @@ func (p *Proxy) applyHeaders(res *http.Response, rs *reqState, head *rules.Head,
 			p.m.urlsDropped.WithLabelValues(d.Reason).Inc()
 		}
 	}
+}
+
+// upstreamLinkCanonical is the target of the upstream's Link canonical,
+// made absolute against the page's public address, or "" when it has none
+// or it does not resolve.
+func upstreamLinkCanonical(h http.Header, m *rules.Match) string {
+	vs := hvalues(h, "Link")
+	if len(vs) == 0 {
+		return ""
+	}
+	for _, l := range linkheader.Parse(vs) {
+		if !l.Has("canonical") {
+			continue
+		}
+		base, err := url.Parse(m.SelfURL(false))
+		if err != nil {
+			return ""
+		}
+		abs, why := rules.AbsURL(base, l.Target)
+		if why != "" {
+			return ""
+		}
+		return abs
+	}
+	return ""
 }
 
 // needsHead reports whether a matched rule sets anything that goes into
