@@ -139,7 +139,7 @@ func (h *headScan) readPage(d *decision) {
 		}
 	}
 	if len(st.pmeta) > 0 || h.htmlAt[0] > 0 {
-		h.pageValues(&d.page, &d.cs) // page.go
+		h.pageValues(&d.page, &d.cs, d.absURL) // page.go
 	}
 }
 

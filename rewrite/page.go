@@ -55,13 +55,22 @@ func (h *headScan) hasPageMeta(want int) bool {
 }
 
 // pageValues decodes the noted page values into page.
-func (h *headScan) pageValues(page *rules.Page, cs *docCharset) {
+func (h *headScan) pageValues(page *rules.Page, cs *docCharset, abs func(string) (string, string)) {
 	buf := h.st.buf
 	if len(h.st.pmeta) > 0 {
 		page.Meta = make([]rules.PageMeta, 0, len(h.st.pmeta))
 		for _, p := range h.st.pmeta {
 			tag := buf[p.start:]
-			page.Meta = append(page.Meta, rules.PageMeta{Name: h.wantMeta[p.want], Content: pageText(cs.decodeText(p.content.val(tag)))})
+			name, v := h.wantMeta[p.want], pageText(cs.decodeText(p.content.val(tag)))
+			if rules.URLMeta(name) && v != "" {
+				// Relative to the page, as the upstream meant it: img/a.png
+				// on /dir/p is /dir/img/a.png. A value that does not resolve
+				// stays as it is; the field that writes it drops it.
+				if u, why := abs(v); why == "" {
+					v = u
+				}
+			}
+			page.Meta = append(page.Meta, rules.PageMeta{Name: name, Content: v})
 		}
 	}
 	if h.htmlAt[0] > 0 {

@@ -155,3 +155,44 @@ func TestUpstreamOrSelfOverrideKeepsARightCanonical(t *testing.T) {
 		})
 	}
 }
+
+// A URL-valued page value ({page.og.image}, {page.meta.twitter:image}) is
+// relative to the page, as the upstream meant it and a card reader reads
+// it; and read absolute, it is the same URL wherever it is written, so
+// rewriting the output again adds no second JSON-LD block (§16.3, §17).
+func TestPageURLValuesRelativeToThePage(t *testing.T) {
+	const layout = "[server]\nupstream = \"http://127.0.0.1:1\"\n[site]\nbase_url = \"https://notes.example\"\n" +
+		"[[rule]]\nmatch = \"/*\"\n" +
+		"[rule.open_graph]\nimage = \"{page.og.image}\"\n" +
+		"[rule.twitter]\ncard = \"summary_large_image\"\nimage = \"{page.meta.twitter:image}\"\n" +
+		"[[rule.json_ld]]\n\"@type\" = \"Article\"\nimage = \"{page.og.image}\"\n"
+	m := mustMatch(t, layout, "/dir/sub/p")
+	doc := "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>P</title>\n" +
+		"<meta property=\"og:image\" content=\"img/a.png\">\n" +
+		"<meta name=\"twitter:image\" content=\"../t.png\">\n" +
+		"</head><body>x</body></html>"
+	opts := Options{Match: m, ContentType: "text/html", CorrectUpstream: true}
+	once, _, err := rewriteBytes([]byte(doc), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<meta property="og:image" content="https://notes.example/dir/sub/img/a.png">`,
+		`<meta name="twitter:image" content="https://notes.example/dir/t.png">`,
+		`"image":"https://notes.example/dir/sub/img/a.png"`,
+	} {
+		if !strings.Contains(string(once), want) {
+			t.Errorf("output lacks %s:\n%s", want, once)
+		}
+	}
+	twice, res, err := rewriteBytes(once, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(twice) != string(once) {
+		t.Errorf("not idempotent:\nonce:  %s\ntwice: %s\n%v", once, twice, res.Changes)
+	}
+	if n := strings.Count(string(once), "application/ld+json"); n != 1 {
+		t.Errorf("%d JSON-LD blocks:\n%s", n, once)
+	}
+}

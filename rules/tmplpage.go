@@ -60,6 +60,12 @@ var urlMeta = map[string]bool{
 	"og:video": true, "og:audio": true, "twitter:image": true, "twitter:image:src": true,
 }
 
+// URLMeta reports whether the content of the meta named name (lower-case)
+// is a URL: the rewriter makes it absolute against the page's address when
+// it reads it, as a card reader would, so that {page.og.image} is the URL
+// the page means wherever it is written (a JSON-LD image included).
+func URLMeta(name string) bool { return urlMeta[name] }
+
 // pageLookup returns the value of a page variable.
 func (v *vars) pageLookup(name string) (string, varKind) {
 	switch name {
