@@ -44,7 +44,8 @@ func (b robotsBad) String() string {
 
 type robotsRule struct {
 	allow   bool
-	pattern string
+	pattern string // as written, for the report
+	match   string // percent-encoding normalized (robotsEncode), to match
 }
 
 func (r robotsRule) String() string {
@@ -136,7 +137,7 @@ func parseRobots(r io.Reader) *robotsTxt {
 			if val == "" {
 				continue
 			}
-			rule := robotsRule{allow: key == "allow", pattern: val}
+			rule := robotsRule{allow: key == "allow", pattern: val, match: robotsEncode(val)}
 			if star {
 				rt.rules = append(rt.rules, rule)
 			}
@@ -239,15 +240,71 @@ func (rt *robotsTxt) blocksFor(pathQuery string) (bool, string, robotsRule) {
 
 func decide(rules []robotsRule, pathQuery string) (bool, robotsRule) {
 	best, found := robotsRule{}, false
+	pathQuery = robotsEncode(pathQuery)
 	for _, r := range rules {
-		if !robotsMatch(r.pattern, pathQuery) {
+		if !robotsMatch(r.match, pathQuery) {
 			continue
 		}
-		if !found || len(r.pattern) > len(best.pattern) || len(r.pattern) == len(best.pattern) && r.allow && !best.allow {
+		if !found || len(r.match) > len(best.match) || len(r.match) == len(best.match) && r.allow && !best.allow {
 			best, found = r, true
 		}
 	}
 	return found && !best.allow, best
+}
+
+// robotsEncode spells a path (or a robots.txt pattern) one way before they
+// are compared, as RFC 9309 §2.2.2 has it: octets outside US-ASCII (and
+// controls and spaces) percent-encoded, an escape of an unreserved
+// character decoded ("%7E" is "~"), every other escape kept with upper-case
+// hex. So "Disallow: /café" blocks "/caf%C3%A9" and "/caf%c3%a9" alike, as
+// Google's matcher does. "*" and "$" are ASCII and stay.
+func robotsEncode(s string) string {
+	clean := true
+	for i := 0; i < len(s) && clean; i++ {
+		clean = s[i] > ' ' && s[i] < 0x7f && s[i] != '%'
+	}
+	if clean {
+		return s
+	}
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			v := unhexByte(s[i+1])<<4 | unhexByte(s[i+2])
+			if 'a' <= v && v <= 'z' || 'A' <= v && v <= 'Z' || '0' <= v && v <= '9' || v == '-' || v == '.' || v == '_' || v == '~' {
+				b.WriteByte(v)
+			} else {
+				b.WriteByte('%')
+				b.WriteByte(hex[v>>4])
+				b.WriteByte(hex[v&15])
+			}
+			i += 2
+		case c <= ' ' || c >= 0x7f:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhexByte(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }
 
 // robotsMatch matches a robots.txt path pattern: "*" is any run of
