@@ -96,6 +96,12 @@ func inspectTarget(raw string) (string, error) {
 			return "", errors.New("path contains #: a fragment is not part of a request")
 		case c == '\\':
 			return "", errors.New(`path contains \: browsers read it as /`)
+		case c == '%':
+			if i+2 >= len(raw) || !isHexDigit(raw[i+1]) || !isHexDigit(raw[i+2]) {
+				return "", fmt.Errorf("path contains a %% at %d that is not a percent-escape (%%XX): write %%25 for a percent sign", i)
+			}
+		case !targetByte(c):
+			return "", fmt.Errorf("path contains %q at %d, which a request target may not hold raw (RFC 9112 origin-form): percent-encode it (%%%02X)", c, i, c)
 		}
 	}
 	u, err := url.ParseRequestURI(raw)
@@ -103,6 +109,20 @@ func inspectTarget(raw string) (string, error) {
 		return "", errors.New("path is not a request target")
 	}
 	return raw, nil
+}
+
+// targetByte reports whether an origin-form request target may hold c raw
+// (RFC 3986 pchar, "/" and "?"; "%" is checked apart).
+func targetByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@/?", c) >= 0
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // inspect serves GET /inspect on the admin listener.

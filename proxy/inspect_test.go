@@ -265,6 +265,9 @@ func TestInspectBadPath(t *testing.T) {
 		`/\evil.example`,
 		"/caf\u00e9",
 		" /x",
+		// Not an origin-form target (RFC 9112 §3.2.1), so 400 (§17).
+		"/a<b", `/a"b`, "/a{b}", "/a|b", "/a^b", "/a`b", "/a[b]", "/a>b",
+		"/a?q=%zz", "/a%", "/a%4", "/x?%",
 	} {
 		for _, format := range []string{"", "json"} {
 			q := url.Values{"path": {path}}
@@ -549,6 +552,15 @@ func TestCutWords(t *testing.T) {
 		}
 		if len([]rune(got)) > c.n {
 			t.Errorf("cutWords(%q) is %d characters", c.in, len([]rune(got)))
+		}
+	}
+}
+
+// What an origin-form target may hold is accepted as it is.
+func TestInspectTargetAccepts(t *testing.T) {
+	for _, path := range []string{"/", "/notes/3", "/wiki/Tea_(drink)", "/a:b@c/!$&'*+,;=", "/s?q=a+b&x=%C3%A9&y=/?", "/%7euser", "/-._~"} {
+		if got, err := inspectTarget(path); err != nil || got != path {
+			t.Errorf("inspectTarget(%q) = %q, %v", path, got, err)
 		}
 	}
 }
