@@ -372,6 +372,7 @@ type itag struct {
 	name  string
 	attrs map[string]string // first value of each attribute
 	text  string            // a title's text, a script's content
+	late  bool              // after the head's implicit end (lateTag)
 }
 
 // headTagsOf lists the head's tags of an HTML document's first bytes, one
@@ -402,8 +403,22 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 	var open *itag // a title, script, style or noscript awaiting its text
 	var text strings.Builder
 	template := 0
+	pos := 0      // bytes of b tokenized so far
+	late := false // in the stretch after an implicit end
+	foreign := 0  // depth of <svg> and <math> in the stretch
+	// implicitEnd is where the head ends before a literal </head> or
+	// <body>. As the rewriter does, the tags up to that literal are read on
+	// (a parser puts them in the body, and headgate replaces there what it
+	// writes), so that both sides show the tags the change list names. It
+	// reports whether the scan goes on.
+	implicitEnd := func(what string) bool {
+		end = what
+		late = lateLiteral(b[pos:])
+		return late
+	}
 	for {
 		tt := z.Next()
+		pos += len(z.Raw())
 		switch tt {
 		case html.ErrorToken:
 			if open != nil {
@@ -425,11 +440,11 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 				}
 				continue
 			}
-			if template > 0 {
+			if template > 0 || late {
 				continue
 			}
-			if t := bytes.TrimSpace(z.Text()); len(t) > 0 {
-				return tags, "text " + clip(showText(string(t)), 40), cut
+			if t := bytes.TrimSpace(z.Text()); len(t) > 0 && !implicitEnd("text "+clip(showText(string(t)), 40)) {
+				return tags, end, cut
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			tok := z.Token()
@@ -440,15 +455,21 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 				}
 				continue
 			}
+			if foreign > 0 {
+				if (name == "svg" || name == "math") && tt == html.StartTagToken {
+					foreign++
+				}
+				continue
+			}
 			switch name {
 			case "html", "head":
 				continue
 			case "meta", "link", "base":
-				if !add(newTag(tok)) {
+				if !add(lateTag(newTag(tok), late)) {
 					return tags, "", true
 				}
 			case "title", "script", "style", "noscript":
-				t := newTag(tok)
+				t := lateTag(newTag(tok), late)
 				if tt == html.SelfClosingTagToken && name != "title" {
 					if !add(t) {
 						return tags, "", true
@@ -459,13 +480,24 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 				text.Reset()
 			case "template":
 				template = 1
-				t := newTag(tok)
-				t.line += "…</template>"
-				add(t)
+				if !late {
+					t := newTag(tok)
+					t.line += "…</template>"
+					add(t)
+				}
 			case "body":
-				return tags, "<body>", cut
+				if !late {
+					end = "<body>"
+				}
+				return tags, end, cut
 			default:
-				return tags, "<" + clip(showText(name), 40) + ">", cut
+				switch {
+				case late && (name == "svg" || name == "math") && tt == html.StartTagToken:
+					foreign = 1 // their <title> and <link> are not HTML's
+				case late:
+				case !implicitEnd("<" + clip(showText(name), 40) + ">"):
+					return tags, end, cut
+				}
 			}
 		case html.EndTagToken:
 			tok := z.Token()
@@ -474,24 +506,65 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 				if tok.Data == "template" {
 					template--
 				}
+			case foreign > 0:
+				if tok.Data == "svg" || tok.Data == "math" {
+					foreign--
+				}
 			case open != nil && tok.Data == open.name:
 				open.text = text.String()
 				if open.name == "script" && isLDType(open.attrs["type"]) {
 					open.key = "jsonld"
 				}
 				open.line += showText(clip(collapse(open.text), 400)) + "</" + open.name + ">"
+				if open.late {
+					open.line += lateNote
+				}
 				t := *open
 				open = nil
 				if !add(t) {
 					return tags, "", true
 				}
 			case tok.Data == "head":
-				return tags, "</head>", cut
+				if !late {
+					end = "</head>"
+				}
+				return tags, end, cut
+			case late:
 			case tok.Data == "body" || tok.Data == "html":
 				return tags, "</" + showText(tok.Data) + ">", cut
 			}
 		}
 	}
+}
+
+// lateNote marks a tag of the stretch after the head's implicit end.
+const lateNote = "   (after the head's end: a parser puts it in the body)"
+
+// lateTag marks a tag read after the head's implicit end; a title or
+// script gets the note once its text is in.
+func lateTag(t itag, late bool) itag {
+	t.late = late
+	if late && t.name != "title" && t.name != "script" && t.name != "style" && t.name != "noscript" {
+		t.line += lateNote
+	}
+	return t
+}
+
+// lateLiteral reports whether a literal "</head" or "<body" stands in b,
+// as the rewriter looks for one after the head's implicit end.
+func lateLiteral(b []byte) bool {
+	for i := 0; i < len(b); {
+		j := bytes.IndexByte(b[i:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if r := b[i:min(len(b), i+6)]; bytes.EqualFold(r, []byte("</head")) || bytes.EqualFold(r[:min(len(r), 5)], []byte("<body")) {
+			return true
+		}
+		i++
+	}
+	return false
 }
 
 func isLDType(t string) bool {

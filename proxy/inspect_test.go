@@ -564,3 +564,43 @@ func TestInspectTargetAccepts(t *testing.T) {
 		}
 	}
 }
+
+// After an implicit end of the head (an <img> in it) the rewriter reads on
+// to the literal </head> and replaces there what it writes; the inspector
+// shows those tags too, so the side-by-side agrees with the change list: a
+// replaced og:title is "changed", not "added".
+func TestInspectStretchAfterImplicitEnd(t *testing.T) {
+	const page = `<!DOCTYPE html><html><head><meta charset="utf-8"><title>T</title>
+<img src="/pixel.gif">
+<meta property="og:title" content="Old">
+<svg><title>an icon</title></svg>
+<meta name="x" content="y">
+</head><body><p>text</p><meta name="in-body" content="z"></body></html>`
+	f := newInspector(t, htmlPage(page), strings.Replace(noteRules, "[site]\n", "", 1))
+	_, rep := f.report(t, "/p")
+	if rep.HeadEnd.Upstream != "<img>" {
+		t.Errorf("upstream head end %q, want <img>", rep.HeadEnd.Upstream)
+	}
+	rows := map[string]headRow{}
+	for _, r := range rep.Heads {
+		rows[r.Key] = r
+	}
+	if r := rows["meta property=og:title"]; r.Mark != "changed" || !strings.Contains(r.Upstream, `content="Old"`) || !strings.Contains(r.Upstream, "after the head's end") {
+		t.Errorf("og:title row %+v", r)
+	}
+	if r := rows["meta name=x"]; r.Mark != "same" {
+		t.Errorf("a late tag headgate leaves alone: %+v", r)
+	}
+	for key := range rows {
+		if strings.Contains(key, "in-body") || key == "title #2" {
+			t.Errorf("a tag past the stretch or inside <svg> listed: %q", key)
+		}
+	}
+	var replaced bool
+	for _, c := range rep.Changes {
+		replaced = replaced || c.Action == "replaced" && c.Identity == "og:title"
+	}
+	if !replaced {
+		t.Errorf("the change list does not say og:title was replaced: %+v", rep.Changes)
+	}
+}
