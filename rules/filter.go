@@ -251,13 +251,17 @@ func truncate(s string, n int) string {
 
 // dateOnly reads an RFC 3339 date-time (converted to UTC first), a
 // "YYYY-MM-DD HH:MM:SS" or "YYYY-MM-DDTHH:MM:SS" (read as UTC) or a
-// "YYYY-MM-DD" value and writes it as YYYY-MM-DD; anything else comes out
+// "YYYY-MM-DD" value ("t" and "z" in either case) and writes it as
+// YYYY-MM-DD; anything else comes out
 // empty, so the field is not written: no date is better than a wrong one.
 func dateOnly(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) > 64 {
 		return ""
 	}
+	// RFC 3339 §5.6 allows "t" and "z" in lower case; Go's layouts match
+	// them upper-case only. Nothing else in a date holds a letter.
+	s = strings.ToUpper(s)
 	for _, layout := range []string{time.RFC3339Nano, time.DateTime, "2006-01-02T15:04:05", time.DateOnly} {
 		if t, err := time.Parse(layout, s); err == nil {
 			if y := t.UTC().Year(); y < 1 || y > 9999 {

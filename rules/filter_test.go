@@ -36,6 +36,8 @@ func TestFilters(t *testing.T) {
 		{`{page.title|date}`, "2024-05-01 10:00:00", "2024-05-01"},
 		{`{page.title|date}`, "2024-05-01T10:00:00", "2024-05-01"},
 		{`{page.title|date}`, "2024-05-01", "2024-05-01"},
+		{`{page.title|date}`, "2024-05-01t23:30:00z", "2024-05-01"},
+		{`{page.title|date}`, "2024-05-01t23:30:00-02:00", "2024-05-02"},
 		{`{page.title|date}`, "May 1st", ""},
 		{`{page.title|date}`, "", ""},
 		{`{page.title|date|default:"undated"}`, "soon", "undated"},

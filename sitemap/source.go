@@ -397,6 +397,7 @@ func parseLastmod(s string) (string, bool) {
 		// WordPress' and MySQL's "YYYY-MM-DD HH:MM:SS", read as UTC (§16.5).
 		t, err = time.Parse(time.DateTime, s)
 	default:
+		s = strings.ToUpper(s) // RFC 3339 §5.6: "t" and "z" may be lower-case
 		if t, err = time.Parse(time.RFC3339, s); err != nil {
 			// RFC 3339 without an offset, read as UTC.
 			t, err = time.Parse("2006-01-02T15:04:05.999999999", s)
