@@ -238,7 +238,7 @@ func (c *Config) upstreamCanonical(abs string) string {
 	}
 	s := c.Site.BaseURL + segmentSpelling(p)
 	if u.RawQuery != "" {
-		s += "?" + u.RawQuery
+		s += "?" + canonHex(u.RawQuery) // hex upper-case, as self writes it
 	}
 	return s
 }

@@ -149,6 +149,7 @@ sitemap_entries = [{ params = { slug = "a" } }]
 		{"/a/", "https://other.example/a/", "https://notes.example/a/"}, // another origin: self
 		{"/a/", "http://notes.example/a/", "https://notes.example/a/"},  // another scheme: self
 		{"/?p=1", "https://notes.example/?p=1", "https://notes.example/?p=1"},
+		{"/?p=1", "https://notes.example/?s=caf%c3%a9", "https://notes.example/?s=caf%C3%A9"},
 		// Spelled as the sitemap's <loc> (Fill) spells the segment (§17):
 		// sub-delimiters raw, "/" and "%" in a segment still encoded.
 		{"/a/", "https://notes.example/wiki/Tea_%28drink%29", "https://notes.example/wiki/Tea_(drink)"},
