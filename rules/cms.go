@@ -248,8 +248,7 @@ func (c *Config) upstreamCanonical(abs string) string {
 // segment may hold raw stays raw, "%2F" and "%25" stay encoded, hex is
 // upper-case). Dot segments are removed as a client resolves them (RFC 3986
 // §5.2.4); an encoded dot segment ("%2E%2E") stays encoded, as RespellPath
-// keeps it, so that it never turns into one. A segment with an invalid
-// escape keeps EscapePath's spelling.
+// keeps it, so that it never turns into one. A stray "%" is "%25".
 func segmentSpelling(p string) string {
 	if !strings.Contains(p, "%") && !strings.Contains(p, "/.") {
 		return EscapePath(p)
@@ -268,7 +267,9 @@ func segmentSpelling(p string) string {
 			}
 			continue
 		}
-		dec, err := url.PathUnescape(seg)
+		// EscapePath first: a stray "%" becomes "%25", so that the segment
+		// decodes, and a second pass spells it the same.
+		dec, err := url.PathUnescape(EscapePath(seg))
 		switch {
 		case err != nil:
 			out = append(out, EscapePath(seg))

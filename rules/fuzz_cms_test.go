@@ -105,3 +105,34 @@ func FuzzTemplateFilters(f *testing.F) {
 		}
 	})
 }
+
+// A kept upstream canonical's path (segmentSpelling) is one spelling: a
+// second pass changes nothing, it holds no dot segment a client would
+// resolve, and it names the same decoded segments, dot segments aside.
+func FuzzSegmentSpelling(f *testing.F) {
+	for _, s := range []string{"/", "/wiki/Tea_%28drink%29", "/a%2fb/%25/%22", "/a/./b/../c", "/%2e%2E/x", "/a/..", "/caf%c3%a9", "/%zz/ é", "/a//b/"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if !strings.HasPrefix(p, "/") {
+			return
+		}
+		once := segmentSpelling(p)
+		if twice := segmentSpelling(once); twice != once {
+			t.Fatalf("not stable: %q -> %q -> %q", p, once, twice)
+		}
+		if !strings.HasPrefix(once, "/") {
+			t.Fatalf("%q -> %q: not a path", p, once)
+		}
+		for _, seg := range strings.Split(once, "/") {
+			if seg == "." || seg == ".." {
+				t.Fatalf("%q -> %q: a dot segment", p, once)
+			}
+		}
+		for i := 0; i < len(once); i++ {
+			if c := once[i]; c != '%' && !pathByte(c) {
+				t.Fatalf("%q -> %q: raw byte %q", p, once, c)
+			}
+		}
+	})
+}
