@@ -186,7 +186,10 @@ func validParamName(s string) bool {
 }
 
 // canMatchSlash reports whether a regex has any way to consume a '/'.
-func canMatchSlash(expr string) bool {
+func canMatchSlash(expr string) bool { return canMatchRune(expr, '/') }
+
+// canMatchRune reports whether a regex has any way to consume c.
+func canMatchRune(expr string, c rune) bool {
 	re, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return false
@@ -197,14 +200,14 @@ func canMatchSlash(expr string) bool {
 		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 			return true
 		case syntax.OpLiteral:
-			for _, c := range r.Rune {
-				if c == '/' {
+			for _, l := range r.Rune {
+				if l == c {
 					return true
 				}
 			}
 		case syntax.OpCharClass:
 			for i := 0; i+1 < len(r.Rune); i += 2 {
-				if r.Rune[i] <= '/' && '/' <= r.Rune[i+1] {
+				if r.Rune[i] <= c && c <= r.Rune[i+1] {
 					return true
 				}
 			}

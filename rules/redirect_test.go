@@ -586,6 +586,13 @@ func TestDeadPatterns(t *testing.T) {
 		{"trailing_slash = \"add\"", "/old.html", ""},
 		{"trailing_slash = \"add\"", "/old/:id", ""},
 		{"trailing_slash = \"add\"", "/old/*", ""},
+		// A constrained last parameter that never holds a dot only ever
+		// sees paths that normalization gives a slash first.
+		{"trailing_slash = \"add\"", "/old-notes/:id{[0-9]+}", "never holds a dot"},
+		{"trailing_slash = \"add\"", "/old/:f{[a-z]+\\\\.pdf}", ""},
+		{"trailing_slash = \"add\"", "/old/:f{[^/]+}", ""},
+		{"trailing_slash = \"add\"", "/old/:rest{.+}", ""},
+		{"trailing_slash = \"add\"", "/old/:id{[0-9]+}/", ""},
 	} {
 		_, err := redirConfig(t, "[normalize]\n"+c.normalize+"\n[[redirect]]\nfrom = \""+c.from+"\"\nto = \"/new/\"\n", nil)
 		switch {
