@@ -49,6 +49,10 @@ type RedirectTable struct {
 	Status int    // for rows without a status; default 301
 	Drop   bool   // query = "drop"
 	Rows   int    // rows loaded
+	// Redundant counts the rows left out because [normalize] already sends
+	// their from to their to (/About → /about under lowercase): kept, they
+	// would read as a redirect to themselves.
+	Redundant int
 
 	t *redirTable
 }

@@ -209,6 +209,14 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 		} else {
 			stored = tg.local()
 		}
+		if len(pairs) == 0 && tg.origin == "" && stored == key && canonHex(EscapePath(path)) != key {
+			// Normalization makes the two one address (a row /About,/about
+			// under lowercase, /about/,/about under strip): it redirects
+			// such a request itself, and the row would only lead back to
+			// where normalization ends. Not a cycle: left out, counted.
+			rt.Redundant++
+			return ""
+		}
 	}
 	if prev := t.add(key, pairs, stored, st, flags, line); prev != 0 {
 		return fmt.Sprintf("from %q is also on line %d: each address is listed once (which target was meant can not be guessed)", from, prev)

@@ -35,6 +35,13 @@ func explainRows(w io.Writer, head *rules.Head, rows []rules.DataRow) {
 
 // checkTables lists the data tables check loaded, with their rows.
 func checkTables(w io.Writer, cfg *rules.Config) {
+	for _, t := range cfg.RedirectTables {
+		fmt.Fprintf(w, "  redirect_table: %s, %d rows", t.File, t.Rows)
+		if t.Redundant > 0 {
+			fmt.Fprintf(w, " (%d more left out: [normalize] already sends their from to their to)", t.Redundant)
+		}
+		fmt.Fprintln(w)
+	}
 	for _, t := range cfg.Tables() {
 		what := t.Kind
 		if t.Name != "" {
