@@ -101,3 +101,46 @@ func golden(t *testing.T, file, got string) {
 		t.Errorf("%s differs:\n got:\n%s", file, got)
 	}
 }
+
+// On a localized page, a canonical from a lookup that finds no row or an
+// empty cell is as if no rule set it (§12.1): the page gets the localized
+// default of §4.7, its own address and an alternate per locale, not
+// nothing.
+func TestLocalizedCanonicalFromAMissingCell(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "pages.csv"), []byte("slug,canon\na,/en/docs/other\nb,\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "headgate.toml")
+	if err := os.WriteFile(file, []byte(`[server]
+upstream = "http://127.0.0.1:3000"
+[site]
+base_url = "https://notes.example"
+locales = ["en", "de"]
+[[table]]
+name = "pages"
+file = "pages.csv"
+key = "slug"
+[[rule]]
+match = "/docs/:slug"
+localized = true
+lookup = { pages = "{slug}" }
+canonical = "{pages.canon}"
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := loadTest(t, file)
+	for path, want := range map[string]struct {
+		canonical string
+		alts      int
+	}{
+		"/en/docs/b":  {"https://notes.example/en/docs/b", 3}, // an empty cell
+		"/de/docs/zz": {"https://notes.example/de/docs/zz", 3}, // no row
+		"/en/docs/a":  {"https://notes.example/en/docs/other", 0},
+	} {
+		h := cfg.Resolve(path).Render(Page{})
+		if got := str(h.Canonical); got != want.canonical || len(h.Alternates) != want.alts {
+			t.Errorf("%s: canonical %q, %d alternates %v; want %q and %d", path, got, len(h.Alternates), h.Alternates, want.canonical, want.alts)
+		}
+	}
+}

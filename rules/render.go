@@ -140,7 +140,9 @@ func (r *render) canonical(page *Page) {
 	case f.canonical.set() && f.canonical.t.Raw == "self":
 		h.canonical = m.SelfURL(true)
 		h.Canonical = &h.canonical
-	case f.canonical.set():
+	case f.canonical.set() && !(f.canonical.t.data && f.canonical.t.missing(r.vars(f.canonical.m))):
+		// (A table lookup that finds no row or an empty cell is as if no
+		// rule set it, §12.1: a localized page falls to its default.)
 		if s, ok := r.url("canonical", f.canonical); ok {
 			h.canonical = s
 			h.Canonical = &h.canonical
