@@ -134,7 +134,7 @@ canonical = "{pages.canon}"
 		canonical string
 		alts      int
 	}{
-		"/en/docs/b":  {"https://notes.example/en/docs/b", 3}, // an empty cell
+		"/en/docs/b":  {"https://notes.example/en/docs/b", 3},  // an empty cell
 		"/de/docs/zz": {"https://notes.example/de/docs/zz", 3}, // no row
 		"/en/docs/a":  {"https://notes.example/en/docs/other", 0},
 	} {
