@@ -267,7 +267,14 @@ func (h *headScan) writeTags(d *decision) []byte {
 			d.changes = append(d.changes, Change{Action: Wrote, Identity: rules.IdentAlternates, Key: a.Hreflang, Value: a.Href})
 		}
 	}
+	// Under fill, a page of an hreflang group whose upstream alternates
+	// stay keeps its own languages: the group's og:locale tags would say
+	// another set (§12.3: they follow the same rows as the alternates).
+	groupKept := d.fill && head.HreflangTable && d.present.has(rules.IdentAlternates)
 	for _, m := range head.Meta {
+		if groupKept && (m.Identity == "og:locale:alternate" || m.Identity == "og:locale" && head.OGLocaleFromGroup) {
+			continue
+		}
 		if d.writesSet(m.Identity) {
 			tw.meta(m.Attr, m.Key, m.Content)
 			d.changes = append(d.changes, Change{Action: Wrote, Identity: m.Identity, Key: m.Key, Value: m.Content})

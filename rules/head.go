@@ -40,6 +40,11 @@ type Head struct {
 	// HreflangTable: Alternates come from an hreflang table (§12.3), and
 	// a non-HTML response carries them as Link headers.
 	HreflangTable bool
+	// OGLocaleFromGroup: og:locale is the page's language in its hreflang
+	// group (no rule sets it). og:locale:alternate always is, on a page of
+	// a group: under fill, where the upstream's own alternates stay, the
+	// rewriter writes neither, so that the page says one set of languages.
+	OGLocaleFromGroup bool
 
 	hreflangKey string // the canonical the hreflang group was found by
 

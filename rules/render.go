@@ -280,6 +280,7 @@ func (r *render) openGraph() {
 	case r.hlOK:
 		if r.hlOwn != "" {
 			r.prop("og:locale", ogLocale(r.hlOwn))
+			r.h.OGLocaleFromGroup = true
 		}
 	case f.localized && m.Locale != "":
 		r.prop("og:locale", ogLocale(m.Locale))
