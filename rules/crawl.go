@@ -101,7 +101,9 @@ func (n *IndexNow) KeyPath() string { return "/" + n.Key + ".txt" }
 // as llms.txt writes it: with the entry's parameters, {path} the entry's
 // percent-encoded path, {locale} its locale, {canonical} its address,
 // {title} the rendered title (for a description), and no page values (no
-// page is read). site.title_template is not applied. t nil gives "".
+// page is read), but the rule's table lookups (§12.1), made for the entry
+// as the proxy makes them for its page. site.title_template is not
+// applied. t nil, or a lookup that finds no row or an empty cell, gives "".
 func (r *Rule) EntryText(t *Template, params map[string]string, locale, path, baseURL, title string) string {
 	if t == nil {
 		return ""
@@ -112,6 +114,23 @@ func (r *Rule) EntryText(t *Template, params map[string]string, locale, path, ba
 		for _, name := range r.Pattern.params {
 			v.params = append(v.params, Param{Name: name, Value: params[name]})
 		}
+	}
+	if len(r.lookups) > 0 {
+		mr := &Matched{Rule: r, Params: v.params}
+		md := &matchData{}
+		kv := vars{params: v.params, locale: locale, path: path, baseURL: baseURL}
+		for _, lk := range r.lookups {
+			key := lk.key.render(&kv, false)
+			row := -1
+			if lk.table.index != nil {
+				row = lk.table.find(key)
+			}
+			md.rows = append(md.rows, rowHit{mr: mr, t: lk.table, key: key, row: row})
+		}
+		v.data, v.mr = md, mr
+	}
+	if t.data && t.missing(&v) {
+		return ""
 	}
 	return t.render(&v, false)
 }

@@ -71,17 +71,29 @@ func (b *llmsBuilder) add(r *rules.Rule, params map[string]string, v *version, b
 	if i < 0 || b.counts[i] >= b.cfg.Sections[i].MaxLinks {
 		return
 	}
-	title := v.path
+	title := ""
 	if r.Title != nil {
 		title = r.EntryText(r.Title, params, v.lang, v.path, base, "")
+	}
+	if strings.TrimSpace(title) == "" {
+		title = v.path // no title, or one that renders empty (§13.2)
 	}
 	desc := r.EntryText(r.Description, params, v.lang, v.path, base, title)
 	var line []byte
 	line = append(line, "- ["...)
+	at := len(line)
 	line = appendMarkdown(line, title, maxLinkTitle)
+	if t := string(line[at:]); t == "x" || t == "X" {
+		// "- [x]" would read as a GFM task list item, ticked: a
+		// character reference is the same letter to CommonMark.
+		line = append(line[:at], "&#"+strconv.Itoa(int(t[0]))+";"...)
+	}
 	line = append(line, "]("...)
 	for j := 0; j < len(v.loc); j++ {
-		if c := v.loc[j]; c == '(' || c == ')' {
+		// Parentheses would end the destination, and CommonMark decodes a
+		// character reference (&copy;, &#65;) in one: escaped, each reads
+		// back as the URL's own byte.
+		if c := v.loc[j]; c == '(' || c == ')' || c == '&' {
 			line = append(line, '\\')
 		}
 		line = append(line, v.loc[j])

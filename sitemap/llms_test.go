@@ -311,3 +311,45 @@ func gunzip(t *testing.T, b []byte) string {
 	}
 	return string(out)
 }
+
+// Link titles and descriptions from a [[table]] lookup are the row's
+// (§12.1, §13.2); a title that renders empty (no row, an empty cell) is the
+// path; a URL whose path holds "&copy;" reads back as itself, and a title
+// "x" is no GFM task-list tick.
+func TestLLMSTxtLookupsAndHardLinks(t *testing.T) {
+	cfg := loadConfig(t, `
+[[table]]
+name = "products"
+file = "products.csv"
+key = "sku"
+[[rule]]
+match = "/p/:sku"
+lookup = { products = "{sku}" }
+title = "{products.name}"
+description = "{products.summary}"
+sitemap = true
+sitemap_entries = [{ params = { sku = "A1" } }, { params = { sku = "B2" } }, { params = { sku = "ZZ" } }]
+[[rule]]
+match = "/r/:id"
+title = "{id}"
+sitemap = true
+sitemap_entries = [{ params = { id = "a&copy;b" } }, { params = { id = "x" } }]
+[llms_txt]
+title = "Shop"
+[[llms_txt.section]]
+name = "All"
+match = "/*"
+`, map[string]string{"products.csv": "sku,name,summary\nA1,Blue Widget,A widget that is blue\nB2,,No name\n"})
+	body := get(New(cfg, Options{}), "GET", "/llms.txt").Body.String()
+	for _, want := range []string{
+		"- [Blue Widget](https://notes.example/p/A1): A widget that is blue\n",
+		"- [/p/B2](https://notes.example/p/B2): No name\n",
+		"- [/p/ZZ](https://notes.example/p/ZZ)\n",
+		`- [a\&copy;b](https://notes.example/r/a\&copy;b)` + "\n",
+		"- [&#120;](https://notes.example/r/x)\n",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("llms.txt lacks %q:\n%s", want, body)
+		}
+	}
+}
