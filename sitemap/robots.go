@@ -258,7 +258,9 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 			b.WriteString(line)
 			continue
 		case "content-signal":
-			if sig != "" {
+			// Ours replaces the * group's; another group's signal is that
+			// group's agents' own (Googlebot reads its group, not *'s).
+			if sig != "" && star {
 				continue
 			}
 		}

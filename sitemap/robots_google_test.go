@@ -196,3 +196,26 @@ func TestAppendSignalNotInStarPrefixedGroup(t *testing.T) {
 		}
 	}
 }
+
+// In append mode, headgate's Content-Signal replaces the * group's only: a
+// signal in another group is that group's agents' own (Googlebot obeys its
+// group and never reads *'s), and stays; one in a group that loses all its
+// agents to headgate's groups goes with it.
+func TestAppendKeepsOtherGroupsSignals(t *testing.T) {
+	cfg := loadConfig(t, "[robots]\nmode = \"append\"\n"+robotsSignal+
+		"[[robots.group]]\nuser_agents = [\"GPTBot\"]\ndisallow = [\"/\"]\n"+
+		"[[rule]]\nmatch = \"/\"\nsitemap = true\n", nil)
+	up := "User-agent: *\nContent-Signal: search=yes\nDisallow: /admin\n\n" +
+		"User-agent: Googlebot\nContent-Signal: search=yes, ai-input=no\nDisallow: /nogoogle\n\n" +
+		"User-agent: GPTBot\nContent-Signal: ai-train=yes\nDisallow: /x\n"
+	body := serveRobotsCase(t, cfg, up)
+	if !strings.Contains(body, "User-agent: Googlebot\nContent-Signal: search=yes, ai-input=no\nDisallow: /nogoogle\n") {
+		t.Errorf("the Googlebot group lost its own signal:\n%s", body)
+	}
+	if strings.Contains(body, "Content-Signal: search=yes\n") || strings.Contains(body, "ai-train=yes") {
+		t.Errorf("the * group's old signal, or the dropped GPTBot group's, stayed:\n%s", body)
+	}
+	if !contentSignalInStarGroup(body) {
+		t.Errorf("headgate's signal is not in the * group:\n%s", body)
+	}
+}
