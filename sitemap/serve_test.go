@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -502,4 +503,39 @@ func metric(t *testing.T, reg *prometheus.Registry, name, label string) float64 
 	}
 	t.Fatalf("no metric %s{%s}", name, label)
 	return 0
+}
+
+// In shadow mode the crawler files are the upstream's (§6: headgate
+// computes, the upstream's bytes go out): /robots.txt, the sitemap files
+// and /llms.txt are forwarded; only the IndexNow key file, which no
+// upstream has, is headgate's.
+func TestShadowForwardsCrawlerFiles(t *testing.T) {
+	src := `mode = "%s"
+[robots]
+mode = "generate"
+[[robots.group]]
+user_agents = ["GPTBot"]
+disallow = ["/"]
+[[rule]]
+match = "/"
+sitemap = true
+[llms_txt]
+title = "Notes"
+[[llms_txt.section]]
+name = "All"
+match = "/*"
+[indexnow]
+key = "abcdefgh"
+`
+	for mode, want := range map[string]bool{"shadow": false, "production": true} {
+		s := New(loadConfig(t, fmt.Sprintf(src, mode), nil), Options{})
+		for _, path := range []string{"/robots.txt", "/sitemap.xml", "/sitemap-1.xml", "/llms.txt"} {
+			if got := s.Handles(path); got != want {
+				t.Errorf("%s: Handles(%s) = %v, want %v", mode, path, got, want)
+			}
+		}
+		if !s.Handles("/abcdefgh.txt") {
+			t.Errorf("%s: the IndexNow key file is not served", mode)
+		}
+	}
 }

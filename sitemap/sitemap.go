@@ -93,6 +93,7 @@ type Sitemap struct {
 	timeout    time.Duration
 	metrics    *metrics
 	enabled    bool
+	shadow     bool // site.mode = "shadow": crawler files are forwarded
 	robots     robotsMode
 	resolve    bool     // some rule may keep an address out: addresses are resolved …
 	prefixes   []string // … when they start with one of these (decoded); nil: all
@@ -204,9 +205,16 @@ func New(cfg *rules.Config, o Options) *Sitemap {
 	if all {
 		s.prefixes = nil
 	}
+	s.shadow = cfg.Site.Mode == rules.ModeShadow
 	switch {
 	case cfg.Site.Mode == rules.ModeStaging:
 		s.robots = robotsStaging
+	case s.shadow:
+		// §6: what crawlers read is the upstream's until rules may write.
+		s.robots = robotsUpstream
+		if s.enabled || cfg.Robots.HasPolicy() {
+			s.log.Info("shadow mode: /robots.txt, /sitemap.xml and /llms.txt are the upstream's; headgate sitemap prints the sitemap headgate would serve")
+		}
 	case !s.enabled && !cfg.Robots.HasPolicy() || cfg.Robots.Mode == "upstream":
 		s.robots = robotsUpstream
 	case cfg.Robots.Mode == "append" && s.fetch != nil:
@@ -299,14 +307,15 @@ func (s *Sitemap) Enabled() bool { return s.enabled }
 // Handles reports whether headgate answers path itself (rather than
 // forwarding it): /sitemap.xml and /sitemap-N.xml when the sitemap is
 // enabled, /robots.txt in generate or append mode with a sitemap, and in
-// staging mode. path is the request path without query.
+// staging mode; in shadow mode only the IndexNow key file (§6: the
+// upstream's bytes go out). path is the request path without query.
 func (s *Sitemap) Handles(path string) bool {
 	switch {
 	case path == "/robots.txt":
 		return s.robots != robotsUpstream
 	case s.isKeyPath(path):
 		return true
-	case !s.enabled:
+	case !s.enabled || s.shadow:
 		return false
 	case path == "/sitemap.xml":
 		return true
