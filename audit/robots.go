@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/headgate/headgate/internal/robotskey"
 )
 
 // maxRobotsBytes is what Google reads of a robots.txt (RFC 9309 asks for
@@ -109,14 +111,14 @@ func parseRobots(r io.Reader) *robotsTxt {
 				bad(n, raw, "is not \"key: value\" (Google reads it as \""+f[0]+": "+f[1]+"\"; RFC 9309 parsers skip it)")
 			}
 		}
-		key = strings.ToLower(strings.TrimSpace(key))
 		val = strings.TrimSpace(val)
-		if !ok || key == "" || strings.ContainsAny(key, " \t<>") {
+		if !ok || strings.TrimSpace(key) == "" || strings.ContainsAny(strings.TrimSpace(key), "\t<>") || strings.Contains(strings.TrimSpace(key), " ") && robotskey.Key(key) != "user-agent" {
 			bad(n, raw, "is not \"key: value\"")
 			continue
 		}
+		key = robotskey.Key(key) // by prefix, with Google's typos
 		switch key {
-		case "user-agent", "useragent", "user agent":
+		case "user-agent":
 			if !inUA {
 				star, goog = false, false
 			}
@@ -194,7 +196,7 @@ func scanRobotsLines(data []byte, atEOF bool) (int, []byte, error) {
 }
 
 func knownRobotsKey(k string) bool {
-	switch strings.ToLower(k) {
+	switch robotskey.Key(k) {
 	case "user-agent", "allow", "disallow", "sitemap":
 		return true
 	}

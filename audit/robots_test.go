@@ -32,6 +32,9 @@ func TestRobotsBlocks(t *testing.T) {
 		{"an unknown key does not end a run of user-agents", "User-agent: *\nCrawl-delay: 5\nUser-agent: googlebot\nDisallow: /x", []string{"/y"}, []string{"/x"}},
 		{"a blank instead of a colon", "User-agent: *\nDisallow /x", nil, []string{"/x"}},
 		{"user-agent with a version", "User-agent: */1.0\nDisallow: /x", nil, []string{"/x"}},
+		// Keys as Google's parser reads them: by prefix, with its typos.
+		{"a typo ends a run of user-agents", "User-agent: *\nDisalow: /x\nUser-agent: foo\nDisallowed: /y", []string{"/z"}, []string{"/x"}},
+		{"user agent with a space", "User agent: *\nDisallow: /x", nil, []string{"/x"}},
 		// RFC 9309 §2.2.2: one spelling before comparison.
 		{"a UTF-8 pattern matches its escapes", "User-agent: *\nDisallow: /café", []string{"/cafe", "/caf%C3%A8"}, []string{"/caf%C3%A9", "/caf%c3%a9/menu", "/café"}},
 		{"an escaped unreserved character is the character", "User-agent: *\nDisallow: /%7Euser\nDisallow: /b%2d", []string{"/%7Fuser"}, []string{"/~user/x", "/%7euser", "/b-c"}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/headgate/headgate/internal/robotskey"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -98,12 +99,9 @@ func robotsLine(line string) (key, value string, ok, junk bool) {
 		}
 		k, v = f[0], f[1]
 	}
-	key = strings.ToLower(strings.TrimSpace(k))
-	switch key {
-	case "useragent", "user agent":
-		key = "user-agent"
-	}
-	return key, strings.TrimSpace(v), true, false
+	// Keys by prefix and with the typos Google's parser takes
+	// ("Disalow:"), so that append mode's groups are Google's.
+	return robotskey.Key(k), strings.TrimSpace(v), true, false
 }
 
 // productToken is the agent a User-agent value names: its leading

@@ -37,7 +37,7 @@ func googleRead(body, agent string) (allow, disallow []string) {
 		if !ok {
 			continue
 		}
-		k, v = strings.ToLower(strings.TrimSpace(k)), strings.TrimSpace(v)
+		k, v = googleKey(k), strings.TrimSpace(v)
 		switch k {
 		case "user-agent":
 			if sep || !inRun {
@@ -82,6 +82,28 @@ func googleRead(body, agent string) (allow, disallow []string) {
 		return specA, specD
 	}
 	return globA, globD
+}
+
+// googleKey is robots.cc's key test, written out here apart from the
+// code under test: by prefix, case folded, with the typos it takes.
+func googleKey(k string) string {
+	k = strings.ToLower(strings.TrimSpace(k))
+	for _, c := range []struct{ key, prefixes string }{
+		{"user-agent", "user-agent useragent"},
+		{"allow", "allow"},
+		{"disallow", "disallow dissallow dissalow disalow diasllow disallaw"},
+		{"sitemap", "sitemap site-map"},
+	} {
+		for _, p := range strings.Fields(c.prefixes) {
+			if strings.HasPrefix(k, p) {
+				return c.key
+			}
+		}
+	}
+	if strings.HasPrefix(k, "user agent") {
+		return "user-agent"
+	}
+	return k
 }
 
 func googleAllowed(body, agent, path string) bool {
@@ -217,5 +239,23 @@ func TestAppendKeepsOtherGroupsSignals(t *testing.T) {
 	}
 	if !contentSignalInStarGroup(body) {
 		t.Errorf("headgate's signal is not in the * group:\n%s", body)
+	}
+}
+
+// Append mode reads keys as Google's parser does (by prefix, with its
+// typos): "Disalow: /x" ends the run of GPTBot's User-agent lines there,
+// so FooBot, below it, is another group, and keeps Google's verdict.
+func TestAppendReadsGoogleKeyTypos(t *testing.T) {
+	cfg := loadConfig(t, "[robots]\nmode = \"append\"\n[[robots.group]]\nuser_agents = [\"GPTBot\"]\ndisallow = [\"/\"]\n"+
+		"[[rule]]\nmatch = \"/\"\nsitemap = true\n", nil)
+	up := "User-agent: GPTBot\nDisalow: /x\nUser-agent: FooBot\nDisallow: /y\n"
+	body := serveRobotsCase(t, cfg, up)
+	for _, p := range []string{"/x", "/y", "/z"} {
+		if got, want := googleAllowed(body, "FooBot", p), googleAllowed(up, "FooBot", p); got != want {
+			t.Errorf("FooBot on %s: allowed=%v, the upstream's verdict %v:\n%s", p, got, want, body)
+		}
+	}
+	if googleAllowed(body, "GPTBot", "/z") {
+		t.Errorf("GPTBot is not disallowed:\n%s", body)
 	}
 }
