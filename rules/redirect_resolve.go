@@ -155,6 +155,18 @@ func parseTarget(origin, s string) (target, string) {
 		t.origin, rest = rest[:i+j], rest[i+j:]
 		if strings.EqualFold(t.origin, origin) {
 			t.origin = ""
+		} else {
+			// Another origin, spelled as base_url is (a Location holds
+			// ASCII: an internationalized host is its A-label, a default
+			// port none), and refused where a client would read another
+			// host than the one written (user info) or no host at all.
+			o, err := checkBaseURL(t.origin)
+			if err != nil {
+				return t, "its origin " + t.origin + ": " + err.Error()
+			}
+			if t.origin = o; o == origin {
+				t.origin = ""
+			}
 		}
 		if rest == "" || rest[0] == '?' {
 			rest = "/" + rest

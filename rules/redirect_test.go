@@ -467,6 +467,8 @@ func TestRedirectProblems(t *testing.T) {
 		{"bad status", "[[redirect]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 303\n", nil, []string{"HG180", "redirect[0].status: 303 is not one of"}},
 		{"410 with to", "[[redirect]]\nfrom = \"/a\"\nto = \"/b\"\nstatus = 410\n", nil, []string{"HG180", "a 410 (gone) has no target"}},
 		{"no to", "[[redirect]]\nfrom = \"/a\"\n", nil, []string{"HG180", "has no to"}},
+		{"user info in the target", "[[redirect]]\nfrom = \"/a\"\nto = \"https://notes.example@evil.example/x\"\n", nil, []string{"HG180", "must not hold user info"}},
+		{"a port that is no port", "[[redirect]]\nfrom = \"/a\"\nto = \"https://blog.example:99999/x\"\n", nil, []string{"HG180", "redirect[0].to"}},
 		{"javascript", "[[redirect]]\nfrom = \"/a\"\nto = \"javascript:alert(1)\"\n", nil, []string{"HG180", "only http: and https: URLs with // are redirect targets"}},
 		{"other host", "[[redirect]]\nfrom = \"/a/:x\"\nto = \"//evil.example/{x}\"\n", nil, []string{"HG180", "names another host"}},
 		{"variable host", "[[redirect]]\nfrom = \"/a/:x\"\nto = \"https://{x}.example/\"\n", nil, []string{"HG180", "can not be part of a target's host"}},
@@ -627,6 +629,23 @@ func TestDeadPatterns(t *testing.T) {
 			t.Errorf("%s, %s: %v", c.normalize, c.from, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), "HG180") || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s, %s: %v, want HG180 %q", c.normalize, c.from, err, c.want)
+		}
+	}
+}
+
+// A target on another origin is spelled as base_url is: its host's
+// A-label (a Location header holds ASCII), lower case, no default port.
+func TestRedirectTargetOriginSpelling(t *testing.T) {
+	cfg := mustRedirConfig(t, "[[redirect]]\nfrom = \"/a\"\nto = \"https://Bücher.example:443/x\"\n"+
+		"[[redirect]]\nfrom = \"/b/:x\"\nto = \"https://BLOG.example:8443/{x}\"\n"+
+		"[[redirect]]\nfrom = \"/c\"\nto = \"https://NOTES.example/c2\"\n", nil)
+	for target, want := range map[string]string{
+		"/a":   "301 https://xn--bcher-kva.example/x rule",
+		"/b/y": "301 https://blog.example:8443/y rule",
+		"/c":   "301 https://notes.example/c2 rule",
+	} {
+		if got := answer(cfg, RedirectRequest{Target: target, HTTPS: true}); got != want {
+			t.Errorf("%s: %s, want %s", target, got, want)
 		}
 	}
 }
