@@ -522,8 +522,13 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	path := reqPath
 	norm := false
 	if req.Method == "GET" || req.Method == "HEAD" || req.Method == "" {
-		if len(rd.hosts) > 0 && rd.hosts[hostOnly(req.Host)] {
-			norm = true
+		if len(rd.hosts) > 0 {
+			// A redirect host, or the site's own host spelled with a
+			// final dot: one host, one address.
+			if h := hostOnly(req.Host); rd.hosts[h] || strings.HasSuffix(req.Host, ".") && h == baseHost(rd.origin) ||
+				strings.Contains(req.Host, ".:") && h == baseHost(rd.origin) {
+				norm = true
+			}
 		}
 		if rd.n.HTTPS && !req.HTTPS {
 			norm = true
@@ -643,6 +648,9 @@ func hostOnly(h string) string {
 	if i := strings.LastIndexByte(h, ':'); i >= 0 {
 		h = h[:i]
 	}
+	// A fully qualified name's final dot names the same host
+	// (www.notes.example. is www.notes.example).
+	h = strings.TrimSuffix(h, ".")
 	for i := 0; i < len(h); i++ {
 		if 'A' <= h[i] && h[i] <= 'Z' {
 			return strings.ToLower(h)
