@@ -211,6 +211,34 @@ func escapeQuery(q string) string {
 
 func queryByte(c byte) bool { return pathByte(c) || c == '?' || c == '#' }
 
+// requestQueryByte is a byte of the request's query that a redirect keeps
+// as it came (§11.1: the query kept byte for byte): every visible ASCII
+// byte a browser sends raw (| { } ^ ` and \ included), but those the
+// WHATWG URL standard's query set encodes (" # < >, which never come from
+// a browser raw and would break out of an attribute or end the URL) and
+// "%" (a valid escape stays; a stray one is %25, so that the query decodes).
+func requestQueryByte(c byte) bool {
+	return c > ' ' && c < 0x7f && c != '"' && c != '#' && c != '<' && c != '>' && c != '%'
+}
+
+// escapeRequestQuery is escapeQuery for the request's own query, with
+// requestQueryByte's bytes kept.
+func escapeRequestQuery(q string) string {
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if requestQueryByte(c) || c == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2]) {
+			b.WriteByte(c)
+			continue
+		}
+		const hex = "0123456789ABCDEF"
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
+}
+
 // canonHex spells the hex digits of every percent-escape upper-case
 // (§16.4), so that /%e6 and /%E6 are one path.
 func canonHex(p string) string {
@@ -516,8 +544,8 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 		reqPath = canonHex(EscapePath(rawPath))
 	}
 	reqQuery := rawQuery
-	if !plain(rawQuery, &plainQueryBytes) {
-		reqQuery = escapeQuery(rawQuery)
+	if !plain(rawQuery, &plainRequestQueryBytes) {
+		reqQuery = escapeRequestQuery(rawQuery)
 	}
 	path := reqPath
 	norm := false
@@ -626,6 +654,14 @@ var plainPathBytes, plainQueryBytes = func() (p, q [256]bool) {
 		q[c] = queryByte(byte(c))
 	}
 	return p, q
+}()
+
+// plainRequestQueryBytes are requestQueryByte's, for plain.
+var plainRequestQueryBytes = func() (q [256]bool) {
+	for c := range 256 {
+		q[c] = requestQueryByte(byte(c))
+	}
+	return q
 }()
 
 // plain reports whether every byte of s is in set.

@@ -78,6 +78,11 @@ func TestNormalize(t *testing.T) {
 		{"everything at once", allNormalize, get("WWW.notes.example", false, "//A/"), "301 https://notes.example/a normalize"},
 		{"everything, with port and query", allNormalize, get("www.notes.example:8080", false, "//A//B/?Q=1&x=Y"), "301 https://notes.example/a/b?Q=1&x=Y normalize"},
 		{"already normal", allNormalize, get(host, true, "/a/b?x=1"), "serve"},
+		// §11.1: the query byte for byte, what a browser sends raw included;
+		// only what would end the URL or an attribute, and a stray %, are
+		// encoded.
+		{"the query byte for byte", allNormalize, get(host, true, "/A?q=a|b{c}^d`e\\f'g&e=%c3%a9"), "301 https://notes.example/a?q=a|b{c}^d`e\\f'g&e=%c3%a9 normalize"},
+		{"quotes, brackets and a stray % encoded", allNormalize, get(host, true, "/A?q=\"<x>\"&p=100%"), "301 https://notes.example/a?q=%22%3Cx%3E%22&p=100%25 normalize"},
 		{"root is never stripped", allNormalize, get(host, true, "/"), "serve"},
 		{"root from a redirect host", allNormalize, get("old-notes.example", true, "/"), "301 https://notes.example/ normalize"},
 		{"host only", "[normalize]\nredirect_hosts = [\"www.notes.example\"]\n", get("www.notes.example", true, "/A//b/"), "301 https://notes.example/A//b/ normalize"},
