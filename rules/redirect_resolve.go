@@ -213,12 +213,13 @@ func queryByte(c byte) bool { return pathByte(c) || c == '?' || c == '#' }
 
 // requestQueryByte is a byte of the request's query that a redirect keeps
 // as it came (§11.1: the query kept byte for byte): every visible ASCII
-// byte a browser sends raw (| { } ^ ` and \ included), but those the
-// WHATWG URL standard's query set encodes (" # < >, which never come from
-// a browser raw and would break out of an attribute or end the URL) and
-// "%" (a valid escape stays; a stray one is %25, so that the query decodes).
+// byte a browser sends raw (| { } ^ and ` included), but those the WHATWG
+// URL standard's query set encodes (" # < >, which never come from a
+// browser raw and would break out of an attribute or end the URL), "\"
+// (which some clients read as "/": no Location holds one) and "%" (a valid
+// escape stays; a stray one is %25, so that the query decodes).
 func requestQueryByte(c byte) bool {
-	return c > ' ' && c < 0x7f && c != '"' && c != '#' && c != '<' && c != '>' && c != '%'
+	return c > ' ' && c < 0x7f && c != '"' && c != '#' && c != '<' && c != '>' && c != '%' && c != '\\'
 }
 
 // escapeRequestQuery is escapeQuery for the request's own query, with
