@@ -527,8 +527,8 @@ func (c *crawler) crossChecks() {
 		}
 		// robots.txt hides the canonical of a duplicate.
 		if c.robots != nil && p.elsewhere() {
-			if blocked, rule := c.robots.blocks(p.key); blocked {
-				add(RobotsBlocksDuplicate, p.key, fmt.Sprintf("robots.txt %q keeps crawlers out, so they never read its canonical %s", rule.String(), norm(p.canon)))
+			if blocked, agent, rule := c.robots.blocksFor(p.key); blocked {
+				add(RobotsBlocksDuplicate, p.key, fmt.Sprintf("robots.txt %q for %s keeps crawlers out, so they never read its canonical %s", rule.String(), agent, norm(p.canon)))
 			}
 		}
 		// Links to duplicates.

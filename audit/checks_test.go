@@ -239,10 +239,15 @@ var checkCases = []checkCase{
 		"/a":          withHead("/a", ""),
 	}, []string{"/print/a"}, []string{"/print/a"}},
 	{"robots.txt allows the duplicate", RobotsBlocksDuplicate, map[string]resp{
-		"/robots.txt": text("text/plain", "User-agent: googlebot\nDisallow: /print/\n\nUser-agent: *\nDisallow: /print/\nAllow: /print/a$\n"),
+		"/robots.txt": text("text/plain", "User-agent: googlebot\nDisallow: /print/\nAllow: /print/a$\n\nUser-agent: *\nDisallow: /print/\nAllow: /print/a$\n"),
 		"/print/a":    doc(`<title>A</title>`+canon("/a"), ""),
 		"/a":          withHead("/a", ""),
 	}, []string{"/print/a"}, nil},
+	{"robots.txt hides a duplicate's canonical from Googlebot only", RobotsBlocksDuplicate, map[string]resp{
+		"/robots.txt": text("text/plain", "User-agent: googlebot\nDisallow: /print/\n\nUser-agent: *\nAllow: /\n"),
+		"/print/a":    doc(`<title>A</title>`+canon("/a"), ""),
+		"/a":          withHead("/a", ""),
+	}, []string{"/print/a"}, []string{"/print/a"}},
 	{"robots.txt blocks a canonical page", RobotsBlocksDuplicate, map[string]resp{
 		"/robots.txt": text("text/plain", "User-agent: *\nDisallow: /\n"),
 		"/a":          withHead("/a", ""),
