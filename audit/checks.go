@@ -241,7 +241,9 @@ func (c *crawler) pageChecks(p *page, f *facts, linkCanon []string, res *result)
 		}
 		for _, r := range b.refs {
 			u, kind := resolveRef(f.base, r.value)
-			if kind == refOK && norm(u) == norm(p.canon) || seen[r.prop+r.value] {
+			// A blank node ("_:b0") or a non-http IRI ("urn:uuid:…")
+			// names no page: only an http(s) address can name another.
+			if kind != refOK || norm(u) == norm(p.canon) || seen[r.prop+r.value] {
 				continue
 			}
 			seen[r.prop+r.value] = true

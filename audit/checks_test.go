@@ -129,6 +129,10 @@ var checkCases = []checkCase{
 		"/a": withHead("/a", ldScript+`[{"@context":"https://schema.org","@type":"Organization","@id":"{origin}/#org","url":"{origin}/"},`+
 			`{"@context":"https://schema.org","@type":["Article"],"@id":"{origin}/a#article","url":"/a"}]</script>`),
 	}, []string{"/a"}, nil},
+	{"a blank node or a urn names no page", JSONLDIDMismatch, map[string]resp{
+		"/a": withHead("/a", ldScript+`[{"@context":"https://schema.org","@type":"WebPage","@id":"_:b0"},`+
+			`{"@context":"https://schema.org","@type":"Article","@id":"urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66"}]</script>`),
+	}, []string{"/a"}, nil},
 
 	// jsonld-invalid
 	{"ld+json that is not JSON", JSONLDInvalid, map[string]resp{
