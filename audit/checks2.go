@@ -293,8 +293,9 @@ func (c *crawler) newCrossChecks() {
 			}
 			xdefault := strings.EqualFold(a.lang, "x-default")
 			switch {
-			case t.status == 0:
 			case t.status != http.StatusOK:
+				// A redirect, an error, or no answer at all (status 0: a
+				// timeout, a refused connection), as canonical-not-200 says.
 				if !(xdefault && t.location != nil) {
 					add(HreflangToNon200, p.key, fmt.Sprintf("alternate %s (hreflang=%s) %s", a.abs, a.lang, t.answer()))
 				}

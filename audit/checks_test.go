@@ -422,6 +422,9 @@ var checkCases = []checkCase{
 	{"an alternate that is gone", HreflangToNon200, map[string]resp{
 		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/en")),
 	}, []string{"/en"}, []string{"/en"}},
+	{"an alternate that does not answer", HreflangToNon200, map[string]resp{
+		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/en")), "/de": {status: noAnswer},
+	}, []string{"/en"}, []string{"/en"}},
 	{"an alternate that redirects", HreflangToNon200, map[string]resp{
 		"/en": withHead("/en", alts("en", "/en", "de", "/de", "x-default", "/en")), "/de": redirect(301, "/de/"),
 		"/de/": withHead("/de/", alts("en", "/en", "de", "/de/", "x-default", "/en")),

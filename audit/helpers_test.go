@@ -19,11 +19,15 @@ import (
 // resp is one canned answer of a test site. In every string, {origin} is
 // replaced by the server's origin ("http://127.0.0.1:port").
 type resp struct {
-	status int               // 0: 200
+	status int               // 0: 200; noAnswer: the connection is closed unanswered
 	ctype  string            // "": text/html; charset=utf-8
 	header map[string]string // extra headers
 	body   string
 }
+
+// noAnswer is a resp status: the server closes the connection without an
+// answer, as a crashed or firewalled page does.
+const noAnswer = -1
 
 // doc is a 200 HTML page with that head and body.
 func doc(head, body string) resp {
@@ -70,6 +74,12 @@ func siteHandler(site map[string]resp) http.Handler {
 		res, ok := site[r.URL.RequestURI()]
 		if !ok {
 			http.NotFound(w, r)
+			return
+		}
+		if res.status == noAnswer {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
 			return
 		}
 		origin := "http://" + r.Host
