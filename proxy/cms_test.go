@@ -263,6 +263,8 @@ rewrite = false
 		"/rel.pdf":     `<../files/a.pdf>; rel=canonical`,
 		"/other.pdf":   `<https://other.example/doc.pdf>; rel="canonical"`,
 		"/raw/link":    `<https://notes.example/raw/original>; rel="canonical"`,
+		"/raw/js":      `<javascript:alert(1)>; rel="canonical"`,
+		"/raw/other":   `<//evil.example/x>; rel="canonical"`,
 		"/plain.pdf":   "",
 		"/raw/page":    "",
 		"/not-changed": "",
@@ -289,6 +291,8 @@ rewrite = false
 		"/other.pdf":   `<https://notes.example/other.pdf>; rel="canonical"`,
 		"/plain.pdf":   `<https://notes.example/plain.pdf>; rel="canonical"`,
 		"/raw/link":    `<https://notes.example/raw/original>; rel="canonical"`,
+		"/raw/js":      `<https://notes.example/raw/js>; rel="canonical"`, // fails §4.6: self replaces it
+		"/raw/other":   `<https://notes.example/raw/other>; rel="canonical"`,
 		"/raw/page":    "",
 		"/not-changed": "",
 	} {

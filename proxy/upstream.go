@@ -381,7 +381,8 @@ func (p *Proxy) applyHeaders(res *http.Response, rs *reqState, head *rules.Head,
 			// the upstream's canonical is its Link header. Without one, an
 			// HTML page (or a 304, which does not say) keeps the canonical
 			// its own head holds, unseen: a self Link could contradict it.
-			if page.Canonical = upstreamLinkCanonical(h, rs.m); page.Canonical == "" {
+			var present bool
+			if page.Canonical, present = upstreamLinkCanonical(h, rs.m); !present {
 				writeCanonical = !htmlType(hget(h, "Content-Type")) && hget(h, "Content-Type") != ""
 			}
 		}
@@ -419,12 +420,13 @@ func (p *Proxy) applyHeaders(res *http.Response, rs *reqState, head *rules.Head,
 }
 
 // upstreamLinkCanonical is the target of the upstream's Link canonical,
-// made absolute against the page's public address, or "" when it has none
-// or it does not resolve.
-func upstreamLinkCanonical(h http.Header, m *rules.Match) string {
+// made absolute against the page's public address; "" when it fails the
+// URL rules (§4.6), so that self replaces it. present reports whether the
+// upstream sent a canonical Link at all.
+func upstreamLinkCanonical(h http.Header, m *rules.Match) (abs string, present bool) {
 	vs := hvalues(h, "Link")
 	if len(vs) == 0 {
-		return ""
+		return "", false
 	}
 	for _, l := range linkheader.Parse(vs) {
 		if !l.Has("canonical") {
@@ -432,15 +434,15 @@ func upstreamLinkCanonical(h http.Header, m *rules.Match) string {
 		}
 		base, err := url.Parse(m.SelfURL(false))
 		if err != nil {
-			return ""
+			return "", true
 		}
 		abs, why := rules.AbsURL(base, l.Target)
 		if why != "" {
-			return ""
+			return "", true
 		}
-		return abs
+		return abs, true
 	}
-	return ""
+	return "", false
 }
 
 // needsHead reports whether a matched rule sets anything that goes into
