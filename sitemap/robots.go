@@ -104,6 +104,18 @@ func robotsLine(line string) (key, value string, ok, junk bool) {
 	return robotskey.Key(k), strings.TrimSpace(v), true, false
 }
 
+// exactKey reports whether a record line spells its key as key itself
+// (any case), as every parser reads it.
+func exactKey(line, key string) bool {
+	k, _, found := strings.Cut(line, ":")
+	if !found {
+		if f := strings.Fields(line); len(f) > 0 {
+			k = f[0]
+		}
+	}
+	return strings.EqualFold(strings.TrimSpace(k), key)
+}
+
 // productToken is the agent a User-agent value names: its leading
 // letters, digits, "-" and "_" ("CCBot/2.0" and "CCBot Disallow: /" both
 // name CCBot), lower-case. letters is the same read as RFC 9309's
@@ -195,6 +207,12 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 	signalled := false    // headgate's Content-Signal is written
 	skip := false         // the current group lost all its agents: drop its rules
 	hasOurs := false      // an upstream Sitemap line that stays names ours
+	// The current group's rules: spelled as every parser reads them, or
+	// only with a key Google reads by prefix or typo ("Disalow:"), which a
+	// strict parser skips, so that the run of User-agent lines goes on
+	// there and would take in the groups headgate appends.
+	exact, loose := false, false // of the last group whose rules went out
+	group, wrote := 0, -1         // the current run's number; the last written group's
 	var held []string     // other records inside the run, written when it ends
 	// endRun closes a run of User-agent lines: the lines held in it go
 	// out after them unless the group lost every agent.
@@ -232,6 +250,7 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 		case "user-agent":
 			if !inUA {
 				inUA, kept, dropped, star = true, 0, 0, false
+				group++
 			}
 			// Dropped when any parser would read it as one of ours: with
 			// its digits or, as RFC 9309's grammar, without them.
@@ -280,15 +299,31 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 		if skip {
 			continue
 		}
+		if wrote != group {
+			wrote, exact, loose = group, false, false
+		}
+		if exactKey(line, key) {
+			exact = true
+		} else {
+			loose = true
+		}
 		b.WriteString(line)
 	}
+	closed := false
 	if inUA {
 		// The file ends with User-agent lines and no rule: close the group,
 		// or the groups below would join it.
 		endRun()
 		if kept > 0 {
 			b.WriteString("Disallow:\n")
+			closed = true
 		}
+	}
+	if !closed && loose && !exact {
+		// The last group that went out has only Google's typos for rules:
+		// close it for the parsers that skip them (an empty Disallow
+		// allows all, and Google, which reads the typo, gets nothing new).
+		b.WriteString("Disallow:\n")
 	}
 	for bytes.HasSuffix(b.Bytes(), []byte("\n\n")) {
 		b.Truncate(b.Len() - 1)

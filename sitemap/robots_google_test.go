@@ -3,6 +3,10 @@ package sitemap
 import (
 	"strings"
 	"testing"
+
+	"github.com/temoto/robotstxt"
+
+	"github.com/headgate/headgate/rules"
 )
 
 // googleRead is a robots.txt as Google's open-source parser
@@ -257,5 +261,36 @@ func TestAppendReadsGoogleKeyTypos(t *testing.T) {
 	}
 	if googleAllowed(body, "GPTBot", "/z") {
 		t.Errorf("GPTBot is not disallowed:\n%s", body)
+	}
+}
+
+// A group whose only rule is one of Google's typos ends the upstream part
+// with "Disallow:", so that a parser that skips the typo does not read the
+// groups headgate appends as that group's (OtherBot is in no group of the
+// config: every parser gives it the upstream's verdict or allows it).
+func TestAppendClosesATypoOnlyGroup(t *testing.T) {
+	cfg := loadConfig(t, "[robots]\nmode = \"append\"\n[[robots.group]]\nuser_agents = [\"GPTBot\"]\ndisallow = [\"/\"]\n"+
+		"[[rule]]\nmatch = \"/\"\nsitemap = true\n", nil)
+	for _, up := range []string{
+		"User-agent: *\nDisallow: /admin\n\nUser-agent: OtherBot\nDisalow: /x\n",
+		// headgate's own agent's group, after it, is dropped whole.
+		"User-agent: *\nDisallow: /admin\n\nUser-agent: OtherBot\nDisalow: /x\n\nUser-agent: GPTBot\nAllow: /y\n",
+	} {
+		appendClosesTypoGroup(t, cfg, up)
+	}
+}
+
+func appendClosesTypoGroup(t *testing.T, cfg *rules.Config, up string) {
+	t.Helper()
+	body := serveRobotsCase(t, cfg, up)
+	strict, err := robotstxt.FromString(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strict.TestAgent("/page", "OtherBot") {
+		t.Errorf("an RFC 9309 parser reads OtherBot into headgate's GPTBot group:\n%s", body)
+	}
+	if googleAllowed(body, "OtherBot", "/x") != googleAllowed(up, "OtherBot", "/x") || googleAllowed(body, "GPTBot", "/page") {
+		t.Errorf("Google's verdicts changed:\n%s", body)
 	}
 }
