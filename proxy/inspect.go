@@ -239,7 +239,9 @@ func (p *Proxy) inspectIndex(w http.ResponseWriter, r *http.Request, asJSON bool
 // sitemapSample reads the first n URLs of headgate's own sitemap (through
 // the first part of an index), as paths on the base URL's origin.
 func (p *Proxy) sitemapSample(ctx context.Context, st *state, n int) ([]inspectLink, string) {
-	if st.sitemap == nil || !st.sitemap.Handles("/sitemap.xml") {
+	// Enabled, not Handles: in shadow mode the public listener forwards
+	// /sitemap.xml, but the sitemap headgate would serve is the one to show.
+	if en, ok := st.sitemap.(interface{ Enabled() bool }); st.sitemap == nil || ok && !en.Enabled() || !ok && !st.sitemap.Handles("/sitemap.xml") {
 		return nil, "headgate serves no sitemap under this config (no rule has sitemap = true)."
 	}
 	base, err := url.Parse(st.cfg.Site.BaseURL)

@@ -29,7 +29,7 @@ func (s *Sitemap) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Del("Set-Cookie")
 	path := r.URL.Path
-	if !s.Handles(path) {
+	if !s.serves(path) {
 		http.Error(w, "404 page not found", http.StatusNotFound)
 		return
 	}

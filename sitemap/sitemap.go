@@ -310,12 +310,20 @@ func (s *Sitemap) Enabled() bool { return s.enabled }
 // staging mode; in shadow mode only the IndexNow key file (§6: the
 // upstream's bytes go out). path is the request path without query.
 func (s *Sitemap) Handles(path string) bool {
+	return s.serves(path) && (!s.shadow || s.isKeyPath(path))
+}
+
+// serves reports whether headgate has an answer for path, shadow mode or
+// not: ServeHTTP answers it when asked directly (the inspector's sample of
+// the sitemap headgate would serve), while Handles routes the public
+// listener.
+func (s *Sitemap) serves(path string) bool {
 	switch {
 	case path == "/robots.txt":
 		return s.robots != robotsUpstream
 	case s.isKeyPath(path):
 		return true
-	case !s.enabled || s.shadow:
+	case !s.enabled:
 		return false
 	case path == "/sitemap.xml":
 		return true
