@@ -212,8 +212,8 @@ func (s *Sitemap) appendedRobots(up []byte) []byte {
 	// strict parser skips, so that the run of User-agent lines goes on
 	// there and would take in the groups headgate appends.
 	exact, loose := false, false // of the last group whose rules went out
-	group, wrote := 0, -1         // the current run's number; the last written group's
-	var held []string     // other records inside the run, written when it ends
+	group, wrote := 0, -1        // the current run's number; the last written group's
+	var held []string            // other records inside the run, written when it ends
 	// endRun closes a run of User-agent lines: the lines held in it go
 	// out after them unless the group lost every agent.
 	endRun := func() {
