@@ -403,17 +403,18 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 	var open *itag // a title, script, style or noscript awaiting its text
 	var text strings.Builder
 	template := 0
-	pos := 0      // bytes of b tokenized so far
-	late := false // in the stretch after an implicit end
-	foreign := 0  // depth of <svg> and <math> in the stretch
+	pos := 0           // bytes of b tokenized so far
+	afterHead := false // after a literal </head>: head elements still belong to the head
+	late := false      // in the stretch after an implicit end
+	foreign := 0       // depth of <svg> and <math> in the stretch
 	// implicitEnd is where the head ends before a literal </head> or
-	// <body>. As the rewriter does, the tags up to that literal are read on
-	// (a parser puts them in the body, and headgate replaces there what it
-	// writes), so that both sides show the tags the change list names. It
-	// reports whether the scan goes on.
+	// <body>, as the rewriter reads it (rewrite/reader.go): the tags up to
+	// that literal are read on (a parser puts them in the body, and
+	// headgate replaces there what it writes), so that both sides show the
+	// tags the change list names. It reports whether the scan goes on.
 	implicitEnd := func(what string) bool {
 		end = what
-		late = lateLiteral(b[pos:])
+		late = !afterHead && lateLiteral(b[pos:])
 		return late
 	}
 	for {
@@ -440,11 +441,16 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 				}
 				continue
 			}
-			if template > 0 || late {
+			if template > 0 || late || foreign > 0 {
 				continue
 			}
-			if t := bytes.TrimSpace(z.Text()); len(t) > 0 && !implicitEnd("text "+clip(showText(string(t)), 40)) {
-				return tags, end, cut
+			if t := bytes.TrimSpace(z.Text()); len(t) > 0 {
+				if afterHead {
+					return tags, end, cut
+				}
+				if !implicitEnd("text " + clip(showText(string(t)), 40)) {
+					return tags, end, cut
+				}
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			tok := z.Token()
@@ -462,13 +468,16 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 				continue
 			}
 			switch name {
-			case "html", "head":
+			case "html", "head", "bgsound", "basefont":
 				continue
 			case "meta", "link", "base":
 				if !add(lateTag(newTag(tok), late)) {
 					return tags, "", true
 				}
-			case "title", "script", "style", "noscript":
+			case "title", "script", "style", "noscript", "noframes":
+				if afterHead && name == "noscript" {
+					return tags, end, cut // not a head element after </head>
+				}
 				t := lateTag(newTag(tok), late)
 				if tt == html.SelfClosingTagToken && name != "title" {
 					if !add(t) {
@@ -486,17 +495,25 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 					add(t)
 				}
 			case "body":
-				if !late {
+				if !late && !afterHead {
 					end = "<body>"
 				}
 				return tags, end, cut
 			default:
+				svg := (name == "svg" || name == "math") && tt == html.StartTagToken
 				switch {
-				case late && (name == "svg" || name == "math") && tt == html.StartTagToken:
-					foreign = 1 // their <title> and <link> are not HTML's
 				case late:
+					if svg {
+						foreign = 1 // their <title> and <link> are not HTML's
+					}
+				case afterHead:
+					return tags, end, cut
 				case !implicitEnd("<" + clip(showText(name), 40) + ">"):
 					return tags, end, cut
+				default:
+					if svg {
+						foreign = 1
+					}
 				}
 			}
 		case html.EndTagToken:
@@ -525,13 +542,17 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 					return tags, "", true
 				}
 			case tok.Data == "head":
-				if !late {
-					end = "</head>"
+				if late {
+					return tags, end, cut
 				}
-				return tags, end, cut
+				if !afterHead {
+					end, afterHead = "</head>", true
+				}
 			case late:
-			case tok.Data == "body" || tok.Data == "html":
-				return tags, "</" + showText(tok.Data) + ">", cut
+			case tok.Data == "body" || tok.Data == "html" || tok.Data == "br":
+				if afterHead || !implicitEnd("</"+showText(tok.Data)+">") {
+					return tags, end, cut
+				}
 			}
 		}
 	}

@@ -604,3 +604,44 @@ func TestInspectStretchAfterImplicitEnd(t *testing.T) {
 		t.Errorf("the change list does not say og:title was replaced: %+v", rep.Changes)
 	}
 }
+
+// The inspector ends the head where the rewriter does in the other cases
+// too: an <svg> that ends it (its <title> and <link> are not the head's),
+// a </body> in the head (the stretch up to </head> is read on), and head
+// elements after </head> (a parser still puts them in the head).
+func TestInspectHeadEndsAsTheRewriter(t *testing.T) {
+	for _, c := range []struct {
+		name, page, end  string
+		listed, unlisted []string
+	}{
+		{"svg", `<!DOCTYPE html><html><head><meta charset="utf-8"><title>T</title><svg><title>an icon</title><link rel="canonical" href="/icon"></svg>` +
+			`<meta property="og:title" content="Old"></head><body>x</body></html>`, "<svg>",
+			[]string{"meta property=og:title"}, []string{"title #2", "link canonical"}},
+		{"end tag", `<!DOCTYPE html><html><head><meta charset="utf-8"><title>T</title></body><meta property="og:title" content="Old"></head><body>x</body></html>`, "</body>",
+			[]string{"meta property=og:title"}, nil},
+		{"after </head>", `<!DOCTYPE html><html><head><meta charset="utf-8"><title>T</title></head>` + "\n" + `<meta property="og:title" content="Old"><body>x<meta name="in-body" content="z"></body></html>`, "</head>",
+			[]string{"meta property=og:title"}, []string{"meta name=in-body"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newInspector(t, htmlPage(c.page), strings.Replace(noteRules, "[site]\n", "", 1))
+			_, rep := f.report(t, "/p")
+			if rep.HeadEnd.Upstream != c.end {
+				t.Errorf("upstream head end %q, want %q", rep.HeadEnd.Upstream, c.end)
+			}
+			rows := map[string]headRow{}
+			for _, r := range rep.Heads {
+				rows[r.Key] = r
+			}
+			for _, k := range c.listed {
+				if r := rows[k]; r.Mark != "changed" || r.Upstream == "" {
+					t.Errorf("%s: row %+v, want the upstream's tag, changed", k, r)
+				}
+			}
+			for _, k := range c.unlisted {
+				if r, ok := rows[k]; ok && r.Upstream != "" {
+					t.Errorf("%s listed on the upstream side: %+v", k, r)
+				}
+			}
+		})
+	}
+}
