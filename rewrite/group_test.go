@@ -42,6 +42,12 @@ func TestFillGroupSaysOneSetOfLanguages(t *testing.T) {
 		strings.Contains(kept, "og:locale:alternate") || strings.Count(kept, `property="og:locale"`) != 1 {
 		t.Errorf("fill, upstream alternates: want the upstream's languages only:\n%s", kept)
 	}
+	// The upstream's alternates and no og:locale of its own: the group's
+	// og:locale is not written either.
+	noLocale := run("<link rel=\"alternate\" hreflang=\"es\" href=\"https://notes.example/es/about\">\n")
+	if strings.Contains(noLocale, "og:locale") {
+		t.Errorf("fill, upstream alternates without og:locale: the group's og:locale was written:\n%s", noLocale)
+	}
 	fresh := run("")
 	for _, want := range []string{`hreflang="de" href="https://notes.de/ueber"`, `<meta property="og:locale" content="en">`, `<meta property="og:locale:alternate" content="de">`} {
 		if !strings.Contains(fresh, want) {
