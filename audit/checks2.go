@@ -371,7 +371,9 @@ func (c *crawler) newCrossChecks() {
 			add(SitemapOrphan, key, "listed in the sitemap; no crawled page links to it")
 		}
 	}
-	if c.sitemapRead {
+	if c.sitemapRead && !c.sitemapLost {
+		// Only when every sitemap file read: a page of a file that failed
+		// may well be listed.
 		for id, p := range c.pages {
 			if p != nil && p.indexable() && !inSitemap[id] {
 				add(SitemapMissing, p.key, "an indexable page whose canonical names no other address (it names itself, or there is none); the sitemap does not list it")

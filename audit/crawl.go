@@ -133,7 +133,8 @@ type crawler struct {
 
 	sitemap      map[int32]bool
 	sitemapOrder []int32
-	sitemapRead  bool // a sitemap file answered 200 and parsed
+	sitemapRead  bool // a <urlset> file answered 200 and parsed
+	sitemapLost  bool // a sitemap file did not answer 200 or parse: some URLs are unknown
 	robots       *robotsTxt
 	robotsInfo   *RobotsInfo
 	headsKept    int
@@ -608,16 +609,25 @@ func (c *crawler) readSitemap(ctx context.Context, key string, emit func(string,
 	resp, err := c.f.fetch(ctx, key)
 	if err != nil {
 		c.skip(u, "sitemap: no answer ("+errText(err)+")")
+		c.sitemapLost = true
 		return
 	}
 	defer resp.body.Close()
 	if resp.status != http.StatusOK {
 		c.skip(u, fmt.Sprintf("sitemap answers %d: its URLs are not checked", resp.status))
+		// A file robots.txt or an index names is missed; a site may well
+		// have no /sitemap.xml.
+		c.sitemapLost = c.sitemapLost || key != "/sitemap.xml"
 		return
 	}
-	if err := parseSitemap(&limited{r: resp.body, n: maxSitemapBytes}, emit); err != nil {
+	root, err := parseSitemap(&limited{r: resp.body, n: maxSitemapBytes}, emit)
+	switch {
+	case err != nil:
 		c.skip(u, "sitemap does not parse ("+errText(err)+"): the URLs before the error are checked")
-	} else {
+		c.sitemapLost = true
+	case root == "urlset":
+		// A list of URLs was read: sitemap-missing may say what it lacks.
+		// An index alone says nothing of the URLs, whose files may fail.
 		c.sitemapRead = true
 	}
 }

@@ -349,3 +349,32 @@ func TestContentCodings(t *testing.T) {
 		t.Errorf("findings: %+v", r.Findings)
 	}
 }
+
+// A hostile sitemap can not make the audit hold more than a sitemap's
+// worth: a gzip bomb of blanks is cut at the first MiB of text between two
+// tags, deep nesting is refused, and a plain gzipped sitemap still reads.
+func TestSitemapBounds(t *testing.T) {
+	gz := func(parts ...string) []byte {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		for _, p := range parts {
+			io.WriteString(zw, p)
+		}
+		zw.Close()
+		return b.Bytes()
+	}
+	var locs []string
+	emit := func(loc string, _ bool) bool { locs = append(locs, loc); return true }
+	root, err := parseSitemap(bytes.NewReader(gz(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://a.example/x</loc></url></urlset>`)), emit)
+	if err != nil || root != "urlset" || len(locs) != 1 {
+		t.Errorf("a gzipped sitemap: %q, %v, %v", root, err, locs)
+	}
+	bomb := gz(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`, strings.Repeat(" ", 8<<20), `</urlset>`)
+	if _, err := parseSitemap(bytes.NewReader(bomb), emit); !errors.Is(err, errTextRun) {
+		t.Errorf("8 MiB of blanks in a gzip of %d bytes: %v, want the text-run bound", len(bomb), err)
+	}
+	deep := `<urlset>` + strings.Repeat("<a>", 40) + strings.Repeat("</a>", 40) + `</urlset>`
+	if _, err := parseSitemap(strings.NewReader(deep), emit); err == nil || !strings.Contains(err.Error(), "nested") {
+		t.Errorf("40 levels deep: %v", err)
+	}
+}
