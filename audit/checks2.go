@@ -251,15 +251,22 @@ func (c *crawler) newCrossChecks() {
 		}
 		return nil
 	}
+	// A verdict per URL, asked once: pages link the same URLs, and a
+	// robots.txt may hold thousands of rules.
+	verdicts := map[string]string{} // key → "" allowed, else why
 	blocked := func(key string) (bool, string) {
 		if c.robots == nil {
 			return false, ""
 		}
-		b, agent, rule := c.robots.blocksFor(key)
-		if !b {
-			return false, ""
+		if why, ok := verdicts[key]; ok {
+			return why != "", why
 		}
-		return true, fmt.Sprintf("robots.txt %q for %s", rule.String(), agent)
+		why := ""
+		if b, agent, rule := c.robots.blocksFor(key); b {
+			why = fmt.Sprintf("robots.txt %q for %s", rule.String(), agent)
+		}
+		verdicts[key] = why
+		return why != "", why
 	}
 	linked := make([]bool, len(c.keys))
 	for _, p := range c.pages {
