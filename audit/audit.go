@@ -157,9 +157,12 @@ type Report struct {
 	Skipped  []Skip
 	Robots   *RobotsInfo // what robots.txt answered; nil when it was not asked
 	// Fixed lists the findings of the baseline that this run no longer
-	// finds; Baseline is set once ApplyBaseline ran.
-	Fixed    []Finding
-	Baseline bool
+	// finds; Baseline is set once ApplyBaseline ran. NotRechecked lists the
+	// baseline's findings on pages the baseline crawled and this run did
+	// not (-max-pages, a link gone): neither fixed nor found.
+	Fixed        []Finding
+	NotRechecked []Finding
+	Baseline     bool
 }
 
 // Fails reports whether the report has a finding at or above level:

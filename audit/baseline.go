@@ -18,6 +18,9 @@ const maxBaselineBytes = 256 << 20
 // Baseline is the findings of an earlier run (its JSON report).
 type Baseline struct {
 	Findings []Finding
+	// Pages are the URLs the earlier run crawled: a finding on one that
+	// this run did not crawl is not rechecked, rather than fixed.
+	Pages map[string]bool
 }
 
 // ReadBaseline reads a JSON report written by WriteJSON. A file that is not
@@ -28,6 +31,9 @@ func ReadBaseline(r io.Reader) (*Baseline, error) {
 	var doc struct {
 		Version  *int             `json:"version"`
 		Findings *json.RawMessage `json:"findings"`
+		Pages    []struct {
+			URL string `json:"url"`
+		} `json:"pages"`
 	}
 	if err := json.NewDecoder(lr).Decode(&doc); err != nil {
 		if lr.N <= 0 {
@@ -49,7 +55,10 @@ func ReadBaseline(r io.Reader) (*Baseline, error) {
 	case doc.Findings == nil:
 		return nil, errors.New("baseline: the report has no \"findings\"")
 	}
-	var b Baseline
+	b := Baseline{Pages: make(map[string]bool, len(doc.Pages))}
+	for _, p := range doc.Pages {
+		b.Pages[p.URL] = true
+	}
 	if err := json.Unmarshal(*doc.Findings, &b.Findings); err != nil {
 		return nil, fmt.Errorf("baseline: \"findings\" is not a list of findings (%v)", err)
 	}
@@ -77,7 +86,11 @@ func (r *Report) ApplyBaseline(b *Baseline) {
 			f.Status = StatusNew
 		}
 	}
-	r.Fixed = nil
+	crawled := make(map[string]bool, len(r.Pages))
+	for _, p := range r.Pages {
+		crawled[p.URL] = true
+	}
+	r.Fixed, r.NotRechecked = nil, nil
 	listed := map[findingKey]bool{}
 	for _, f := range b.Findings {
 		k := findingKey{f.Check, f.URL}
@@ -86,6 +99,10 @@ func (r *Report) ApplyBaseline(b *Baseline) {
 		}
 		listed[k] = true
 		f.Status = ""
+		if b.Pages[f.URL] && !crawled[f.URL] {
+			r.NotRechecked = append(r.NotRechecked, f)
+			continue
+		}
 		r.Fixed = append(r.Fixed, f)
 	}
 	r.Baseline = true

@@ -17,15 +17,17 @@ import (
 // sorted returns a copy of the report in the stable order of Run.
 func (r *Report) sorted() *Report {
 	c := &Report{
-		Findings: append([]Finding(nil), r.Findings...),
-		Pages:    append([]Page(nil), r.Pages...),
-		Skipped:  append([]Skip(nil), r.Skipped...),
-		Fixed:    append([]Finding(nil), r.Fixed...),
-		Robots:   r.Robots,
-		Baseline: r.Baseline,
+		Findings:     append([]Finding(nil), r.Findings...),
+		Pages:        append([]Page(nil), r.Pages...),
+		Skipped:      append([]Skip(nil), r.Skipped...),
+		Fixed:        append([]Finding(nil), r.Fixed...),
+		NotRechecked: append([]Finding(nil), r.NotRechecked...),
+		Robots:       r.Robots,
+		Baseline:     r.Baseline,
 	}
 	c.sort()
 	sortFindings(c.Fixed)
+	sortFindings(c.NotRechecked)
 	return c
 }
 
@@ -101,6 +103,13 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	if r.Baseline && len(r.NotRechecked) > 0 {
+		fmt.Fprintf(bw, "not rechecked: the baseline's findings on pages this run did not crawl (%d)\n", len(r.NotRechecked))
+		for _, f := range r.NotRechecked {
+			fmt.Fprintf(bw, "  %s %s\n", f.Check, f.URL)
+		}
+		fmt.Fprintln(bw)
+	}
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(bw, "skipped (%d)\n", len(r.Skipped))
 		for _, s := range r.Skipped {
@@ -116,6 +125,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "%s, %s on %s", plural(errs, "error"), plural(warns, "warning"), plural(len(r.Pages), "page"))
 	if r.Baseline {
 		fmt.Fprintf(bw, "; against the baseline %d new, %d fixed", r.newCount(), len(r.Fixed))
+		if len(r.NotRechecked) > 0 {
+			fmt.Fprintf(bw, ", %d not rechecked", len(r.NotRechecked))
+		}
 	}
 	if changed := r.changedPages(); changed > 0 {
 		fmt.Fprintf(bw, "; headgate changes the head of %s (-format html or json lists the tags)", plural(changed, "page"))
@@ -155,12 +167,14 @@ type jsonPage struct {
 }
 
 type jsonReport struct {
-	Version  int         `json:"version"`
-	Findings []Finding   `json:"findings"`
-	Fixed    []Finding   `json:"fixed,omitempty"`
-	Pages    []jsonPage  `json:"pages"`
-	Skipped  []Skip      `json:"skipped"`
-	Robots   *RobotsInfo `json:"robots,omitempty"`
+	Version  int       `json:"version"`
+	Findings []Finding `json:"findings"`
+	Fixed    []Finding `json:"fixed,omitempty"`
+	// NotRechecked: the baseline's findings on pages this run did not crawl.
+	NotRechecked []Finding   `json:"not_rechecked,omitempty"`
+	Pages        []jsonPage  `json:"pages"`
+	Skipped      []Skip      `json:"skipped"`
+	Robots       *RobotsInfo `json:"robots,omitempty"`
 }
 
 // newCount is the number of findings a baseline did not have.
@@ -180,7 +194,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	r = r.sorted()
 	out := jsonReport{Version: ReportVersion, Findings: r.Findings, Pages: []jsonPage{}, Skipped: r.Skipped, Robots: r.Robots}
 	if r.Baseline {
-		out.Fixed = r.Fixed
+		out.Fixed, out.NotRechecked = r.Fixed, r.NotRechecked
 		if out.Fixed == nil {
 			out.Fixed = []Finding{}
 		}

@@ -320,3 +320,39 @@ func TestHeadLinesPrintable(t *testing.T) {
 		t.Errorf("headLines = %q, want %q", got, want)
 	}
 }
+
+// A baseline finding on a page the baseline crawled and this run did not
+// (-max-pages cut the crawl) is not rechecked, not fixed.
+func TestBaselineNotRechecked(t *testing.T) {
+	old := sampleReport()
+	old.Pages = append(old.Pages, Page{URL: "https://s.example/p3", Status: 200})
+	old.Findings = append(old.Findings, Finding{TitleLength, Warning, "https://s.example/p3", "the title is 4 characters long", ""})
+	var b bytes.Buffer
+	if err := old.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	base, err := ReadBaseline(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := sampleReport() // /p3 not crawled, and so not found
+	now.ApplyBaseline(base)
+	if len(now.NotRechecked) != 1 || now.NotRechecked[0].URL != "https://s.example/p3" {
+		t.Errorf("not rechecked = %+v", now.NotRechecked)
+	}
+	for _, f := range now.Fixed {
+		if f.URL == "https://s.example/p3" {
+			t.Errorf("a finding on a page not crawled is fixed: %+v", f)
+		}
+	}
+	var out bytes.Buffer
+	now.WriteJSON(&out)
+	if !strings.Contains(out.String(), `"not_rechecked": [`) {
+		t.Errorf("JSON:\n%s", out.String())
+	}
+	out.Reset()
+	now.WriteText(&out)
+	if !strings.Contains(out.String(), "1 not rechecked") {
+		t.Errorf("text:\n%s", out.String())
+	}
+}
