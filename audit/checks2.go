@@ -54,7 +54,9 @@ func (c *crawler) lengthChecks(p *page, f *facts, add func(string, string)) {
 	if !p.indexable() {
 		return
 	}
-	if f.hasTitle && f.title != "" {
+	// A head not read to its end may hold a title cut short: its length
+	// is not known.
+	if f.hasTitle && f.title != "" && !f.headCut {
 		if n := utf8.RuneCountInString(f.title); n < TitleMin || n > TitleMax {
 			add(TitleLength, fmt.Sprintf("the title is %d characters long (%d–%d read well in results): %q", n, TitleMin, TitleMax, clip(f.title, 120)))
 		}

@@ -513,6 +513,9 @@ var checkCases = []checkCase{
 		"/b": doc(`<title>`+strings.Repeat("Long ", 13)+`</title>`+canon("/b"), ""),
 		"/c": doc(`<title>Noindex, so short</title><meta name="robots" content="noindex">`, ""),
 	}, []string{"/a", "/b", "/c"}, []string{"/a", "/b"}},
+	{"a head not read to its end: the title's length is not known", TitleLength, map[string]resp{
+		"/a": doc(`<title>Short</title>`+canon("/a")+strings.Repeat(`<meta name="x" content="y">`, 50000), ""),
+	}, []string{"/a"}, nil},
 	{"titles that fit", TitleLength, map[string]resp{
 		"/a": withHead("/a", ""), "/b": doc(`<title>`+strings.Repeat("é", 60)+`</title>`+canon("/b"), ""),
 	}, []string{"/a", "/b"}, nil},
