@@ -228,12 +228,32 @@ func (c *crawler) pageChecks(p *page, f *facts, linkCanon []string, res *result)
 		}
 	}
 
-	// JSON-LD.
+	// JSON-LD. Nodes that share an @id are one node across the page's
+	// blocks (a headgate json_ld block beside the upstream's, say).
+	var pageIDs map[string]map[string]bool
+	if len(f.jsonld) > 1 {
+		pageIDs = map[string]map[string]bool{}
+		for _, b := range f.jsonld {
+			for id, props := range b.ids {
+				m := pageIDs[id]
+				if m == nil {
+					m = map[string]bool{}
+					pageIDs[id] = m
+				}
+				for p := range props {
+					m[p] = true
+				}
+			}
+		}
+	}
 	seen := map[string]bool{}
 	for i, b := range f.jsonld {
 		if b.err != "" {
 			add(JSONLDInvalid, fmt.Sprintf("ld+json block %d %s", i+1, b.err))
 			continue
+		}
+		if pageIDs != nil {
+			b.missing = ldMissingWith(b.nodes, pageIDs)
 		}
 		c.jsonldFacts(p, i, b, add, res)
 		if p.canon == nil {

@@ -538,7 +538,10 @@ var checkCases = []checkCase{
 			ldScript+`{"@type":"WebPage","mainEntity":{"@type":"Product","@id":"#p"}}</script>`),
 		"/b": withHead("/b", ldScript+`{"@type":"BreadcrumbList","itemListElement":[{"@type":"ListItem","position":1,"name":"Home","item":"{origin}/"},{"@type":"ListItem","position":2,"name":"Here"}]}</script>`),
 		"/c": withHead("/c", ldScript+`{"@type":"JobPosting","title":"Cook","description":"Cooks.","datePosted":"2026-11-01","hiringOrganization":{"@type":"Organization","name":"Inn"},"jobLocationType":"TELECOMMUTE","applicantLocationRequirements":{"@type":"Country","name":"DE"}}</script>`),
-	}, []string{"/a", "/b", "/c"}, nil},
+		// One node described in two blocks (the app's and headgate's).
+		"/d": withHead("/d", ldScript+`{"@context":"https://schema.org","@type":"Product","@id":"{origin}/d#product","name":"Lamp"}</script>`+
+			ldScript+`{"@context":"https://schema.org","@type":"Product","@id":"{origin}/d#product","offers":{"@type":"Offer","price":"9","priceCurrency":"EUR"}}</script>`),
+	}, []string{"/a", "/b", "/c", "/d"}, nil},
 }
 
 // chainSite is a page whose canonical takes twenty redirects.

@@ -98,7 +98,9 @@ type ldBlock struct {
 	err     string
 	refs    []ldRef
 	types   []string    // @type values of its nodes
-	missing []ldMissing // required properties its nodes lack
+	missing []ldMissing // required properties its nodes lack, the block alone
+	nodes   []*ldNode   // its typed nodes, to weigh with the page's other blocks
+	ids     map[string]map[string]bool
 	note    string      // a bound cut the walk short
 }
 
@@ -633,7 +635,8 @@ func parseLD(text string) ldBlock {
 	default:
 		return ldBlock{err: "is neither an object nor an array"}
 	}
-	b.types, b.missing, b.note = ldWalk(v)
+	b.nodes, b.ids, b.types, b.note = ldNodes(v)
+	b.missing = ldMissingWith(b.nodes, b.ids)
 	return b
 }
 

@@ -112,6 +112,13 @@ func (m ldMissing) String() string {
 // cycles cost nothing; the properties of nodes that share an @id count
 // for each other.
 func ldWalk(v any) (types []string, missing []ldMissing, note string) {
+	nodes, byID, types, note := ldNodes(v)
+	return types, ldMissingWith(nodes, byID), note
+}
+
+// ldNodes walks a decoded JSON-LD value (see ldWalk) and returns its typed
+// nodes, the properties of each @id, the @type values met and a note.
+func ldNodes(v any) (nodes []*ldNode, byID map[string]map[string]bool, types []string, note string) {
 	type item struct {
 		v          any
 		depth      int
@@ -120,8 +127,7 @@ func ldWalk(v any) (types []string, missing []ldMissing, note string) {
 		last       bool
 	}
 	stack := []item{{v: v}}
-	var nodes []*ldNode
-	byID := map[string]map[string]bool{}
+	byID = map[string]map[string]bool{}
 	seenType := map[string]bool{}
 	visited := 0
 	for len(stack) > 0 {
@@ -202,6 +208,14 @@ func ldWalk(v any) (types []string, missing []ldMissing, note string) {
 			}
 		}
 	}
+	return nodes, byID, types, note
+}
+
+// ldMissingWith is what typed nodes lack of ldRequired, the properties of
+// nodes that share an @id counting for each other (byID: a page's blocks
+// together, since a node may be described in one block and completed in
+// another).
+func ldMissingWith(nodes []*ldNode, byID map[string]map[string]bool) (missing []ldMissing) {
 	for _, n := range nodes {
 		has := func(p string) bool { return n.props[p] || n.id != "" && byID[n.id][p] }
 		if n.id != "" && len(n.props) == 0 {
@@ -222,7 +236,7 @@ func ldWalk(v any) (types []string, missing []ldMissing, note string) {
 			}
 		}
 	}
-	return types, missing, note
+	return missing
 }
 
 // nonEmpty reports whether a JSON value says something: not null, not "",
