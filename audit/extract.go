@@ -101,7 +101,7 @@ type ldBlock struct {
 	missing []ldMissing // required properties its nodes lack, the block alone
 	nodes   []*ldNode   // its typed nodes, to weigh with the page's other blocks
 	ids     map[string]map[string]bool
-	note    string      // a bound cut the walk short
+	note    string // a bound cut the walk short
 }
 
 type ldRef struct{ typ, prop, value string }
