@@ -347,6 +347,10 @@ var checkCases = []checkCase{
 		"/robots.txt": text("text/plain", "User-agent: Googlebot\nDisallow: /g/\n\nUser-agent: *\nDisallow:\n"),
 		"/a":          doc(clean("/a"), `<a href="/g/x">x</a>`), "/g/x": withHead("/g/x", ""),
 	}, []string{"/a"}, []string{"/a"}},
+	{"a robots.txt that redirects: its target's rules", RobotsBlocked, map[string]resp{
+		"/robots.txt": redirect(301, "/robots-real.txt"), "/robots-real.txt": text("text/plain", "User-agent: *\nDisallow: /private/\n"),
+		"/a": withHead("/a", ""+`<p><a href="/private/x">x</a></p>`), "/private/x": withHead("/private/x", ""),
+	}, []string{"/a"}, []string{"/a"}},
 	{"a sitemap URL robots.txt disallows", RobotsBlocked, map[string]resp{
 		"/robots.txt":  text("text/plain", "User-agent: *\nDisallow: /private/\n"),
 		"/sitemap.xml": sitemapOf("/private/x"), "/private/x": withHead("/private/x", ""),
@@ -364,6 +368,9 @@ var checkCases = []checkCase{
 	}, nil, []string{"/robots.txt"}},
 	{"robots.txt answers 500", RobotsTxtInvalid, map[string]resp{
 		"/robots.txt": {status: 500, ctype: "text/plain", body: "oops"}, "/": withHead("/", ""),
+	}, nil, []string{"/robots.txt"}},
+	{"robots.txt that redirects, even to rules that parse", RobotsTxtInvalid, map[string]resp{
+		"/robots.txt": redirect(301, "/robots-real.txt"), "/robots-real.txt": text("text/plain", "User-agent: *\nDisallow: /x\n"), "/": withHead("/", ""),
 	}, nil, []string{"/robots.txt"}},
 	{"a valid robots.txt, or none", RobotsTxtInvalid, map[string]resp{
 		"/robots.txt": text("text/plain; charset=utf-8", "# rules\r\nUser-agent: *\r\nDisallow: /x # a comment\r\n\r\nSitemap: {origin}/sitemap.xml\r\n"), "/": withHead("/", ""),

@@ -477,6 +477,23 @@ func (c *crawler) readRobots(ctx context.Context) []string {
 	ctx, cancel := context.WithTimeout(ctx, c.o.Timeout)
 	defer cancel()
 	resp, err := c.f.fetch(ctx, key)
+	// A redirect is reported, then followed as crawlers follow it (RFC
+	// 9309 §2.3.1.2: at least five hops), on this site: the target's rules
+	// are the ones they apply.
+	redirected := false
+	for hop := 0; err == nil && resp.status >= 300 && resp.status < 400 && resp.location != nil; hop++ {
+		if !redirected {
+			c.robotsInfo.Status = resp.status
+			invalid(fmt.Sprintf("robots.txt answers %d, not 200, a redirect to %s: crawlers follow at most five hops, and read the target's rules for this origin", resp.status, norm(resp.location)))
+			redirected = true
+		}
+		next, ok := c.site.keyOf(resp.location)
+		if !ok || hop == 5 {
+			break
+		}
+		resp.body.Close()
+		resp, err = c.f.fetch(ctx, next)
+	}
 	if err != nil {
 		c.robotsInfo.Error = errText(err)
 		invalid("robots.txt does not answer (" + errText(err) + "): crawlers treat an unreachable robots.txt as disallowing the whole site (RFC 9309 §2.3.1.4)")
@@ -486,6 +503,8 @@ func (c *crawler) readRobots(ctx context.Context) []string {
 	ct := resp.header.Get("Content-Type")
 	c.robotsInfo.Status, c.robotsInfo.ContentType = resp.status, ct
 	switch {
+	case redirected && resp.status >= 300 && resp.status < 400:
+		return nil // to another site, or more than five hops: no rules read
 	case resp.status >= 500:
 		invalid(fmt.Sprintf("robots.txt answers %d: crawlers take the whole site as disallowed until it answers (RFC 9309 §2.3.1.4)", resp.status))
 		return nil
