@@ -88,6 +88,25 @@ func (t *textHash) write(b []byte) {
 	}
 }
 
+// boundary marks the edge of a block element: a browser breaks the line
+// there, so "<p>Body of /</p><a>en</a>" and "<p>Body of /en</p>" are two
+// texts, not one.
+func (t *textHash) boundary() { t.pending = t.n > 0 }
+
+// blockElement reports the elements whose edges break the text's flow, as
+// a browser renders them (HTML's block and table elements, list items,
+// <br>).
+func blockElement(a atom.Atom) bool {
+	switch a {
+	case atom.Address, atom.Article, atom.Aside, atom.Blockquote, atom.Br, atom.Dd, atom.Details, atom.Dialog, atom.Div, atom.Dl, atom.Dt,
+		atom.Fieldset, atom.Figcaption, atom.Figure, atom.Footer, atom.Form, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6,
+		atom.Header, atom.Hgroup, atom.Hr, atom.Li, atom.Main, atom.Nav, atom.Ol, atom.P, atom.Pre, atom.Section, atom.Summary,
+		atom.Table, atom.Tbody, atom.Td, atom.Tfoot, atom.Th, atom.Thead, atom.Tr, atom.Ul, atom.Option, atom.Caption:
+		return true
+	}
+	return false
+}
+
 type metaVal struct{ key, value string }
 
 type alt struct{ lang, href string }
@@ -277,6 +296,10 @@ func (ex *extractor) walk(n *html.Node, inHead bool) {
 		if c.Type != html.ElementNode || c.Namespace != "" {
 			continue // text, comments; svg and math hold no head tags or page links
 		}
+		block := !inHead && blockElement(c.DataAtom)
+		if block {
+			ex.f.text.boundary()
+		}
 		switch c.DataAtom {
 		case atom.Template:
 			continue // inert content
@@ -293,6 +316,9 @@ func (ex *extractor) walk(n *html.Node, inHead bool) {
 			ex.element(c.DataAtom, c.Attr, inHead, true)
 		}
 		ex.walk(c, inHead)
+		if block {
+			ex.f.text.boundary()
+		}
 	}
 }
 
@@ -492,7 +518,11 @@ func (ex *extractor) rest(z *html.Tokenizer) {
 				ex.f.jsonld = append(ex.f.jsonld, parseLD(""))
 			}
 			pending = none
-			switch rawAtom(z.Raw(), 2) {
+			ea := rawAtom(z.Raw(), 2)
+			if tmpl == 0 && foreign == 0 && blockElement(ea) {
+				ex.f.text.boundary()
+			}
+			switch ea {
 			case atom.Template:
 				if tmpl > 0 {
 					tmpl--
@@ -512,6 +542,9 @@ func (ex *extractor) rest(z *html.Tokenizer) {
 		a := rawAtom(z.Raw(), 1)
 		if a == atom.Template {
 			tmpl++
+		}
+		if tmpl == 0 && foreign == 0 && blockElement(a) {
+			ex.f.text.boundary()
 		}
 		rawNext = tt == html.StartTagToken && foreign == 0 && rawTextElement(a)
 		if tmpl > 0 {

@@ -191,3 +191,29 @@ func FuzzExtract(f *testing.F) {
 type errReader struct{ err error }
 
 func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// The body's text is hashed as a browser lays it out: the edge of a block
+// element breaks the flow, an inline one does not, and white space is one
+// blank; in the parsed prefix and in the rest of a long page alike.
+func TestBodyTextHash(t *testing.T) {
+	hash := func(body string) uint64 {
+		return extractString(t, "text/html", "<!doctype html><html><head><title>T</title></head><body>"+body+"</body></html>").text.h
+	}
+	long := strings.Repeat("<span>filler</span> ", 20000) // past the parsed prefix
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"<p>Body of /</p><a>en</a>", "<p>Body of /en</p>", false},
+		{"<p>Body of /</p><a>en</a>", "<p>Body of /</p>\n<a>en</a>", true},
+		{"<div>one</div><div>two</div>", "<div>one two</div>", true},
+		{"un<b>believ</b>able", "unbelievable", true},
+		{"<li>a</li><li>b</li>", "<li>ab</li>", false},
+		{long + "<p>x</p><p>y</p>", long + "<p>xy</p>", false},
+		{long + "<p>x</p> <p>y</p>", long + "<p>x</p><p>y</p>", true},
+	} {
+		if got := hash(c.a) == hash(c.b); got != c.same {
+			t.Errorf("%.60q and %.60q: same hash %v, want %v", c.a, c.b, got, c.same)
+		}
+	}
+}
