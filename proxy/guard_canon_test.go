@@ -143,3 +143,23 @@ func TestAddVary(t *testing.T) {
 		}
 	}
 }
+
+// The Vary slice addVary shares between responses is never written
+// through: a field added after it lands in a copy, so no later response
+// reads another's Vary.
+func TestAddVarySharedSlice(t *testing.T) {
+	a, b := http.Header{}, http.Header{}
+	addVary(a, "Accept-Encoding")
+	addVary(b, "Accept-Encoding")
+	a.Add("Vary", "Cookie")
+	hadd(b, "Vary", "Origin")
+	if got := b["Vary"]; !slices.Equal(got, []string{"Accept-Encoding", "Origin"}) {
+		t.Errorf("second response's Vary: %q", got)
+	}
+	if got := a["Vary"]; !slices.Equal(got, []string{"Accept-Encoding", "Cookie"}) {
+		t.Errorf("first response's Vary: %q", got)
+	}
+	if !slices.Equal(varyAcceptEncoding, []string{"Accept-Encoding"}) || cap(varyAcceptEncoding) != 1 {
+		t.Errorf("the shared slice changed: %q (cap %d)", varyAcceptEncoding, cap(varyAcceptEncoding))
+	}
+}

@@ -113,11 +113,14 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 // response alone, and its keys are canonical (it parsed them; headgate
 // sets its own through hset or http.Header's methods). A field already in
 // the client's map is added to, as copyHeader adds. Content-Type stays
-// behind, for copyHeader to copy: ReverseProxy reads it from the response
-// afterwards (flushInterval: an event stream is flushed on every write).
+// behind, for copyHeader to copy, unless it names HTML: ReverseProxy reads
+// it from the response afterwards (flushInterval: an event stream is
+// flushed on every write), and for a page, which is never an event stream,
+// it would only parse it (mime.ParseMediaType, two allocations) to learn so.
 func handOver(dst, src http.Header) {
+	keepType := !htmlType(hget(src, "Content-Type"))
 	for k, vv := range src {
-		if k == "Content-Type" {
+		if k == "Content-Type" && keepType {
 			continue
 		}
 		if have, ok := dst[k]; ok {
@@ -286,7 +289,13 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	if out == identity && coding == identity && res.ContentLength >= 0 {
 		n := res.ContentLength + int64(res0.Delta)
 		res.ContentLength = n
-		hset(h, "Content-Length", strconv.FormatInt(n, 10))
+		if vs := h["Content-Length"]; len(vs) == 1 {
+			// The transport's value slice, made for this response alone:
+			// overwritten in place, not replaced.
+			vs[0] = strconv.FormatInt(n, 10)
+		} else {
+			hset(h, "Content-Length", strconv.FormatInt(n, 10))
+		}
 	} else {
 		hdel(h, "Content-Length")
 		// ReverseProxy flushes after every write when the length is
@@ -483,8 +492,18 @@ func addVary(h http.Header, token string) {
 			}
 		}
 	}
-	hadd(h, "Vary", token)
+	if vs, ok := h["Vary"]; ok {
+		h["Vary"] = append(vs, token)
+	} else if token == "Accept-Encoding" {
+		// The common case, spared an allocation: the slice is shared and
+		// full (len == cap), so an append to it elsewhere copies it.
+		h["Vary"] = varyAcceptEncoding[:1:1]
+	} else {
+		h["Vary"] = []string{token}
+	}
 }
+
+var varyAcceptEncoding = []string{"Accept-Encoding"}
 
 // changeHeader is the Headgate-Changes value:
 // wrote=9 replaced=2 corrected=1 dropped=1; rules="/*" "/notes/:id".
