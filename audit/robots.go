@@ -329,32 +329,41 @@ func unhexByte(c byte) byte {
 }
 
 // robotsMatch matches a robots.txt path pattern: "*" is any run of
-// characters, a final "$" anchors the end; otherwise a prefix match.
+// characters, a final "$" anchors the end; otherwise a prefix match. The
+// literal pieces between stars are found leftmost, one after another
+// (strings.Index): the leftmost end of each piece leaves the most path for
+// the rest, so no other placement can match where this one fails, and a
+// pattern of a thousand stars costs about one pass over the path, not a
+// pass per star (a hostile robots.txt's "/*a*a*a…" against a long URL).
 func robotsMatch(pattern, path string) bool {
-	pos := []int{0} // the offsets in path the pattern so far can end at
-	for i := 0; i < len(pattern); i++ {
-		c := pattern[i]
-		if c == '$' && i == len(pattern)-1 {
-			return pos[len(pos)-1] == len(path)
-		}
-		if c == '*' {
-			from := pos[0]
-			pos = pos[:0]
-			for p := from; p <= len(path); p++ {
-				pos = append(pos, p)
-			}
-			continue
-		}
-		next := pos[:0]
-		for _, p := range pos {
-			if p < len(path) && path[p] == c {
-				next = append(next, p+1)
-			}
-		}
-		if len(next) == 0 {
-			return false
-		}
-		pos = next
+	anchored := strings.HasSuffix(pattern, "$")
+	if anchored {
+		pattern = pattern[:len(pattern)-1]
 	}
-	return true
+	first, rest, star := strings.Cut(pattern, "*")
+	if !strings.HasPrefix(path, first) {
+		return false
+	}
+	if !star {
+		return !anchored || len(path) == len(first)
+	}
+	pos := len(first)
+	for {
+		piece, more, ok := strings.Cut(rest, "*")
+		if !ok {
+			// The piece after the last star.
+			if anchored {
+				return len(path)-pos >= len(piece) && strings.HasSuffix(path, piece)
+			}
+			return strings.Contains(path[pos:], piece)
+		}
+		if piece != "" {
+			i := strings.Index(path[pos:], piece)
+			if i < 0 {
+				return false
+			}
+			pos += i + len(piece)
+		}
+		rest = more
+	}
 }
