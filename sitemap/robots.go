@@ -105,15 +105,13 @@ func robotsLine(line string) (key, value string, ok, junk bool) {
 }
 
 // exactKey reports whether a record line spells its key as key itself
-// (any case), as every parser reads it.
+// (any case) before a ":", as every parser reads it. A line without the
+// colon ("Disallow /x") is a record to Google's parser alone: RFC 9309's
+// grammar needs the colon, so to a parser that follows it the line is
+// not there.
 func exactKey(line, key string) bool {
 	k, _, found := strings.Cut(line, ":")
-	if !found {
-		if f := strings.Fields(line); len(f) > 0 {
-			k = f[0]
-		}
-	}
-	return strings.EqualFold(strings.TrimSpace(k), key)
+	return found && strings.EqualFold(strings.TrimSpace(k), key)
 }
 
 // productToken is the agent a User-agent value names: its leading

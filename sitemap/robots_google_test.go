@@ -264,7 +264,8 @@ func TestAppendReadsGoogleKeyTypos(t *testing.T) {
 	}
 }
 
-// A group whose only rule is one of Google's typos ends the upstream part
+// A group whose only rule is one of Google's typos (or a rule without its
+// colon) ends the upstream part
 // with "Disallow:", so that a parser that skips the typo does not read the
 // groups headgate appends as that group's (OtherBot is in no group of the
 // config: every parser gives it the upstream's verdict or allows it).
@@ -275,6 +276,8 @@ func TestAppendClosesATypoOnlyGroup(t *testing.T) {
 		"User-agent: *\nDisallow: /admin\n\nUser-agent: OtherBot\nDisalow: /x\n",
 		// headgate's own agent's group, after it, is dropped whole.
 		"User-agent: *\nDisallow: /admin\n\nUser-agent: OtherBot\nDisalow: /x\n\nUser-agent: GPTBot\nAllow: /y\n",
+		// Without the colon the rule is Google's alone, as a typo is.
+		"User-agent: *\nDisallow: /admin\n\nUser-agent: OtherBot\nDisallow /x\n",
 	} {
 		appendClosesTypoGroup(t, cfg, up)
 	}
