@@ -500,6 +500,15 @@ var checkCases = []checkCase{
 		"/s1.xml": sitemapOf("/a"), "/s2.xml": {status: 503},
 		"/a": doc(clean("/a"), `<a href="/b">b</a>`), "/b": doc(clean("/b"), `<a href="/a">a</a>`),
 	}, nil, nil},
+	{"an index inside an index is not followed: what it lists is not known", SitemapMissing, map[string]resp{
+		"/sitemap.xml": text("application/xml", `<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
+			`<sitemap><loc>{origin}/s1.xml</loc></sitemap><sitemap><loc>{origin}/nested.xml</loc></sitemap></sitemapindex>`),
+		"/s1.xml": sitemapOf("/a"),
+		"/nested.xml": text("application/xml", `<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`+
+			`<sitemap><loc>{origin}/s2.xml</loc></sitemap></sitemapindex>`),
+		"/s2.xml": sitemapOf("/b"),
+		"/a":      doc(clean("/a"), `<a href="/b">b</a>`), "/b": doc(clean("/b"), `<a href="/a">a</a>`),
+	}, nil, nil},
 	{"the sitemap lists every indexable page", SitemapMissing, map[string]resp{
 		"/sitemap.xml": sitemapOf("/a", "/b"), "/a": doc(clean("/a"), `<a href="/b">b</a><a href="/c">c</a>`),
 		"/b": doc(clean("/b"), `<a href="/a">a</a>`), "/c": doc(`<title>C</title>`+canon("/a"), ""),

@@ -594,9 +594,11 @@ func (c *crawler) readSitemaps(ctx context.Context, extra []string) {
 				switch {
 				case fl.level > 0:
 					c.skip(c.site.url(fl.key), "a sitemap index inside a sitemap index: not followed")
+					c.sitemapLost = true // what it lists is not known
 					return false
 				case len(files) >= maxSitemapParts:
 					c.skip(c.site.url(fl.key), fmt.Sprintf("sitemap index names more than %d files: the rest are not read", maxSitemapParts))
+					c.sitemapLost = true
 					return false
 				case !seen[k]:
 					seen[k] = true
@@ -605,7 +607,7 @@ func (c *crawler) readSitemaps(ctx context.Context, extra []string) {
 				return true
 			}
 			if len(c.sitemapOrder) >= maxSitemapURLs {
-				full = true
+				full, c.sitemapLost = true, true
 				return false
 			}
 			id := c.intern(k)
