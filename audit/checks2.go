@@ -55,10 +55,17 @@ func (c *crawler) lengthChecks(p *page, f *facts, add func(string, string)) {
 		return
 	}
 	// A head not read to its end may hold a title cut short: its length
-	// is not known.
-	if f.hasTitle && f.title != "" && !f.headCut {
-		if n := utf8.RuneCountInString(f.title); n < TitleMin || n > TitleMax {
-			add(TitleLength, fmt.Sprintf("the title is %d characters long (%d–%d read well in results): %q", n, TitleMin, TitleMax, clip(f.title, 120)))
+	// is known when its end tag was read; cut, it is at least what was
+	// read, too long already or not known.
+	if f.hasTitle && f.title != "" {
+		n := utf8.RuneCountInString(f.title)
+		switch {
+		case !f.headCut || f.titleEnd:
+			if n < TitleMin || n > TitleMax {
+				add(TitleLength, fmt.Sprintf("the title is %d characters long (%d–%d read well in results): %q", n, TitleMin, TitleMax, clip(f.title, 120)))
+			}
+		case n > TitleMax:
+			add(TitleLength, fmt.Sprintf("the title is at least %d characters long, as far as the page was read (%d–%d read well in results): %q", n, TitleMin, TitleMax, clip(f.title, 120)))
 		}
 	}
 	if p.desc != "" {

@@ -24,6 +24,16 @@ type checkCase struct {
 // ogHead is a clean head plus og/twitter tags.
 func withHead(path, extra string) resp { return doc(clean(path)+extra, "") }
 
+// cutInTitle is a page whose 5 MiB (DefaultMaxBytes) end n characters
+// into its <title>, which goes on after them.
+func cutInTitle(n int) string {
+	start := "<!doctype html><html><head>"
+	meta := `<meta name="x" content="y">`
+	pad := DefaultMaxBytes - len(start) - len("<title>") - n
+	fill := strings.Repeat(meta, pad/len(meta)) + strings.Repeat(" ", pad%len(meta))
+	return start + fill + "<title>" + strings.Repeat("t", n+500) + "</title></head><body></body></html>"
+}
+
 const ldScript = `<script type="application/ld+json">`
 
 var checkCases = []checkCase{
@@ -529,9 +539,14 @@ var checkCases = []checkCase{
 		"/b": doc(`<title>`+strings.Repeat("Long ", 13)+`</title>`+canon("/b"), ""),
 		"/c": doc(`<title>Noindex, so short</title><meta name="robots" content="noindex">`, ""),
 	}, []string{"/a", "/b", "/c"}, []string{"/a", "/b"}},
-	{"a head not read to its end: the title's length is not known", TitleLength, map[string]resp{
+	{"a head not read to its end: a title read whole is known", TitleLength, map[string]resp{
 		"/a": doc(`<title>Short</title>`+canon("/a")+strings.Repeat(`<meta name="x" content="y">`, 50000), ""),
-	}, []string{"/a"}, nil},
+	}, []string{"/a"}, []string{"/a"}},
+	// The page is cut at 5 MiB inside its title: /a's has 100 characters
+	// read, too long already; /b's 20, its length not known.
+	{"a title cut with the page", TitleLength, map[string]resp{
+		"/a": {body: cutInTitle(100)}, "/b": {body: cutInTitle(20)},
+	}, []string{"/a", "/b"}, []string{"/a"}},
 	{"titles that fit", TitleLength, map[string]resp{
 		"/a": withHead("/a", ""), "/b": doc(`<title>`+strings.Repeat("é", 60)+`</title>`+canon("/b"), ""),
 	}, []string{"/a", "/b"}, nil},

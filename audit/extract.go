@@ -54,6 +54,7 @@ type facts struct {
 	positions bool // false when the head was too long to tell head from body
 	linksCut  bool
 	headCut   bool     // the head was not read to its end (a bound, a stall, a read error): what it lacks is not known
+	titleEnd  bool     // the first <title>'s end tag was read: its text is whole
 	text      textHash // the body's text, whitespace-normalized
 	httpLinks []string // http:// links to an https origin of the site
 }
@@ -216,8 +217,9 @@ func htmlEncoding(peek []byte, contentType string) encoding.Encoding {
 }
 
 type extractor struct {
-	f    *facts
-	site *site
+	f            *facts
+	site         *site
+	titleStarted bool // the first <title>'s start tag was read
 }
 
 // headAllowed are the start tags that do not end the head (the "in head"
@@ -259,6 +261,7 @@ func (ex *extractor) prefix(z *html.Tokenizer, pre *bytes.Buffer) (ended, eof bo
 			}
 			if headAllowed(a) {
 				rawNext = a == atom.Title || a == atom.Script || a == atom.Style || a == atom.Noscript || a == atom.Noframes
+				ex.titleStarted = ex.titleStarted || a == atom.Title
 				continue
 			}
 			ex.f.headEnd = "<" + string(name) + ">"
@@ -273,6 +276,9 @@ func (ex *extractor) prefix(z *html.Tokenizer, pre *bytes.Buffer) (ended, eof bo
 			if tmpl == 0 && (a == atom.Body || a == atom.Html || a == atom.Br) {
 				ex.f.headEnd = "</" + string(name) + ">"
 				return true, false
+			}
+			if a == atom.Title && ex.titleStarted {
+				ex.f.titleEnd = true
 			}
 		case html.TextToken:
 			if wasRaw || tmpl > 0 {
@@ -519,6 +525,9 @@ func (ex *extractor) rest(z *html.Tokenizer) {
 			}
 			pending = none
 			ea := rawAtom(z.Raw(), 2)
+			if ea == atom.Title && ex.titleStarted {
+				ex.f.titleEnd = true
+			}
 			if tmpl == 0 && foreign == 0 && blockElement(ea) {
 				ex.f.text.boundary()
 			}
@@ -580,6 +589,7 @@ func (ex *extractor) rest(z *html.Tokenizer) {
 		case atom.Title:
 			if !ex.f.hasTitle {
 				pending = wantTitle
+				ex.titleStarted = true
 			}
 		case atom.Script:
 			if isLD(attrOf(attrs, "type")) {
