@@ -244,6 +244,7 @@ type htmlData struct {
 	Summary                        []htmlSummary
 	Groups                         []htmlGroup
 	Fixed                          []Finding
+	NotRechecked                   []Finding
 	Changed                        []htmlPage
 	Skipped                        []Skip
 	Robots                         *RobotsInfo
@@ -261,7 +262,7 @@ type htmlData struct {
 // With scripts off every finding shows.
 func (r *Report) WriteHTML(w io.Writer) error {
 	r = r.sorted()
-	d := htmlData{Pages: len(r.Pages), Skips: len(r.Skipped), Skipped: r.Skipped, Baseline: r.Baseline, Fixed: r.Fixed, Robots: r.Robots, CSP: reportCSP}
+	d := htmlData{Pages: len(r.Pages), Skips: len(r.Skipped), Skipped: r.Skipped, Baseline: r.Baseline, Fixed: r.Fixed, NotRechecked: r.NotRechecked, Robots: r.Robots, CSP: reportCSP}
 	d.Errors, d.Warnings = r.counts()
 	for _, g := range r.groups() {
 		doc, _ := Doc(g.Check.ID)
@@ -378,7 +379,7 @@ form#filters{background:#f6f6f6;padding:.5rem .8rem;border-radius:.3rem;margin:1
 </head>
 <body>
 <h1>headgate audit</h1>
-<p class="totals" id="totals"><span>{{plural .Errors "error"}}</span><span>{{plural .Warnings "warning"}}</span><span>{{plural .Pages "page"}}</span><span>{{.Skips}} skipped</span>{{if .Baseline}}<span>{{.New}} new</span><span>{{.Known}} known</span><span>{{len .Fixed}} fixed</span>{{end}}</p>
+<p class="totals" id="totals"><span>{{plural .Errors "error"}}</span><span>{{plural .Warnings "warning"}}</span><span>{{plural .Pages "page"}}</span><span>{{.Skips}} skipped</span>{{if .Baseline}}<span>{{.New}} new</span><span>{{.Known}} known</span><span>{{len .Fixed}} fixed</span>{{if .NotRechecked}}<span>{{len .NotRechecked}} not rechecked</span>{{end}}{{end}}</p>
 {{if .Robots}}<p class="muted">robots.txt: {{.Robots.URL}} answered {{if .Robots.Status}}{{.Robots.Status}}{{else}}nothing{{end}}{{if .Robots.ContentType}} ({{.Robots.ContentType}}){{end}}, {{.Robots.Lines}} lines, {{.Robots.Rules}} rules for *, {{.Robots.GoogleRules}} for Googlebot.</p>{{end}}
 {{if .Summary}}
 <form id="filters" hidden>
@@ -412,6 +413,12 @@ form#filters{background:#f6f6f6;padding:.5rem .8rem;border-radius:.3rem;margin:1
 <tr><th>check</th><th>page</th><th>detail</th></tr>
 {{range .Fixed}}<tr><td><code>{{.Check}}</code></td><td class="url">{{.URL}}</td><td>{{.Detail}}</td></tr>
 {{end}}</table>{{else}}<p>None.</p>{{end}}
+{{if .NotRechecked}}<h2 id="not-rechecked">Not rechecked</h2>
+<p>The baseline's findings on pages this run did not crawl: neither fixed nor known.</p>
+<table>
+<tr><th>check</th><th>page</th><th>detail</th></tr>
+{{range .NotRechecked}}<tr><td><code>{{.Check}}</code></td><td class="url">{{.URL}}</td><td>{{.Detail}}</td></tr>
+{{end}}</table>{{end}}
 {{end}}
 {{if .Changed}}
 <h2 id="changes">What headgate changes</h2>

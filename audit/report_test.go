@@ -355,4 +355,13 @@ func TestBaselineNotRechecked(t *testing.T) {
 	if !strings.Contains(out.String(), "1 not rechecked") {
 		t.Errorf("text:\n%s", out.String())
 	}
+	out.Reset()
+	if err := now.WriteHTML(&out); err != nil {
+		t.Fatal(err)
+	}
+	h := out.String()
+	i := strings.Index(h, `<h2 id="not-rechecked">`)
+	if i < 0 || !strings.Contains(h[i:], "https://s.example/p3") || !strings.Contains(h, "<span>1 not rechecked</span>") {
+		t.Errorf("HTML has no not-rechecked section naming /p3:\n%s", h)
+	}
 }
