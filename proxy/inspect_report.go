@@ -444,7 +444,10 @@ func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end st
 			if template > 0 || late || foreign > 0 {
 				continue
 			}
-			if t := bytes.TrimSpace(z.Text()); len(t) > 0 {
+			// Blank is HTML's whitespace only: a no-break space
+			// (&nbsp;) is text, and ends the head, in a browser and in
+			// the rewriter alike.
+			if t := bytes.Trim(z.Text(), " \t\n\f\r"); len(t) > 0 {
 				if afterHead {
 					return tags, end, cut
 				}

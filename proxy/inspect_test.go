@@ -619,6 +619,8 @@ func TestInspectHeadEndsAsTheRewriter(t *testing.T) {
 			[]string{"meta property=og:title"}, []string{"title #2", "link canonical"}},
 		{"end tag", `<!DOCTYPE html><html><head><meta charset="utf-8"><title>T</title></body><meta property="og:title" content="Old"></head><body>x</body></html>`, "</body>",
 			[]string{"meta property=og:title"}, nil},
+		{"no-break space", `<!DOCTYPE html><html><head><meta charset="utf-8"><title>T</title>&nbsp;<meta property="og:title" content="Old"></head><body>x</body></html>`, "text \u00a0",
+			[]string{"meta property=og:title"}, nil},
 		{"after </head>", `<!DOCTYPE html><html><head><meta charset="utf-8"><title>T</title></head>` + "\n" + `<meta property="og:title" content="Old"><body>x<meta name="in-body" content="z"></body></html>`, "</head>",
 			[]string{"meta property=og:title"}, []string{"meta name=in-body"}},
 	} {
