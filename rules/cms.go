@@ -247,8 +247,9 @@ func (c *Config) upstreamCanonical(abs string) string {
 // builds: each segment decoded, then encoded by escapePathSegment (what a
 // segment may hold raw stays raw, "%2F" and "%25" stay encoded, hex is
 // upper-case). Dot segments are removed as a client resolves them (RFC 3986
-// §5.2.4); an encoded dot segment ("%2E%2E") stays encoded, as RespellPath
-// keeps it, so that it never turns into one. A stray "%" is "%25".
+// §5.2.4), encoded ones ("%2E%2E", ".%2e") too, as a browser's URL parser
+// (the WHATWG URL standard) and so a crawler's resolves them. A stray "%"
+// is "%25".
 func segmentSpelling(p string) string {
 	if !strings.Contains(p, "%") && !strings.Contains(p, "/.") {
 		return EscapePath(p)
@@ -257,9 +258,14 @@ func segmentSpelling(p string) string {
 	out := make([]string, 0, len(segs))
 	for i, seg := range segs {
 		last := i == len(segs)-1
-		switch seg {
-		case ".", "..":
-			if seg == ".." && len(out) > 0 {
+		switch strings.ToLower(seg) {
+		case ".", "%2e":
+			if last {
+				out = append(out, "")
+			}
+			continue
+		case "..", ".%2e", "%2e.", "%2e%2e":
+			if len(out) > 0 {
 				out = out[:len(out)-1]
 			}
 			if last {
@@ -273,8 +279,6 @@ func segmentSpelling(p string) string {
 		switch {
 		case err != nil:
 			out = append(out, EscapePath(seg))
-		case dec == "." || dec == "..":
-			out = append(out, RespellPath(seg))
 		default:
 			out = append(out, escapePathSegment(dec))
 		}

@@ -158,11 +158,14 @@ sitemap_entries = [{ params = { slug = "a" } }]
 		// sub-delimiters raw, "/" and "%" in a segment still encoded.
 		{"/a/", "https://notes.example/wiki/Tea_%28drink%29", "https://notes.example/wiki/Tea_(drink)"},
 		{"/a/", "https://notes.example/a%2fb/%25/%22", "https://notes.example/a%2Fb/%25/%22"},
-		// Dot segments resolved as a client would; encoded ones stay encoded.
+		// Dot segments resolved as a client would, encoded ones too (a
+		// browser's URL parser reads "%2e%2E" as "..").
 		{"/a/", "https://notes.example/a/./b/../c", "https://notes.example/a/c"},
 		{"/a/", "https://notes.example/a/b/..", "https://notes.example/a/"},
 		{"/a/", "https://notes.example/../x", "https://notes.example/x"},
-		{"/a/", "https://notes.example/%2e%2E/x", "https://notes.example/%2E%2E/x"},
+		{"/a/", "https://notes.example/%2e%2E/x", "https://notes.example/x"},
+		{"/a/", "https://notes.example/a/b/.%2E/%2e/c", "https://notes.example/a/c"},
+		{"/a/", "https://notes.example/a/%2E%2E%2E/c", "https://notes.example/a/.../c"},
 	}
 	for _, c := range cases {
 		h := cfg.Resolve(c.path).Render(Page{Canonical: c.upstream})
