@@ -140,13 +140,17 @@ a,fr,javascript:alert(1)
 b,en,https://notes.example/b
 c,en,https://notes.example/c1
 c,de,https://notes.example/en
+d,iw,https://notes.example/d1
+d,de-DD,https://notes.example/d2
 `},
 		want: `HG175 DIR/h.csv:3: hreflang_table[0]: hreflang "en-UK": "UK" is not an ISO 3166-1 region (the United Kingdom is GB)
 HG175 DIR/h.csv:4: hreflang_table[0]: hreflang "english": not an ISO 639-1 language (two letters) with an optional script and ISO 3166-1 region, nor x-default
 HG175 DIR/h.csv:5: hreflang_table[0]: url "/de": not an absolute http(s) URL
 HG175 DIR/h.csv:6: hreflang_table[0]: group "a" has hreflang "EN" twice (first on line 2)
 HG175 DIR/h.csv:7: hreflang_table[0]: url "javascript:alert(1)": not an absolute http(s) URL
-HG175 DIR/h.csv:10: hreflang_table[0]: url "https://notes.example/en" is in group "a" and in group "c" (line 2): a page has one set of language versions`,
+HG175 DIR/h.csv:10: hreflang_table[0]: url "https://notes.example/en" is in group "a" and in group "c" (line 2): a page has one set of language versions
+HG175 DIR/h.csv:11: hreflang_table[0]: hreflang "iw": "iw" is not an ISO 639-1 language
+HG175 DIR/h.csv:12: hreflang_table[0]: hreflang "de-DD": "DD" is not an ISO 3166-1 alpha-2 region`,
 	}, {
 		name: "hreflang table: groups",
 		files: map[string]string{"headgate.toml": tablesHead + "[[hreflang_table]]\nfile = \"h.csv\"\n",

@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/text/language"
 
+	"github.com/headgate/headgate/internal/langcode"
+
 	"github.com/headgate/headgate/internal/datafile"
 )
 
@@ -574,7 +576,9 @@ func checkHreflang(s string) string {
 	if len(parts) > 3 || len(parts[0]) != 2 {
 		return "not an ISO 639-1 language (two letters) with an optional script and ISO 3166-1 region, nor x-default"
 	}
-	if _, err := language.ParseBase(parts[0]); err != nil || !isLetters(parts[0]) {
+	if !langcode.Language(parts[0]) {
+		// The audit's list (internal/langcode): a withdrawn code such as
+		// "iw" (Hebrew is "he") is not written, as the audit would report it.
 		return fmt.Sprintf("%q is not an ISO 639-1 language", parts[0])
 	}
 	rest := parts[1:]
@@ -592,7 +596,7 @@ func checkHreflang(s string) string {
 	case strings.EqualFold(rest[0], "UK"):
 		return `"UK" is not an ISO 3166-1 region (the United Kingdom is GB)`
 	}
-	if reg, err := language.ParseRegion(rest[0]); err != nil || !reg.IsCountry() {
+	if !langcode.Region(rest[0]) {
 		return fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 region", rest[0])
 	}
 	return ""
