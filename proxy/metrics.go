@@ -163,7 +163,7 @@ func (m *metrics) countDropped(ds []rules.Drop) {
 
 func isURLDropReason(r string) bool {
 	switch r {
-	case rules.DropControl, rules.DropSpace, rules.DropScheme, rules.DropOtherHost, rules.DropCrossOrigin, rules.DropUnparsable, rules.DropDotSegment:
+	case rules.DropControl, rules.DropSpace, rules.DropScheme, rules.DropOtherHost, rules.DropCrossOrigin, rules.DropUnparsable:
 		return true
 	}
 	return false

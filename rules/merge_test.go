@@ -518,9 +518,8 @@ canonical = "/t/{title}"
 		// a value that spans segments is written as segments
 		{"/f/a/b%20c", "https://notes.example/f/a/b%20c", "", ""},
 		{"/f/a%2Fb", "https://notes.example/f/a/b", "", ""},
-		// a dot segment in a spanning value is not written, encoded or not:
-		// a browser reads "%2E%2E" as ".." (and CheckPath refuses the path)
-		{"/f/a%2F..%2F..%2Fx", "<nil>", "", ""},
+		// a dot segment in a spanning value stays inside it (CheckPath refuses the path)
+		{"/f/a%2F..%2F..%2Fx", "https://notes.example/f/a/%2E%2E/%2E%2E/x", "", ""},
 		// text that is not a parameter is encoded whole
 		{"/t/1", "https://notes.example/t/A%2FB%20test", "", ""},
 	}

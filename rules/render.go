@@ -88,9 +88,6 @@ func (r *render) url(field string, rf ref) (string, bool) {
 	}
 	s = respellURLPath(s, r.c.Site.BaseURL)
 	abs, why := AbsURL(r.base, s)
-	if why == "" && !rf.t.Static() && dotSegmentValue(s) {
-		abs, why = "", DropDotSegment
-	}
 	if why != "" {
 		r.h.Dropped = append(r.h.Dropped, Drop{Rule: rf.m.Rule.Match, Field: field, Value: s, Reason: why})
 		return "", false

@@ -13,15 +13,12 @@ const (
 	DropOtherHost   = "other_host"   // starts with //, \ or /\
 	DropCrossOrigin = "cross_origin" // relative, but resolves to another origin
 	DropUnparsable  = "unparsable"
-	DropDotSegment  = "dot_segment" // a value filled a path segment with "." or ".."
 )
 
-// dotSegmentValue reports whether a templated URL's path holds a segment
-// that a WHATWG URL parser (a browser's, a crawler's) reads as "." or
-// "..", encoded or not ("%2E%2E" too): a value such as a search for ".."
-// would move the URL elsewhere, and headgate answers 400 to such a path
-// itself (§2.2), so the URL is not written (as §5.2 leaves such an entry
-// out of the sitemap).
+// dotSegmentValue reports whether a URL's path holds a segment that a
+// WHATWG URL parser (a browser's, a crawler's) reads as "." or "..",
+// encoded or not ("%2E%2E" too). FuzzSegmentSpelling holds a kept upstream
+// canonical to it.
 func dotSegmentValue(s string) bool {
 	if i := strings.IndexAny(s, "?#"); i >= 0 {
 		s = s[:i]
@@ -56,8 +53,6 @@ func dropText(why string) string {
 		return `it starts with //, \ or /\, which names another host`
 	case DropCrossOrigin:
 		return "it resolves to another origin"
-	case DropDotSegment:
-		return `a value fills a path segment with "." or ".."`
 	}
 	return "it does not parse as a URL"
 }

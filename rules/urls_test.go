@@ -29,23 +29,3 @@ func TestDotSegmentValue(t *testing.T) {
 		}
 	}
 }
-
-// The drop is recorded with its reason, for the log and the metric.
-func TestDotSegmentDropped(t *testing.T) {
-	cfg := mustParse(t, `
-[[rule]]
-match = "/find"
-query = { s = ":q" }
-canonical = "/search/{q}/"
-`)
-	h := cfg.Resolve("/find?s=%2E.").Render(Page{})
-	if h.Canonical != nil {
-		t.Errorf("canonical %q written", *h.Canonical)
-	}
-	if len(h.Dropped) != 1 || h.Dropped[0].Reason != DropDotSegment || h.Dropped[0].Field != "canonical" {
-		t.Errorf("dropped %+v, want one canonical with reason %q", h.Dropped, DropDotSegment)
-	}
-	if h := cfg.Resolve("/find?s=tea").Render(Page{}); str(h.Canonical) != "https://notes.example/search/tea/" {
-		t.Errorf("canonical %q for s=tea", str(h.Canonical))
-	}
-}
