@@ -103,18 +103,18 @@ func (l *runLimit) step(c byte) {
 		case '[':
 			l.state, l.k = rsCDATAOpen, 0
 		default:
-			l.directive(c)
+			l.directive()
 		}
 	case rsBangDash:
 		if c == '-' {
 			l.state, l.k = rsComment, 0
 		} else {
-			l.directive(c)
+			l.directive()
 		}
 	case rsCDATAOpen:
 		switch {
 		case c != "CDATA["[l.k]:
-			l.directive(c)
+			l.directive()
 		case l.k == len("CDATA[")-1:
 			l.state, l.k = rsCDATA, 0
 		default:
@@ -182,7 +182,7 @@ func closeMatch(k int, c, x byte) int {
 
 // directive starts a directive at its first byte after "<!", which
 // encoding/xml takes as it is: not a quote, not a ">" that ends it.
-func (l *runLimit) directive(byte) {
+func (l *runLimit) directive() {
 	l.state, l.quote, l.depth = rsDirective, 0, 0
 }
 

@@ -275,11 +275,9 @@ func segmentSpelling(p string) string {
 		}
 		// EscapePath first: a stray "%" becomes "%25", so that the segment
 		// decodes, and a second pass spells it the same.
-		dec, err := url.PathUnescape(EscapePath(seg))
-		switch {
-		case err != nil:
+		if dec, err := url.PathUnescape(EscapePath(seg)); err != nil {
 			out = append(out, EscapePath(seg))
-		default:
+		} else {
 			out = append(out, escapePathSegment(dec))
 		}
 	}

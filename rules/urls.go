@@ -15,30 +15,6 @@ const (
 	DropUnparsable  = "unparsable"
 )
 
-// dotSegmentValue reports whether a URL's path holds a segment that a
-// WHATWG URL parser (a browser's, a crawler's) reads as "." or "..",
-// encoded or not ("%2E%2E" too). FuzzSegmentSpelling holds a kept upstream
-// canonical to it.
-func dotSegmentValue(s string) bool {
-	if i := strings.IndexAny(s, "?#"); i >= 0 {
-		s = s[:i]
-	}
-	if i := strings.Index(s, "//"); i >= 0 {
-		// Past the authority of an absolute URL.
-		if j := strings.IndexByte(s[i+2:], '/'); j >= 0 {
-			s = s[i+2+j:]
-		} else {
-			return false
-		}
-	}
-	for seg := range strings.SplitSeq(s, "/") {
-		switch strings.ToLower(seg) {
-		case ".", "..", "%2e", ".%2e", "%2e.", "%2e%2e":
-			return true
-		}
-	}
-	return false
-}
 
 // dropText says in words why a URL is dropped, for config problems.
 func dropText(why string) string {

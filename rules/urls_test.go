@@ -1,6 +1,34 @@
 package rules
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
+
+// dotSegmentValue reports whether a URL's path holds a segment that a
+// WHATWG URL parser (a browser's, a crawler's) reads as "." or "..",
+// encoded or not ("%2E%2E" too): what FuzzSegmentSpelling holds a kept
+// upstream canonical to.
+func dotSegmentValue(s string) bool {
+	if i := strings.IndexAny(s, "?#"); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, "//"); i >= 0 {
+		// Past the authority of an absolute URL.
+		if j := strings.IndexByte(s[i+2:], '/'); j >= 0 {
+			s = s[i+2+j:]
+		} else {
+			return false
+		}
+	}
+	for seg := range strings.SplitSeq(s, "/") {
+		switch strings.ToLower(seg) {
+		case ".", "..", "%2e", ".%2e", "%2e.", "%2e%2e":
+			return true
+		}
+	}
+	return false
+}
 
 // A templated URL's path segment that a browser reads as "." or ".."
 // (RFC 3986 and the WHATWG URL standard's spellings, any case) is found in
