@@ -15,7 +15,6 @@ const (
 	DropUnparsable  = "unparsable"
 )
 
-
 // dropText says in words why a URL is dropped, for config problems.
 func dropText(why string) string {
 	switch why {
