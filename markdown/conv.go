@@ -37,6 +37,7 @@ type elem struct {
 	removed bool   // this subtree is left out
 	cands   uint64 // content selectors this element is the first match of
 	mark    int    // index into conv.opens of the lazy opener
+	epoch   int    // conv.flushes when the opener was owed
 	delim   string // the closer of an emphasis, or a link's destination
 }
 
@@ -80,6 +81,8 @@ type conv struct {
 	opens   []string // lazy openers ("[", "*", "**") owed before the next text
 	flat    int      // >0: block structure reads as spaces (links, headings, cells)
 	emph    int      // open emphasis elements
+	flushes int      // times owed openers were written
+	inList  bool     // the owed separation follows a list that ended in an item
 
 	removed int // open elements that are removed
 	pre     int
@@ -145,7 +148,7 @@ func (v *conv) pick() ([]byte, string) {
 			sp.end = len(v.out)
 		}
 		b := bytes.TrimLeft(v.out[sp.start:sp.end], "\n")
-		b = bytes.TrimRight(b, " \n>")
+		b = bytes.TrimRight(b, " \n")
 		if len(b) == 0 {
 			continue
 		}
@@ -414,6 +417,9 @@ func (v *conv) start(name []byte, attrs []attr, selfClosing bool) {
 			break
 		}
 		v.block(1)
+		if v.inList && v.sep == 2 {
+			v.sep = 1 // the next item after a nested list: the list stays tight
+		}
 		marker := "- "
 		if n := len(v.lists); n > 0 && v.lists[n-1].ordered {
 			marker = strconv.Itoa(v.lists[n-1].n) + ". "
@@ -432,17 +438,17 @@ func (v *conv) start(name []byte, attrs []attr, selfClosing bool) {
 		v.codeBuf = v.codeBuf[:0]
 		e.act = actCode
 	case a == atom.Em || a == atom.I || a == atom.Cite || a == atom.Dfn || a == atom.Var:
-		e.act, e.mark, e.delim = actEmph, len(v.opens), "*"
+		e.act, e.mark, e.epoch, e.delim = actEmph, len(v.opens), v.flushes, "*"
 		v.opens = append(v.opens, "*")
 		v.emph++
 	case a == atom.Strong || a == atom.B:
-		e.act, e.mark, e.delim = actEmph, len(v.opens), "**"
+		e.act, e.mark, e.epoch, e.delim = actEmph, len(v.opens), v.flushes, "**"
 		v.opens = append(v.opens, "**")
 		v.emph++
 	case a == atom.A:
 		if href, ok := attrVal(attrs, "href"); ok {
 			if dest := v.url(href); dest != "" {
-				e.act, e.mark, e.delim = actLink, len(v.opens), dest
+				e.act, e.mark, e.epoch, e.delim = actLink, len(v.opens), v.flushes, dest
 				v.opens = append(v.opens, "[")
 				v.flat++
 			}
@@ -535,6 +541,7 @@ func (v *conv) close(e *elem) {
 	case actList:
 		v.lists = v.lists[:len(v.lists)-1]
 		v.block(2)
+		v.inList = len(v.cons) > 0 && !v.cons[len(v.cons)-1].quote
 	case actItem:
 		v.block(1)
 		v.cons = v.cons[:len(v.cons)-1]
@@ -554,8 +561,8 @@ func (v *conv) close(e *elem) {
 		} else {
 			v.emph--
 		}
-		if len(v.opens) > e.mark {
-			v.opens = v.opens[:e.mark] // nothing was written inside
+		if v.flushes == e.epoch {
+			v.opens = v.opens[:min(e.mark, len(v.opens))] // nothing was written inside
 			return
 		}
 		if e.act == actEmph {
@@ -612,17 +619,29 @@ func (v *conv) breakEmph() {
 	var open []int
 	for i := len(v.stack) - 1; i >= 0; i-- {
 		e := &v.stack[i]
-		if e.act == actEmph && len(v.opens) <= e.mark {
+		if e.act == actEmph && e.epoch < v.flushes {
 			v.raw(e.delim)
 			open = append(open, i)
 		}
 	}
-	v.opens = v.opens[:0]
-	for j := len(open) - 1; j >= 0; j-- {
-		e := &v.stack[open[j]]
-		e.mark = len(v.opens)
-		v.opens = append(v.opens, e.delim)
+	if len(open) == 0 {
+		return
 	}
+	// Owe the written ones again, before the still-owed inner ones.
+	k := len(open)
+	owed := append(make([]string, 0, k+len(v.opens)), make([]string, k)...)
+	owed = append(owed, v.opens...)
+	for i := range v.stack {
+		if e := &v.stack[i]; (e.act == actEmph || e.act == actLink) && e.epoch == v.flushes {
+			e.mark += k
+		}
+	}
+	for j := k - 1; j >= 0; j-- {
+		e := &v.stack[open[j]]
+		e.mark, e.epoch = k-1-j, v.flushes
+		owed[e.mark] = e.delim
+	}
+	v.opens = owed
 }
 
 func (v *conv) finishBlock() {
@@ -651,11 +670,15 @@ func (v *conv) br() {
 func (v *conv) newline(blank bool) {
 	v.out = append(v.out, '\n')
 	if blank {
+		n := len(v.out)
 		for _, c := range v.cons {
 			if c.quote {
-				v.out = append(v.out, '>')
+				v.out = append(v.out, "> "...)
+			} else {
+				v.out = append(v.out, "          "[:min(c.width, 10)]...)
 			}
 		}
+		v.out = append(v.out[:n], bytes.TrimRight(v.out[n:], " ")...)
 		v.out = append(v.out, '\n')
 	}
 	v.prefix()
@@ -693,7 +716,10 @@ func (v *conv) lead() bool {
 		for _, o := range v.opens {
 			*dst = append(*dst, o...)
 		}
-		v.opens = v.opens[:0]
+		if len(v.opens) > 0 {
+			v.flushes++
+			v.opens = v.opens[:0]
+		}
 		return false
 	}
 	lineBeg := false
@@ -703,7 +729,7 @@ func (v *conv) lead() bool {
 		} else {
 			v.prefix()
 		}
-		v.started, v.lineBeg, v.sep, v.space = true, false, 0, false
+		v.started, v.lineBeg, v.sep, v.space, v.inList = true, false, 0, false, false
 		if v.marker != "" {
 			v.out = append(v.out, v.marker...)
 			v.marker = ""
@@ -728,7 +754,10 @@ func (v *conv) lead() bool {
 		v.out = append(v.out, o...)
 		lineBeg = false
 	}
-	v.opens = v.opens[:0]
+	if len(v.opens) > 0 {
+		v.flushes++
+		v.opens = v.opens[:0]
+	}
 	return lineBeg
 }
 
