@@ -55,7 +55,8 @@ type list struct {
 type span struct{ start, end int }
 
 type table struct {
-	rows    [][][]byte
+	rows    [][][2]int // cells: spans of data
+	data    []byte
 	cell    []byte
 	inCell  bool
 	caption []byte
@@ -70,6 +71,7 @@ type conv struct {
 	skip  int // >0: inside a subtree left out past MaxDepth
 
 	out     []byte
+	base    int // len(out) before the page's Markdown
 	cons    []container
 	lists   []list
 	sep     int  // separation owed before the next block text: 1 newline, 2 blank line
@@ -98,13 +100,15 @@ type conv struct {
 	found uint64
 }
 
-func (c *Converter) body(in []byte) ([]byte, string) {
-	v := &conv{c: c, cands: make([]span, len(c.content)), lineBeg: true}
+// body appends the Markdown of the content element of in to dst.
+func (c *Converter) body(dst, in []byte) ([]byte, string) {
+	v := &conv{c: c, cands: make([]span, len(c.content)), lineBeg: true, out: dst, base: len(dst)}
 	for i := range v.cands {
 		v.cands[i] = span{-1, -1}
 	}
 	z := html.NewTokenizerFragment(bytes.NewReader(in), "")
 	var attrs []attr
+	var nameBuf [32]byte
 	for {
 		tt := z.Next()
 		switch tt {
@@ -116,19 +120,89 @@ func (c *Converter) body(in []byte) ([]byte, string) {
 				v.text(z.Text())
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
-			name, more := z.TagName()
+			// x/net/html copies every name and attribute it returns, so
+			// the name comes from the raw bytes and the attributes only
+			// when an element or a selector can use them.
+			raw := z.Raw()
+			name := tagName(nameBuf[:0], raw)
 			attrs = attrs[:0]
-			for more {
-				var k, val []byte
-				k, val, more = z.TagAttr()
-				attrs = append(attrs, attr{k, val})
+			if a := atom.Lookup(name); v.wantAttrs(a, raw) {
+				for more := true; more; {
+					var k, val []byte
+					k, val, more = z.TagAttr()
+					if k != nil {
+						attrs = append(attrs, attr{k, val})
+					}
+				}
 			}
 			v.start(name, attrs, tt == html.SelfClosingTagToken)
 		case html.EndTagToken:
-			name, _ := z.TagName()
-			v.end(name)
+			v.end(tagName(nameBuf[:0], z.Raw()))
 		}
 	}
+}
+
+// tagName reads the lower-case name of a start or end tag from its raw
+// bytes ("<Name ...", "</name>") into buf (or a new slice when longer).
+func tagName(buf, raw []byte) []byte {
+	i := 1
+	if i < len(raw) && raw[i] == '/' {
+		i++
+	}
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == '/' || c == '>' {
+			break
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	return buf
+}
+
+// wantAttrs reports whether a start tag's attributes can matter: the
+// element reads one (href, src, alt, class, start), or its raw bytes hold
+// the name of an attribute a selector still looks for.
+func (v *conv) wantAttrs(a atom.Atom, raw []byte) bool {
+	switch a {
+	case atom.A, atom.Img, atom.Pre, atom.Code, atom.Ol:
+		return true
+	}
+	if v.skip > 0 || v.removed > 0 {
+		return false
+	}
+	for _, n := range v.c.removeAttrs {
+		if containsFold(raw, n) {
+			return true
+		}
+	}
+	for i, names := range v.c.contentAttrs {
+		if v.found&(1<<i) == 0 {
+			for _, n := range names {
+				if containsFold(raw, n) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds the lower-case ASCII word sub, in
+// any case.
+func containsFold(s []byte, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && (s[i+j]|0x20) == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // pick returns the first content selector's output.
@@ -138,7 +212,7 @@ func (v *conv) pick() ([]byte, string) {
 		sp := v.cands[i]
 		if s.tag == "body" || s.tag == "html" {
 			if len(s.parts) == 0 {
-				sp = span{0, len(v.out)}
+				sp = span{v.base, len(v.out)}
 			}
 		}
 		if sp.start < 0 {
@@ -152,9 +226,9 @@ func (v *conv) pick() ([]byte, string) {
 		if len(b) == 0 {
 			continue
 		}
-		return b, s.text
+		return append(v.out[:v.base], b...), s.text
 	}
-	return nil, ""
+	return v.out[:v.base], ""
 }
 
 func isVoid(a atom.Atom) bool {
@@ -976,6 +1050,14 @@ func (v *conv) url(raw []byte) string {
 
 // destEscape makes a URL a safe Markdown link destination.
 func destEscape(s string) string {
+	clean := utf8.ValidString(s)
+	for i := 0; clean && i < len(s); i++ {
+		c := s[i]
+		clean = c > ' ' && c != '(' && c != ')' && c != '\\' && c != '<' && c != '>' && c != 0x7f && c != '`' && c != '|'
+	}
+	if clean {
+		return s
+	}
 	var b strings.Builder
 	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
 		switch {
@@ -1095,7 +1177,9 @@ func (v *conv) endCell() {
 		t.rows = append(t.rows, nil)
 	}
 	r := &t.rows[len(t.rows)-1]
-	*r = append(*r, bytes.TrimSpace(append([]byte(nil), t.cell...)))
+	start := len(t.data)
+	t.data = append(t.data, bytes.TrimSpace(t.cell)...)
+	*r = append(*r, [2]int{start, len(t.data)})
 	t.inCell = false
 	v.space = false
 }
@@ -1126,7 +1210,7 @@ func (v *conv) emitTable(t *table) {
 		for i := range cols {
 			v.out = append(v.out, ' ')
 			if i < len(r) {
-				v.out = append(v.out, r[i]...)
+				v.out = append(v.out, t.data[r[i][0]:r[i][1]]...)
 			}
 			v.out = append(v.out, " |"...)
 		}

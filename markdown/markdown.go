@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -88,6 +90,10 @@ type Converter struct {
 	maxDepth        int
 	base            *url.URL
 	urlOK           func(*url.URL) bool
+	// The attribute names the selectors test, lower case: a start tag
+	// whose raw bytes hold none of them is matched without its attributes.
+	removeAttrs  []string
+	contentAttrs [][]string
 }
 
 // New checks and compiles opt. Its errors wrap ErrSelector and name every
@@ -124,6 +130,12 @@ func New(opt Options) (*Converter, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	for _, s := range c.remove {
+		c.removeAttrs = append(c.removeAttrs, s.attrNames()...)
+	}
+	for _, s := range c.content {
+		c.contentAttrs = append(c.contentAttrs, s.attrNames())
+	}
 	return c, nil
 }
 
@@ -134,12 +146,18 @@ func New(opt Options) (*Converter, error) {
 // still answer with the HTML. The page must be UTF-8 (decode other charsets
 // first); invalid bytes become U+FFFD.
 func (c *Converter) Convert(w io.Writer, r io.Reader, front Front) (st Stats, err error) {
-	in, err := readBounded(r, c.maxBytes)
+	inBuf := bufPool.Get().(*[]byte)
+	defer putBuf(inBuf)
+	in, err := readBounded(*inBuf, r, c.maxBytes)
+	*inBuf = in[:0]
 	st.In = int64(len(in))
 	if err != nil {
 		return st, err
 	}
-	out, sel, err := c.convert(in, front)
+	outBuf := bufPool.Get().(*[]byte)
+	defer putBuf(outBuf)
+	out, sel, err := c.convert((*outBuf)[:0], in, front)
+	*outBuf = out[:0]
 	if err != nil {
 		return st, err
 	}
@@ -172,36 +190,59 @@ func Tokens(md []byte) int64 {
 	return (int64(utf8.RuneCount(md)) + 3) / 4
 }
 
-func readBounded(r io.Reader, max int64) ([]byte, error) {
-	var buf bytes.Buffer
-	n, err := buf.ReadFrom(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, fmt.Errorf("markdown: read: %w", err)
+// bufPool holds the input and output buffers of conversions; a buffer
+// larger than maxPooled is not kept.
+var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooled = 4 << 20
+
+func putBuf(b *[]byte) {
+	if cap(*b) <= maxPooled {
+		bufPool.Put(b)
 	}
-	if n > max {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, max)
-	}
-	return buf.Bytes(), nil
 }
 
-func (c *Converter) convert(in []byte, front Front) (out []byte, sel string, err error) {
+// readBounded appends at most limit bytes of r to buf.
+func readBounded(buf []byte, r io.Reader, limit int64) ([]byte, error) {
+	if l, ok := r.(interface{ Len() int }); ok && int64(l.Len()) <= limit {
+		buf = slices.Grow(buf, l.Len()+1)
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, min(max(len(buf), 32<<10), 1<<20))
+		}
+		n, err := r.Read(buf[len(buf):min(int64(cap(buf)), limit+1)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return buf, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, fmt.Errorf("markdown: read: %w", err)
+		}
+	}
+}
+
+// convert appends the Markdown of in to buf.
+func (c *Converter) convert(buf, in []byte, front Front) (out []byte, sel string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			out, err = nil, fmt.Errorf("%w: %v", ErrConvert, p)
+			out, err = buf[:0], fmt.Errorf("%w: %v", ErrConvert, p)
 		}
 	}()
-	var b bytes.Buffer
-	b.Grow(len(in)/4 + 512)
-	writeFront(&b, front)
-	body, sel := c.body(in)
-	if len(body) > 0 {
-		if b.Len() > 0 {
-			b.WriteByte('\n')
+	b := bytes.NewBuffer(buf)
+	writeFront(b, front)
+	fm := b.Len()
+	out, sel = c.body(b.Bytes(), in)
+	if len(out) > fm {
+		if fm > 0 {
+			out = slices.Insert(out, fm, '\n')
 		}
-		b.Write(body)
-		b.WriteByte('\n')
+		out = append(out, '\n')
 	}
-	return b.Bytes(), sel, nil
+	return out, sel, nil
 }
 
 // writeFront writes the front matter, every value a YAML double-quoted

@@ -128,3 +128,19 @@ func hasClass(list []byte, class string) bool {
 	}
 	return false
 }
+
+// attrNames lists the attributes s tests.
+func (s *selector) attrNames() []string {
+	var names []string
+	for _, p := range s.parts {
+		switch p.kind {
+		case '#':
+			names = append(names, "id")
+		case '.':
+			names = append(names, "class")
+		default:
+			names = append(names, p.name)
+		}
+	}
+	return names
+}
