@@ -223,3 +223,53 @@ func TestReadBack(t *testing.T) {
 		}
 	}
 }
+
+// TestEscapeReadBack: page text that looks like Markdown or HTML reads back
+// from markdown-it exactly, block by block.
+func TestEscapeReadBack(t *testing.T) {
+	texts := []string{
+		"*a* **b** _c_ __d__ `e` ``f``", "[link](url) ![img](src) [ref]: /x \"t\"", "<b>bold</b> <!-- c --> <?php ?> <![CDATA[x]]>",
+		"&amp; &copy; &#65; &#x41; &nbsp", "# not a heading", "## also not ##", "- item", "+ item", "* item", "1. one", "2) two",
+		"1234. year", "> quote", "---", "***", "___", "===", "    indented", "```", "~~~ fence", "~~strike~~",
+		"a | b | c", "| x |", "\\ back \\\\ slash \\*", "<http://example.com> <a@b.c>", "www.example.com http://x.y",
+		"a*b*c a_b_c", "trailing backslash \\", "!important ![", "1.5 and 3) and (4)", "C# and F# #1", "a  <  b  >  c",
+		"emoji 😀 and NBSP\u00a0here", "}{ )( ][", "= = =", "- - -", "<script>alert(1)</script>",
+	}
+	var docs, want []string
+	for _, s := range texts {
+		var b bytes.Buffer
+		page := "<p>" + html.EscapeString(s) + "</p>"
+		if _, err := Convert(&b, strings.NewReader(page), Front{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, b.String())
+		want = append(want, s)
+	}
+	// Inside a table cell, the same texts.
+	var tb strings.Builder
+	tb.WriteString("<table><tr><th>h</th></tr>")
+	for _, s := range texts {
+		tb.WriteString("<tr><td>" + html.EscapeString(s) + "</td></tr>")
+	}
+	tb.WriteString("</table>")
+	var b bytes.Buffer
+	if _, err := Convert(&b, strings.NewReader(tb.String()), Front{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	docs = append(docs, b.String())
+	res := render(t, docs)
+	// HTML collapses ASCII whitespace only (not U+00A0).
+	norm := func(s string) string {
+		return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r < 0x80 && isSpace(byte(r)) }), " ")
+	}
+	for i := range texts {
+		if got := norm(res[i].Text); got != norm(want[i]) || res[i].HTML != 0 {
+			t.Errorf("%q\n  markdown %q\n  reads as %q (%d HTML tokens)", texts[i], docs[i], got, res[i].HTML)
+		}
+	}
+	cells := norm(res[len(texts)].Text)
+	wantCells := norm("h " + strings.Join(want, " "))
+	if cells != wantCells || res[len(texts)].HTML != 0 {
+		t.Errorf("table cells read as\n%q\nwant\n%q", cells, wantCells)
+	}
+}
