@@ -276,6 +276,16 @@ func isBlock(a atom.Atom) bool {
 	return false
 }
 
+// inHead: elements the tree builder keeps in an open <head>.
+func inHead(a atom.Atom) bool {
+	switch a {
+	case atom.Base, atom.Basefont, atom.Bgsound, atom.Link, atom.Meta, atom.Title, atom.Noscript,
+		atom.Noframes, atom.Style, atom.Script, atom.Template, atom.Head:
+		return true
+	}
+	return false
+}
+
 func isHeading(a atom.Atom) bool {
 	return a == atom.H1 || a == atom.H2 || a == atom.H3 || a == atom.H4 || a == atom.H5 || a == atom.H6
 }
@@ -361,6 +371,12 @@ func (v *conv) start(name []byte, attrs []attr, selfClosing bool) {
 	if isHeading(a) && len(v.stack) > 0 && isHeading(v.stack[len(v.stack)-1].a) {
 		v.closeTo(len(v.stack) - 1)
 	}
+	if v.removed > 0 && !inHead(a) {
+		// A tag that cannot be in the head ends an unclosed one.
+		if i := v.find(atom.Head); i >= 0 {
+			v.closeTo(i)
+		}
+	}
 	if a == atom.Html || a == atom.Body || a == atom.Head && len(v.stack) > 0 {
 		return // the tree builder merges these into the open ones
 	}
@@ -402,7 +418,6 @@ func (v *conv) start(name []byte, attrs []attr, selfClosing bool) {
 			if v.found&(1<<i) == 0 && v.c.content[i].match(name, attrs) {
 				cands |= 1 << i
 				v.found |= 1 << i
-				v.finishInline()
 				v.cands[i].start = len(v.out)
 			}
 		}
@@ -591,7 +606,6 @@ func (v *conv) closeTo(i int) {
 		}
 		v.close(&e)
 		if e.cands != 0 {
-			v.finishInline()
 			for k := range v.cands {
 				if e.cands&(1<<k) != 0 {
 					v.cands[k].end = len(v.out)
@@ -683,9 +697,6 @@ func (v *conv) block(n int) {
 	v.space, v.hardBr = false, false
 	v.lineBeg = true
 }
-
-// finishInline is a hook for what is owed only to text that has not come.
-func (v *conv) finishInline() {}
 
 // breakEmph closes the emphasis open across a block boundary and owes it
 // again to the next text, since a delimiter run cannot span blocks.
@@ -1085,8 +1096,7 @@ func (v *conv) image(attrs []attr) {
 		v.text(alt)
 		return
 	}
-	lb := v.lead()
-	_ = lb
+	v.lead()
 	d := v.dst()
 	*d = append(*d, "!["...)
 	first := true
@@ -1114,8 +1124,7 @@ func (v *conv) emitCode() {
 		code = bytes.ReplaceAll(code, []byte("|"), []byte(`\|`))
 	}
 	fence := strings.Repeat("`", longestRun(code, '`')+1)
-	lb := v.lead()
-	_ = lb
+	v.lead()
 	d := v.dst()
 	*d = append(*d, fence...)
 	if code[0] == '`' || code[len(code)-1] == '`' {
@@ -1192,8 +1201,7 @@ func (v *conv) emitTable(t *table) {
 	}
 	if cap := bytes.TrimSpace(t.caption); len(cap) > 0 {
 		v.block(2)
-		lb := v.lead()
-		_ = lb
+		v.lead()
 		v.out = append(v.out, cap...)
 	}
 	v.block(2)

@@ -81,6 +81,9 @@ func TestConvert(t *testing.T) {
 		{"nul", "<p>a\x00b", "a\uFFFDb\n"},
 		{"invalid utf8", "<p>a\xffb", "a\uFFFDb\n"},
 		{"implied p", "<p>a<div>b</div>", "a\n\nb\n"},
+		{"unclosed head", "<html><head><title>T</title><meta charset=utf-8><body><p>x", "x\n"},
+		{"head without body tag", "<head><title>T</title><p>x", "x\n"},
+		{"nav in head", "<head><title>T</title></head><nav>n</nav><p>x", "x\n"},
 		{"dl", "<dl><dt>T<dd>D</dl>", "T\n\nD\n"},
 	}
 	for _, tt := range tests {
