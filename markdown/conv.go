@@ -1,0 +1,1237 @@
+package markdown
+
+import (
+	"bytes"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// What an open element does when it closes.
+const (
+	actNone = iota
+	actBlock
+	actHeading
+	actQuote
+	actList
+	actItem
+	actPre
+	actCode
+	actEmph // mark/dest: the delimiter
+	actLink
+	actTable
+	actRow
+	actCell
+	actCaption
+	actFlat // a table nested in a table: flattened
+)
+
+type elem struct {
+	a       atom.Atom
+	name    string // for elements without an atom
+	act     uint8
+	removed bool   // this subtree is left out
+	cands   uint64 // content selectors this element is the first match of
+	mark    int    // index into conv.opens of the lazy opener
+	epoch   int    // conv.flushes when the opener was owed
+	delim   string // the closer of an emphasis, or a link's destination
+}
+
+type container struct {
+	quote  bool
+	marker string // a list item's marker not yet written
+	width  int    // a list item's continuation indent
+}
+
+type list struct {
+	ordered bool
+	n       int
+}
+
+type span struct{ start, end int }
+
+type table struct {
+	rows    [][][2]int // cells: spans of data
+	data    []byte
+	cell    []byte
+	inCell  bool
+	caption []byte
+}
+
+// conv is the state of one conversion.
+type conv struct {
+	c *Converter
+
+	stack []elem
+	over  int // start tags past MaxDepth not pushed
+	skip  int // >0: inside a subtree left out past MaxDepth
+
+	out     []byte
+	base    int // len(out) before the page's Markdown
+	cons    []container
+	lists   []list
+	sep     int  // separation owed before the next block text: 1 newline, 2 blank line
+	lineBeg bool // the next text starts a line (after its prefix)
+	started bool // out has text
+	space   bool // a collapsed space is owed before the next text
+	hardBr  bool // a <br> is owed before the next text of this block
+	marker  string
+	opens   []string // lazy openers ("[", "*", "**") owed before the next text
+	flat    int      // >0: block structure reads as spaces (links, headings, cells)
+	emph    int      // open emphasis elements
+	flushes int      // times owed openers were written
+	inList  bool     // the owed separation follows a list that ended in an item
+
+	removed int // open elements that are removed
+	pre     int
+	preBuf  []byte
+	preLang string
+	code    int
+	codeBuf []byte
+
+	tab     *table
+	tabFlat int
+
+	cands []span
+	found uint64
+}
+
+// body appends the Markdown of the content element of in to dst.
+func (c *Converter) body(dst, in []byte) ([]byte, string) {
+	v := &conv{c: c, cands: make([]span, len(c.content)), lineBeg: true, out: dst, base: len(dst)}
+	for i := range v.cands {
+		v.cands[i] = span{-1, -1}
+	}
+	z := html.NewTokenizerFragment(bytes.NewReader(in), "")
+	var attrs []attr
+	var nameBuf [32]byte
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			v.closeTo(0)
+			return v.pick()
+		case html.TextToken:
+			if v.skip == 0 && v.removed == 0 {
+				v.text(z.Text())
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			// x/net/html copies every name and attribute it returns, so
+			// the name comes from the raw bytes and the attributes only
+			// when an element or a selector can use them.
+			raw := z.Raw()
+			name := tagName(nameBuf[:0], raw)
+			attrs = attrs[:0]
+			if a := atom.Lookup(name); v.wantAttrs(a, raw) {
+				for more := true; more; {
+					var k, val []byte
+					k, val, more = z.TagAttr()
+					if k != nil {
+						attrs = append(attrs, attr{k, val})
+					}
+				}
+			}
+			v.start(name, attrs, tt == html.SelfClosingTagToken)
+		case html.EndTagToken:
+			v.end(tagName(nameBuf[:0], z.Raw()))
+		}
+	}
+}
+
+// tagName reads the lower-case name of a start or end tag from its raw
+// bytes ("<Name ...", "</name>") into buf (or a new slice when longer).
+func tagName(buf, raw []byte) []byte {
+	i := 1
+	if i < len(raw) && raw[i] == '/' {
+		i++
+	}
+	for ; i < len(raw); i++ {
+		c := raw[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' || c == '/' || c == '>' {
+			break
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	return buf
+}
+
+// wantAttrs reports whether a start tag's attributes can matter: the
+// element reads one (href, src, alt, class, start), or its raw bytes hold
+// the name of an attribute a selector still looks for.
+func (v *conv) wantAttrs(a atom.Atom, raw []byte) bool {
+	switch a {
+	case atom.A, atom.Img, atom.Pre, atom.Code, atom.Ol:
+		return true
+	}
+	if v.skip > 0 || v.removed > 0 {
+		return false
+	}
+	for _, n := range v.c.removeAttrs {
+		if containsFold(raw, n) {
+			return true
+		}
+	}
+	for i, names := range v.c.contentAttrs {
+		if v.found&(1<<i) == 0 {
+			for _, n := range names {
+				if containsFold(raw, n) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds the lower-case ASCII word sub, in
+// any case.
+func containsFold(s []byte, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		j := 0
+		for j < len(sub) && (s[i+j]|0x20) == sub[j] {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// pick returns the first content selector's output.
+func (v *conv) pick() ([]byte, string) {
+	v.finishBlock()
+	for i, s := range v.c.content {
+		sp := v.cands[i]
+		if s.tag == "body" || s.tag == "html" {
+			if len(s.parts) == 0 {
+				sp = span{v.base, len(v.out)}
+			}
+		}
+		if sp.start < 0 {
+			continue
+		}
+		if sp.end < 0 {
+			sp.end = len(v.out)
+		}
+		b := bytes.TrimLeft(v.out[sp.start:sp.end], "\n")
+		b = bytes.TrimRight(b, " \n")
+		if len(b) == 0 {
+			continue
+		}
+		return append(v.out[:v.base], b...), s.text
+	}
+	return v.out[:v.base], ""
+}
+
+func isVoid(a atom.Atom) bool {
+	switch a {
+	case atom.Area, atom.Base, atom.Br, atom.Col, atom.Embed, atom.Hr, atom.Img, atom.Input,
+		atom.Link, atom.Meta, atom.Source, atom.Track, atom.Wbr, atom.Param, atom.Keygen:
+		return true
+	}
+	return false
+}
+
+// skipped elements hold no page text a reader sees.
+func isSkipped(a atom.Atom) bool {
+	switch a {
+	case atom.Head, atom.Title, atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg,
+		atom.Math, atom.Iframe, atom.Object, atom.Video, atom.Audio, atom.Canvas, atom.Textarea,
+		atom.Select, atom.Noembed, atom.Noframes, atom.Xmp, atom.Plaintext:
+		return true
+	}
+	return false
+}
+
+// closesP: a start tag that ends an open <p> (WHATWG "in body").
+func closesP(a atom.Atom) bool {
+	switch a {
+	case atom.Address, atom.Article, atom.Aside, atom.Blockquote, atom.Center, atom.Details,
+		atom.Dialog, atom.Dir, atom.Div, atom.Dl, atom.Fieldset, atom.Figcaption, atom.Figure,
+		atom.Footer, atom.Header, atom.Hgroup, atom.Main, atom.Menu, atom.Nav, atom.Ol, atom.P,
+		atom.Search, atom.Section, atom.Summary, atom.Ul, atom.H1, atom.H2, atom.H3, atom.H4,
+		atom.H5, atom.H6, atom.Pre, atom.Listing, atom.Form, atom.Li, atom.Dd, atom.Dt,
+		atom.Plaintext, atom.Table, atom.Hr, atom.Xmp:
+		return true
+	}
+	return false
+}
+
+func isBlock(a atom.Atom) bool {
+	switch a {
+	case atom.Address, atom.Article, atom.Aside, atom.Center, atom.Details, atom.Dialog,
+		atom.Div, atom.Dl, atom.Dt, atom.Dd, atom.Fieldset, atom.Figcaption, atom.Figure,
+		atom.Footer, atom.Header, atom.Hgroup, atom.Main, atom.Nav, atom.P, atom.Search,
+		atom.Section, atom.Summary, atom.Form, atom.Legend, atom.Body, atom.Html, atom.Option:
+		return true
+	}
+	return false
+}
+
+// inHead: elements the tree builder keeps in an open <head>.
+func inHead(a atom.Atom) bool {
+	switch a {
+	case atom.Base, atom.Basefont, atom.Bgsound, atom.Link, atom.Meta, atom.Title, atom.Noscript,
+		atom.Noframes, atom.Style, atom.Script, atom.Template, atom.Head:
+		return true
+	}
+	return false
+}
+
+func isHeading(a atom.Atom) bool {
+	return a == atom.H1 || a == atom.H2 || a == atom.H3 || a == atom.H4 || a == atom.H5 || a == atom.H6
+}
+
+// find returns the index of the innermost open element a, looking no
+// further down than a boundary element; -1 when there is none.
+func (v *conv) find(a atom.Atom, bounds ...atom.Atom) int {
+	for i := len(v.stack) - 1; i >= 0; i-- {
+		e := v.stack[i].a
+		if e == a {
+			return i
+		}
+		for _, b := range bounds {
+			if e == b {
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+func (v *conv) start(name []byte, attrs []attr, selfClosing bool) {
+	a := atom.Lookup(name)
+	if v.skip > 0 {
+		if !isVoid(a) && !selfClosing {
+			v.skip++
+		}
+		return
+	}
+	if v.removed > 0 && (selfClosing || a == 0) {
+		// Foreign content (inside a removed <svg>) closes itself; custom
+		// elements never do, and are tracked by name below.
+		if selfClosing {
+			return
+		}
+	}
+	// Implied end tags, approximating the WHATWG tree builder.
+	switch {
+	case a == atom.Li:
+		if i := v.find(atom.Li, atom.Ul, atom.Ol, atom.Menu, atom.Table, atom.Td, atom.Th, atom.Blockquote); i >= 0 {
+			v.closeTo(i)
+		}
+	case a == atom.Dt || a == atom.Dd:
+		i := v.find(atom.Dd, atom.Dl, atom.Table, atom.Td, atom.Th)
+		if j := v.find(atom.Dt, atom.Dl, atom.Table, atom.Td, atom.Th); j > i {
+			i = j
+		}
+		if i >= 0 {
+			v.closeTo(i)
+		}
+	case a == atom.Tr:
+		if i := v.find(atom.Tr, atom.Table); i >= 0 {
+			v.closeTo(i)
+		}
+	case a == atom.Td || a == atom.Th:
+		i := v.find(atom.Td, atom.Tr, atom.Table)
+		if j := v.find(atom.Th, atom.Tr, atom.Table); j > i {
+			i = j
+		}
+		if i >= 0 {
+			v.closeTo(i)
+		}
+	case a == atom.Thead || a == atom.Tbody || a == atom.Tfoot || a == atom.Caption:
+		for _, x := range []atom.Atom{atom.Td, atom.Th, atom.Tr, atom.Caption} {
+			if i := v.find(x, atom.Table); i >= 0 {
+				v.closeTo(i)
+			}
+		}
+	case a == atom.A:
+		if i := v.find(atom.A, atom.Table, atom.Td, atom.Th); i >= 0 {
+			v.closeTo(i)
+		}
+	case a == atom.Option || a == atom.Optgroup:
+		if i := v.find(atom.Option, atom.Select, atom.Table); i >= 0 {
+			v.closeTo(i)
+		}
+	}
+	if closesP(a) {
+		if i := v.find(atom.P, atom.Table, atom.Td, atom.Th, atom.Caption, atom.Button, atom.Html, atom.Object, atom.Template); i >= 0 {
+			v.closeTo(i)
+		}
+	}
+	if isHeading(a) && len(v.stack) > 0 && isHeading(v.stack[len(v.stack)-1].a) {
+		v.closeTo(len(v.stack) - 1)
+	}
+	if v.removed > 0 && !inHead(a) {
+		// A tag that cannot be in the head ends an unclosed one.
+		if i := v.find(atom.Head); i >= 0 {
+			v.closeTo(i)
+		}
+	}
+	if a == atom.Html || a == atom.Body || a == atom.Head && len(v.stack) > 0 {
+		return // the tree builder merges these into the open ones
+	}
+
+	removed := v.removed > 0 || isSkipped(a)
+	if !removed {
+		for i := range v.c.remove {
+			if v.c.remove[i].match(name, attrs) {
+				removed = true
+				break
+			}
+		}
+	}
+	void := isVoid(a)
+	if len(v.stack) >= v.c.maxDepth && !void {
+		if removed && v.removed == 0 {
+			v.skip = 1
+		} else {
+			v.over++
+		}
+		if a == atom.Br && !removed {
+			v.br()
+		}
+		return
+	}
+	if removed {
+		if !void {
+			v.push(elem{a: a, name: nameOf(a, name), removed: true})
+			v.removed++
+		}
+		return
+	}
+
+	// Content candidates: the first element each selector matches, where
+	// its output is a contiguous run of v.out.
+	var cands uint64
+	if v.tab == nil && v.pre == 0 && v.code == 0 {
+		for i := range v.c.content {
+			if v.found&(1<<i) == 0 && v.c.content[i].match(name, attrs) {
+				cands |= 1 << i
+				v.found |= 1 << i
+				v.cands[i].start = len(v.out)
+			}
+		}
+	}
+
+	e := elem{a: a, name: nameOf(a, name), cands: cands}
+	switch {
+	case v.pre > 0:
+		if a == atom.Code && v.preLang == "" {
+			v.preLang = lang(attrs)
+		}
+		if a == atom.Br {
+			v.preBuf = append(v.preBuf, '\n')
+		}
+	case v.code > 0:
+	case a == atom.Img:
+		v.image(attrs)
+	case a == atom.Br:
+		v.br()
+	case a == atom.Hr:
+		v.block(2)
+		if v.flat == 0 {
+			v.emit("* * *", false)
+			v.block(2)
+		}
+	case a == atom.Wbr, a == atom.Input:
+	case v.tab != nil && (a == atom.Table || v.tabFlat > 0):
+		// A table inside a table cell reads as the cell's text.
+		v.space = true
+		if a == atom.Table {
+			v.tabFlat++
+			e.act = actFlat
+		}
+	case a == atom.Table:
+		v.block(2)
+		v.tab = &table{}
+		v.flat++
+		e.act = actTable
+	case v.tab != nil && a == atom.Tr:
+		v.endCell()
+		v.tab.rows = append(v.tab.rows, nil)
+		e.act = actRow
+	case v.tab != nil && (a == atom.Td || a == atom.Th):
+		v.endCell()
+		if len(v.tab.rows) == 0 {
+			v.tab.rows = append(v.tab.rows, nil)
+		}
+		v.tab.inCell = true
+		v.tab.cell = v.tab.cell[:0]
+		v.space, v.opens = false, v.opens[:0]
+		e.act = actCell
+	case v.tab != nil && a == atom.Caption:
+		v.endCell()
+		e.act = actCaption
+	case isHeading(a):
+		v.block(2)
+		if v.flat == 0 {
+			v.marker = "######"[:a.String()[1]-'0'] + " "
+		}
+		v.flat++
+		e.act = actHeading
+	case a == atom.Blockquote:
+		v.block(2)
+		if v.flat == 0 {
+			v.cons = append(v.cons, container{quote: true})
+			e.act = actQuote
+		}
+	case a == atom.Ul || a == atom.Ol || a == atom.Menu:
+		v.block(2)
+		if v.flat == 0 && len(v.cons) > 0 && !v.cons[len(v.cons)-1].quote {
+			v.sep = 1 // a list nested in an item stays tight
+		}
+		l := list{ordered: a == atom.Ol, n: 1}
+		if l.ordered {
+			if s, ok := attrVal(attrs, "start"); ok {
+				if n, err := strconv.Atoi(strings.TrimSpace(string(s))); err == nil && n >= 0 && n <= 999999999 {
+					l.n = n
+				}
+			}
+		}
+		v.lists = append(v.lists, l)
+		e.act = actList
+	case a == atom.Li:
+		if v.flat > 0 {
+			v.space = true
+			break
+		}
+		v.block(1)
+		if v.inList && v.sep == 2 {
+			v.sep = 1 // the next item after a nested list: the list stays tight
+		}
+		marker := "- "
+		if n := len(v.lists); n > 0 && v.lists[n-1].ordered {
+			marker = strconv.Itoa(v.lists[n-1].n) + ". "
+			v.lists[n-1].n++
+		}
+		v.cons = append(v.cons, container{marker: marker, width: len(marker)})
+		e.act = actItem
+	case a == atom.Pre || a == atom.Listing:
+		v.block(2)
+		v.pre++
+		v.preBuf = v.preBuf[:0]
+		v.preLang = lang(attrs)
+		e.act = actPre
+	case a == atom.Code || a == atom.Kbd || a == atom.Samp || a == atom.Tt:
+		v.code++
+		v.codeBuf = v.codeBuf[:0]
+		e.act = actCode
+	case a == atom.Em || a == atom.I || a == atom.Cite || a == atom.Dfn || a == atom.Var:
+		e.act, e.mark, e.epoch, e.delim = actEmph, len(v.opens), v.flushes, "*"
+		v.opens = append(v.opens, "*")
+		v.emph++
+	case a == atom.Strong || a == atom.B:
+		e.act, e.mark, e.epoch, e.delim = actEmph, len(v.opens), v.flushes, "**"
+		v.opens = append(v.opens, "**")
+		v.emph++
+	case a == atom.A:
+		if href, ok := attrVal(attrs, "href"); ok {
+			if dest := v.url(href); dest != "" {
+				e.act, e.mark, e.epoch, e.delim = actLink, len(v.opens), v.flushes, dest
+				v.opens = append(v.opens, "[")
+				v.flat++
+			}
+		}
+	case isBlock(a):
+		v.block(2)
+		e.act = actBlock
+	}
+	if void || selfClosing && (a == 0 || v.removed > 0) {
+		for i := range v.c.content {
+			if cands&(1<<i) != 0 {
+				v.cands[i].end = len(v.out)
+			}
+		}
+		return
+	}
+	v.push(e)
+}
+
+func nameOf(a atom.Atom, name []byte) string {
+	if a != 0 {
+		return ""
+	}
+	return string(name)
+}
+
+func (v *conv) push(e elem) { v.stack = append(v.stack, e) }
+
+func (v *conv) end(name []byte) {
+	a := atom.Lookup(name)
+	if v.skip > 0 {
+		v.skip--
+		return
+	}
+	if v.over > 0 {
+		v.over--
+		return
+	}
+	if a == atom.Br {
+		if v.removed == 0 {
+			v.br()
+		}
+		return
+	}
+	for i := len(v.stack) - 1; i >= 0; i-- {
+		e := &v.stack[i]
+		if e.a == a && (a != 0 || e.name == string(name)) {
+			v.closeTo(i)
+			return
+		}
+		if e.a == atom.Table && a != atom.Table && !e.removed {
+			return // an end tag does not reach out of a table
+		}
+	}
+}
+
+// closeTo pops the elements from the top of the stack down to and including
+// index i, running their close actions.
+func (v *conv) closeTo(i int) {
+	for len(v.stack) > i {
+		e := v.stack[len(v.stack)-1]
+		v.stack = v.stack[:len(v.stack)-1]
+		if e.removed {
+			v.removed--
+			continue
+		}
+		v.close(&e)
+		if e.cands != 0 {
+			for k := range v.cands {
+				if e.cands&(1<<k) != 0 {
+					v.cands[k].end = len(v.out)
+				}
+			}
+		}
+	}
+}
+
+func (v *conv) close(e *elem) {
+	switch e.act {
+	case actBlock:
+		v.block(2)
+	case actHeading:
+		v.flat--
+		v.marker = ""
+		v.block(2)
+	case actQuote:
+		v.block(2)
+		v.cons = v.cons[:len(v.cons)-1]
+	case actList:
+		v.lists = v.lists[:len(v.lists)-1]
+		v.block(2)
+		v.inList = len(v.cons) > 0 && !v.cons[len(v.cons)-1].quote
+	case actItem:
+		v.block(1)
+		v.cons = v.cons[:len(v.cons)-1]
+	case actPre:
+		v.pre--
+		if v.pre == 0 {
+			v.emitPre()
+		}
+	case actCode:
+		v.code--
+		if v.code == 0 {
+			v.emitCode()
+		}
+	case actEmph, actLink:
+		if e.act == actLink {
+			v.flat--
+		} else {
+			v.emph--
+		}
+		if v.flushes == e.epoch {
+			v.opens = v.opens[:min(e.mark, len(v.opens))] // nothing was written inside
+			return
+		}
+		if e.act == actEmph {
+			v.raw(e.delim)
+		} else {
+			v.raw("](")
+			v.raw(e.delim)
+			v.raw(")")
+		}
+	case actFlat:
+		v.tabFlat--
+		v.space = true
+	case actRow:
+		v.endCell()
+	case actCell:
+		v.endCell()
+	case actCaption:
+		if v.tab != nil {
+			v.tab.caption = append(v.tab.caption, ' ')
+		}
+	case actTable:
+		v.endCell()
+		v.flat--
+		t := v.tab
+		v.tab = nil
+		v.emitTable(t)
+	}
+}
+
+// block ends the current block: the next text starts a new one, separated
+// by a newline (n=1) or a blank line (n=2). Inside a flattened context it is
+// a space.
+func (v *conv) block(n int) {
+	if v.flat > 0 || v.tab != nil {
+		v.space = true
+		return
+	}
+	if v.emph > 0 {
+		v.breakEmph()
+	}
+	if n > v.sep {
+		v.sep = n
+	}
+	v.space, v.hardBr = false, false
+	v.lineBeg = true
+}
+
+// breakEmph closes the emphasis open across a block boundary and owes it
+// again to the next text, since a delimiter run cannot span blocks.
+func (v *conv) breakEmph() {
+	var open []int
+	for i := len(v.stack) - 1; i >= 0; i-- {
+		e := &v.stack[i]
+		if e.act == actEmph && e.epoch < v.flushes {
+			v.raw(e.delim)
+			open = append(open, i)
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	// Owe the written ones again, before the still-owed inner ones.
+	k := len(open)
+	owed := append(make([]string, 0, k+len(v.opens)), make([]string, k)...)
+	owed = append(owed, v.opens...)
+	for i := range v.stack {
+		if e := &v.stack[i]; (e.act == actEmph || e.act == actLink) && e.epoch == v.flushes {
+			e.mark += k
+		}
+	}
+	for j := k - 1; j >= 0; j-- {
+		e := &v.stack[open[j]]
+		e.mark, e.epoch = k-1-j, v.flushes
+		owed[e.mark] = e.delim
+	}
+	v.opens = owed
+}
+
+func (v *conv) finishBlock() {
+	v.block(2)
+	if v.tab != nil {
+		t := v.tab
+		v.tab = nil
+		v.emitTable(t)
+	}
+}
+
+func (v *conv) br() {
+	switch {
+	case v.pre > 0:
+		v.preBuf = append(v.preBuf, '\n')
+	case v.flat > 0 || v.tab != nil || v.code > 0:
+		v.space = true
+	case !v.lineBeg:
+		v.hardBr = true
+		v.space = false
+	}
+}
+
+// newline ends the current line and writes the container prefixes of the
+// next. A blank line keeps only the blockquote markers.
+func (v *conv) newline(blank bool) {
+	v.out = append(v.out, '\n')
+	if blank {
+		n := len(v.out)
+		for _, c := range v.cons {
+			if c.quote {
+				v.out = append(v.out, "> "...)
+			} else {
+				v.out = append(v.out, "          "[:min(c.width, 10)]...)
+			}
+		}
+		v.out = append(v.out[:n], bytes.TrimRight(v.out[n:], " ")...)
+		v.out = append(v.out, '\n')
+	}
+	v.prefix()
+}
+
+// prefix writes the container prefixes of a line.
+func (v *conv) prefix() {
+	for i := range v.cons {
+		c := &v.cons[i]
+		switch {
+		case c.quote:
+			v.out = append(v.out, "> "...)
+		case c.marker != "":
+			v.out = append(v.out, c.marker...)
+			c.marker = ""
+		default:
+			v.out = append(v.out, "          "[:min(c.width, 10)]...)
+		}
+	}
+}
+
+// lead writes what is owed before the next text: the block separation and
+// line prefix, a heading marker, a hard break, a space, the lazy openers. It
+// reports whether the text starts a line.
+func (v *conv) lead() bool {
+	if v.tab != nil {
+		dst := &v.tab.caption
+		if v.tab.inCell {
+			dst = &v.tab.cell
+		}
+		if v.space && len(*dst) > 0 {
+			*dst = append(*dst, ' ')
+		}
+		v.space = false
+		for _, o := range v.opens {
+			*dst = append(*dst, o...)
+		}
+		if len(v.opens) > 0 {
+			v.flushes++
+			v.opens = v.opens[:0]
+		}
+		return false
+	}
+	lineBeg := false
+	if v.lineBeg {
+		if v.started {
+			v.newline(v.sep >= 2)
+		} else {
+			v.prefix()
+		}
+		v.started, v.lineBeg, v.sep, v.space, v.inList = true, false, 0, false, false
+		if v.marker != "" {
+			v.out = append(v.out, v.marker...)
+			v.marker = ""
+		} else {
+			lineBeg = true
+		}
+	}
+	if v.hardBr {
+		v.out = append(v.out, '\\')
+		v.newline(false)
+		v.hardBr, v.space, lineBeg = false, false, true
+	}
+	if v.space {
+		v.out = append(v.out, ' ')
+		v.space = false
+		lineBeg = false
+	}
+	for _, o := range v.opens {
+		if o == "[" && len(v.out) > 0 && v.out[len(v.out)-1] == '!' && !escaped(v.out, len(v.out)-1) {
+			v.out = append(v.out[:len(v.out)-1], '\\', '!')
+		}
+		v.out = append(v.out, o...)
+		lineBeg = false
+	}
+	if len(v.opens) > 0 {
+		v.flushes++
+		v.opens = v.opens[:0]
+	}
+	return lineBeg
+}
+
+func escaped(b []byte, i int) bool {
+	n := 0
+	for i > 0 && b[i-1] == '\\' {
+		n++
+		i--
+	}
+	return n%2 == 1
+}
+
+// dst is where inline text goes.
+func (v *conv) dst() *[]byte {
+	if v.tab != nil {
+		if v.tab.inCell {
+			return &v.tab.cell
+		}
+		return &v.tab.caption
+	}
+	return &v.out
+}
+
+// raw writes Markdown syntax (a closer) where text goes.
+func (v *conv) raw(s string) {
+	d := v.dst()
+	*d = append(*d, s...)
+}
+
+// emit writes s as one piece of text, escaped unless verbatim.
+func (v *conv) emit(s string, escape bool) {
+	lb := v.lead()
+	d := v.dst()
+	if escape {
+		*d = escapeText(*d, []byte(s), lb, v.tab != nil)
+	} else {
+		*d = append(*d, s...)
+	}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' }
+
+// text takes the text of a text token (entities decoded; aliases the
+// tokenizer's buffer).
+func (v *conv) text(t []byte) {
+	if v.pre > 0 {
+		if len(v.preBuf) == 0 && len(t) > 0 && t[0] == '\n' {
+			t = t[1:] // the tree builder drops a newline right after <pre>
+		}
+		v.preBuf = appendValid(v.preBuf, t)
+		return
+	}
+	if v.code > 0 {
+		for _, c := range t {
+			if isSpace(c) {
+				c = ' '
+			}
+			v.codeBuf = append(v.codeBuf, c)
+		}
+		return
+	}
+	for len(t) > 0 {
+		if isSpace(t[0]) {
+			v.space = true
+			t = t[1:]
+			continue
+		}
+		n := 0
+		for n < len(t) && !isSpace(t[n]) {
+			n++
+		}
+		lb := v.lead()
+		d := v.dst()
+		*d = escapeText(*d, t[:n], lb, v.tab != nil)
+		t = t[n:]
+	}
+}
+
+func appendValid(dst, s []byte) []byte {
+	for len(s) > 0 {
+		r, n := utf8.DecodeRune(s)
+		switch {
+		case r == utf8.RuneError && n <= 1, r == 0:
+			dst = append(dst, "\uFFFD"...)
+		default:
+			dst = append(dst, s[:n]...)
+		}
+		s = s[n:]
+	}
+	return dst
+}
+
+// escapeText appends one word of page text so that a CommonMark (+GFM
+// tables) parser reads it back as that text: no character of it can open
+// syntax, an entity or raw HTML.
+func escapeText(dst, w []byte, lineBeg, inTable bool) []byte {
+	if lineBeg && len(w) > 0 {
+		switch w[0] {
+		case '>', '-', '+', '=':
+			dst = append(dst, '\\')
+		default:
+			// An ordered list marker: up to 9 digits and . or ).
+			i := 0
+			for i < len(w) && i < 10 && w[i] >= '0' && w[i] <= '9' {
+				i++
+			}
+			if i > 0 && i < 10 && i < len(w) && (w[i] == '.' || w[i] == ')') {
+				dst = appendValid(dst, w[:i])
+				dst = append(dst, '\\')
+				w = w[i:]
+			}
+		}
+	}
+	for i := 0; i < len(w); {
+		c := w[i]
+		switch c {
+		case '\\', '`', '*', '_', '[', ']', '<', '#', '|', '~':
+			dst = append(dst, '\\', c)
+		case '&':
+			if i+1 < len(w) && (w[i+1] == '#' || isAlnum(w[i+1])) {
+				dst = append(dst, '\\')
+			}
+			dst = append(dst, c)
+		case '!':
+			if i+1 < len(w) && w[i+1] == '[' {
+				dst = append(dst, '\\')
+			}
+			dst = append(dst, c)
+		case 0:
+			dst = append(dst, "\uFFFD"...)
+		default:
+			if c < utf8.RuneSelf {
+				dst = append(dst, c)
+				break
+			}
+			r, n := utf8.DecodeRune(w[i:])
+			if r == utf8.RuneError && n <= 1 {
+				dst = append(dst, "\uFFFD"...)
+			} else {
+				dst = append(dst, w[i:i+n]...)
+			}
+			i += n
+			continue
+		}
+		i++
+	}
+	return dst
+}
+
+func isAlnum(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+func attrVal(attrs []attr, key string) ([]byte, bool) {
+	for _, a := range attrs {
+		if string(a.key) == key {
+			return a.val, true
+		}
+	}
+	return nil, false
+}
+
+// lang is the language of a code block: class="language-x" (or "lang-x").
+func lang(attrs []attr) string {
+	cl, _ := attrVal(attrs, "class")
+	for _, f := range strings.Fields(string(cl)) {
+		for _, p := range []string{"language-", "lang-"} {
+			if l, ok := strings.CutPrefix(f, p); ok && l != "" {
+				ok := true
+				for _, c := range []byte(l) {
+					if !(isAlnum(c) || c == '-' || c == '+' || c == '_' || c == '#' || c == '.') {
+						ok = false
+					}
+				}
+				if ok {
+					return l
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// url resolves a link or image URL and says whether it may be written; it
+// returns the destination escaped for a Markdown link, or "".
+func (v *conv) url(raw []byte) string {
+	s := strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' || r == 0 {
+			return -1
+		}
+		return r
+	}, strings.Trim(string(raw), " \t\n\f\r\x00"))
+	if s == "" {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "javascript", "data", "vbscript":
+		return ""
+	}
+	if v.c.base != nil {
+		u = v.c.base.ResolveReference(u)
+	}
+	if v.c.urlOK != nil {
+		if !v.c.urlOK(u) {
+			return ""
+		}
+	} else if sc := strings.ToLower(u.Scheme); sc != "" && sc != "http" && sc != "https" {
+		return ""
+	}
+	return destEscape(u.String())
+}
+
+// destEscape makes a URL a safe Markdown link destination.
+func destEscape(s string) string {
+	clean := utf8.ValidString(s)
+	for i := 0; clean && i < len(s); i++ {
+		c := s[i]
+		clean = c > ' ' && c != '(' && c != ')' && c != '\\' && c != '<' && c != '>' && c != 0x7f && c != '`' && c != '|'
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '(' || r == ')' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r <= ' ' || r == '<' || r == '>' || r == 0x7f || r == '`' || r == '|':
+			b.WriteString("%")
+			b.WriteString(strings.ToUpper(strconv.FormatInt(int64(r)|0x100, 16)[1:]))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func (v *conv) image(attrs []attr) {
+	alt, _ := attrVal(attrs, "alt")
+	src, _ := attrVal(attrs, "src")
+	dest := ""
+	if len(src) > 0 {
+		dest = v.url(src)
+	}
+	if dest == "" {
+		v.text(alt)
+		return
+	}
+	v.lead()
+	d := v.dst()
+	*d = append(*d, "!["...)
+	first := true
+	for _, w := range bytes.Fields(alt) {
+		if !first {
+			*d = append(*d, ' ')
+		}
+		first = false
+		*d = escapeText(*d, w, false, v.tab != nil)
+	}
+	*d = append(*d, "]("...)
+	*d = append(*d, dest...)
+	*d = append(*d, ')')
+}
+
+// emitCode writes an inline code span, its backtick fence longer than any
+// run of backticks inside.
+func (v *conv) emitCode() {
+	code := bytes.TrimSpace(v.codeBuf)
+	if len(code) == 0 {
+		return
+	}
+	code = appendValid(nil, code)
+	if v.tab != nil {
+		code = bytes.ReplaceAll(code, []byte("|"), []byte(`\|`))
+	}
+	fence := strings.Repeat("`", longestRun(code, '`')+1)
+	v.lead()
+	d := v.dst()
+	*d = append(*d, fence...)
+	if code[0] == '`' || code[len(code)-1] == '`' {
+		*d = append(*d, ' ')
+		*d = append(*d, code...)
+		*d = append(*d, ' ')
+	} else {
+		*d = append(*d, code...)
+	}
+	*d = append(*d, fence...)
+}
+
+func longestRun(b []byte, c byte) int {
+	best, n := 0, 0
+	for _, x := range b {
+		if x == c {
+			n++
+			best = max(best, n)
+		} else {
+			n = 0
+		}
+	}
+	return best
+}
+
+// emitPre writes a fenced code block, its fence longer than any backtick
+// run inside, every line behind the container prefixes.
+func (v *conv) emitPre() {
+	body := bytes.TrimRight(v.preBuf, "\n")
+	if len(bytes.TrimSpace(body)) == 0 {
+		return
+	}
+	if v.tab != nil || v.flat > 0 {
+		v.text(body)
+		return
+	}
+	body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
+	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
+	v.lead()
+	v.out = append(v.out, fence...)
+	v.out = append(v.out, v.preLang...)
+	for line := range bytes.SplitSeq(body, []byte("\n")) {
+		v.newline(false)
+		v.out = append(v.out, line...)
+	}
+	v.newline(false)
+	v.out = append(v.out, fence...)
+	v.block(2)
+}
+
+// endCell closes the open cell of the open table.
+func (v *conv) endCell() {
+	t := v.tab
+	if t == nil || !t.inCell {
+		return
+	}
+	v.opens = v.opens[:0]
+	if len(t.rows) == 0 {
+		t.rows = append(t.rows, nil)
+	}
+	r := &t.rows[len(t.rows)-1]
+	start := len(t.data)
+	t.data = append(t.data, bytes.TrimSpace(t.cell)...)
+	*r = append(*r, [2]int{start, len(t.data)})
+	t.inCell = false
+	v.space = false
+}
+
+// emitTable writes a GFM table: the first row is the header.
+func (v *conv) emitTable(t *table) {
+	cols := 0
+	for _, r := range t.rows {
+		cols = max(cols, len(r))
+	}
+	if cap := bytes.TrimSpace(t.caption); len(cap) > 0 {
+		v.block(2)
+		v.lead()
+		v.out = append(v.out, cap...)
+	}
+	v.block(2)
+	if cols == 0 {
+		return
+	}
+	first := true
+	for _, r := range t.rows {
+		if len(r) == 0 {
+			continue
+		}
+		v.lead()
+		v.out = append(v.out, '|')
+		for i := range cols {
+			v.out = append(v.out, ' ')
+			if i < len(r) {
+				v.out = append(v.out, t.data[r[i][0]:r[i][1]]...)
+			}
+			v.out = append(v.out, " |"...)
+		}
+		if first {
+			v.newline(false)
+			v.out = append(v.out, '|')
+			for range cols {
+				v.out = append(v.out, " --- |"...)
+			}
+			first = false
+		}
+		v.lineBeg = true
+		v.sep = 1
+	}
+	v.block(2)
+}

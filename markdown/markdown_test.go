@@ -1,0 +1,288 @@
+package markdown
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/url"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+func md(t *testing.T, in string, opt *Options) string {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := Convert(&b, strings.NewReader(in), Front{}, opt); err != nil {
+		t.Fatalf("Convert(%q): %v", in, err)
+	}
+	return b.String()
+}
+
+func TestConvert(t *testing.T) {
+	base, _ := url.Parse("https://example.com/blog/post/")
+	opt := &Options{Base: base}
+	tests := []struct{ name, in, want string }{
+		{"paragraphs", "<p>one  two\n three</p><p>four</p>", "one two three\n\nfour\n"},
+		{"headings", "<h1>Title</h1><h3>Sub <em>it</em></h3><p>x", "# Title\n\n### Sub *it*\n\nx\n"},
+		{"empty heading", "<h2> </h2><p>x", "x\n"},
+		{"emphasis", "<p>a <em>b</em> <strong>c</strong> <b> d </b>e<i>f</i>g", "a *b* **c** **d** e*f*g\n"},
+		{"empty emphasis", "<p>a<em> </em>b", "a b\n"},
+		{"emphasis across blocks", "<b><p>x<p>y</b>", "**x**\n\n**y**\n"},
+		{"link", `<p><a href="../other">see <b>this</b></a>`, "[see **this**](https://example.com/blog/other)\n"},
+		{"link parens", `<p><a href="/a(b)c d">x</a>`, "[x](https://example.com/a%28b%29c%20d)\n"},
+		{"javascript link", `<p><a href="javascript:alert(1)">keep me</a>`, "keep me\n"},
+		{"JaVaScRiPt link", "<p><a href=\" JaVa\tScRiPt:alert(1)\">keep</a>", "keep\n"},
+		{"vbscript link", `<p><a href="vbscript:x">v</a>`, "v\n"},
+		{"mailto dropped", `<p><a href="mailto:a@b">mail</a>`, "mail\n"},
+		{"empty link", `<p>a<a href="/x"></a>b`, "ab\n"},
+		{"bang before link", `<p>Hi!<a href="/x">y</a>`, "Hi\\![y](https://example.com/x)\n"},
+		{"block in link", `<a href="/x"><h2>T</h2><p>d</p></a>`, "[T d](https://example.com/x)\n"},
+		{"image", `<p><img src="a.png" alt="An [odd] *alt*">`, "![An \\[odd\\] \\*alt\\*](https://example.com/blog/post/a.png)\n"},
+		{"data image", `<p><img src="data:image/png;base64,AA" alt="pixel">`, "pixel\n"},
+		{"linked image", `<a href="/"><img src="/i.png" alt="i"></a>`, "[![i](https://example.com/i.png)](https://example.com/)\n"},
+		{"list", "<ul><li>a<li>b</ul>", "- a\n- b\n"},
+		{"ordered start", `<ol start="7"><li>a<li>b</ol>`, "7. a\n8. b\n"},
+		{"nested list", "<ul><li>a<ul><li>b<ol><li>c</ol></ul><li>d</ul>", "- a\n  - b\n    1. c\n- d\n"},
+		{"list item paragraphs", "<ol><li><p>a<p>b</li></ol>", "1. a\n\n   b\n"},
+		{"blockquote", "<blockquote><p>a<p>b</blockquote><p>c", "> a\n>\n> b\n\nc\n"},
+		{"quote in list", "<ul><li>x<blockquote>q</blockquote></ul>", "- x\n  >\n  > q\n"},
+		{"pre", "<pre>\n  a  b\n\tc\n</pre>", "```\n  a  b\n\tc\n```\n"},
+		{"pre lang", `<pre><code class="language-go">x := "` + "```" + `"</code></pre>`, "````go\nx := \"```\"\n````\n"},
+		{"pre in list", "<ul><li>a<pre>x\ny</pre></ul>", "- a\n\n  ```\n  x\n  y\n  ```\n"},
+		{"code", "<p>use <code>a*b</code> and <code>`x`</code>", "use `a*b` and `` `x` ``\n"},
+		{"code whitespace", "<p><code>a\n  b</code>", "`a   b`\n"},
+		{"br", "<p>a<br>b<br></p>", "a\\\nb\n"},
+		{"br first", "<p><br>a", "a\n"},
+		{"hr", "<p>a<hr><p>b", "a\n\n* * *\n\nb\n"},
+		{"table", "<table><tr><th>A<th>B<tr><td>1<td>2</table>", "| A | B |\n| --- | --- |\n| 1 | 2 |\n"},
+		{"table pipes", "<table><tr><td>a|b<td><code>c|d</code></table>", "| a\\|b | `c\\|d` |\n| --- | --- |\n"},
+		{"table ragged", "<table><tr><td>a<tr><td>b<td>c</table>", "| a |  |\n| --- | --- |\n| b | c |\n"},
+		{"table blocks", "<table><tr><td><p>a<p>b<ul><li>c</ul></table>", "| a b c |\n| --- |\n"},
+		{"nested table", "<table><tr><td>a<table><tr><td>b<td>c</table>d</table>", "| a b c d |\n| --- |\n"},
+		{"table caption", "<table><caption>Cap</caption><tr><td>a</table>", "Cap\n\n| a |\n| --- |\n"},
+		{"removed", "<nav>menu</nav><header>h</header><p>keep<aside>no</aside><footer>f</footer><script>x<y</script><style>p{}</style>", "keep\n"},
+		{"hidden", `<p>a<span hidden>b</span><span aria-hidden="true">c</span>d`, "ad\n"},
+		{"removed custom", "<x-ad hidden><p>no</x-ad><p>yes", "yes\n"},
+		{"svg", "<p>a<svg><title>icon</title><path d=\"M0\"/></svg>b", "ab\n"},
+		{"main", "<p>out<main><p>in</main><p>out", "in\n"},
+		{"article", "<p>out<article><h1>T</h1><p>in</article>", "# T\n\nin\n"},
+		{"role main", `<div role="main">in</div><p>out`, "in\n"},
+		{"main first in list order", `<article>art</article><main>main</main>`, "main\n"},
+		{"entities", "<p>&lt;b&gt; &amp;amp; &copy; &#x26;lt;", "\\<b> \\&amp; © \\&lt;\n"},
+		{"escapes", "<p>*a* _b_ [c](d) `e` \\ # | ~ ![x] <!-- -->", "\\*a\\* \\_b\\_ \\[c\\](d) \\`e\\` \\\\ \\# \\| \\~ \\!\\[x\\]\n"},
+		{"line start", "<p>- a<p>+ b<p>> c<p>1. d<p>2) e<p>== f<p>#g<p>1234567890. h", "\\- a\n\n\\+ b\n\n\\> c\n\n1\\. d\n\n2\\) e\n\n\\== f\n\n\\#g\n\n1234567890. h\n"},
+		{"br then marker", "<p>a<br>- b", "a\\\n\\- b\n"},
+		{"raw html text", "<p>&lt;script&gt;alert(1)&lt;/script&gt;", "\\<script>alert(1)\\</script>\n"},
+		{"nul", "<p>a\x00b", "a\uFFFDb\n"},
+		{"invalid utf8", "<p>a\xffb", "a\uFFFDb\n"},
+		{"implied p", "<p>a<div>b</div>", "a\n\nb\n"},
+		{"unclosed head", "<html><head><title>T</title><meta charset=utf-8><body><p>x", "x\n"},
+		{"head without body tag", "<head><title>T</title><p>x", "x\n"},
+		{"nav in head", "<head><title>T</title></head><nav>n</nav><p>x", "x\n"},
+		{"dl", "<dl><dt>T<dd>D</dl>", "T\n\nD\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := md(t, tt.in, opt); got != tt.want {
+				t.Errorf("in  %q\ngot  %q\nwant %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestFrontMatter(t *testing.T) {
+	f := Front{
+		Title:       `He said "hi": \ # - [x] {y} & *z*` + "\n\t\u2028\u0085\x01\uFEFF é",
+		Description: "yes",
+		URL:         "https://example.com/a?b=c#d",
+		Lang:        "en",
+		Date:        "2024-05-01",
+		Modified:    "2024-05-02T10:00:00Z",
+	}
+	var b bytes.Buffer
+	if _, err := Convert(&b, strings.NewReader("<p>x"), f, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !strings.HasPrefix(out, "---\ntitle: ") || !strings.Contains(out, "\n---\n\nx\n") {
+		t.Fatalf("no front matter block:\n%s", out)
+	}
+	fm := out[4:strings.Index(out, "\n---\n")]
+	var got map[string]any
+	if err := yaml.Unmarshal([]byte(fm), &got); err != nil {
+		t.Fatalf("yaml: %v\n%s", err, fm)
+	}
+	want := map[string]string{"title": f.Title, "description": f.Description, "url": f.URL,
+		"lang": f.Lang, "date": f.Date, "modified": f.Modified}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: read back %#v, want %#v", k, got[k], v)
+		}
+	}
+	b.Reset()
+	Convert(&b, strings.NewReader("<p>x"), Front{Lang: "de"}, nil)
+	if b.String() != "---\nlang: \"de\"\n---\n\nx\n" {
+		t.Errorf("only lang: %q", b.String())
+	}
+}
+
+func TestURLOK(t *testing.T) {
+	base, _ := url.Parse("https://example.com/")
+	opt := &Options{Base: base, URLOK: func(u *url.URL) bool { return u.Host == "example.com" }}
+	got := md(t, `<p><a href="/in">a</a> <a href="https://evil.test/">b</a> <a href="data:x">c</a>`, opt)
+	if want := "[a](https://example.com/in) b c\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestSelectors(t *testing.T) {
+	page := `<body><div id="mw-content-text"><div class="mw-content-ltr mw-parser-output"><p>wiki
+	<span class="mw-editsection">[edit]</span></div></div><div class="entry-content" data-x="1"><p>wp</div>`
+	tests := []struct {
+		content, remove []string
+		want            string
+	}{
+		{[]string{".mw-parser-output"}, []string{".mw-editsection"}, "wiki\n"},
+		{[]string{"#mw-content-text"}, []string{}, "wiki \\[edit\\]\n"},
+		{[]string{"div.entry-content"}, nil, "wp\n"},
+		{[]string{"[data-x=1]"}, nil, "wp\n"},
+		{[]string{`[data-x="1"]`}, nil, "wp\n"},
+		{[]string{"main", ".missing", "body"}, []string{".mw-parser-output"}, "wp\n"},
+	}
+	for _, tt := range tests {
+		got := md(t, page, &Options{Content: tt.content, Remove: tt.remove})
+		if got != tt.want {
+			t.Errorf("content %q remove %q: got %q, want %q", tt.content, tt.remove, got, tt.want)
+		}
+	}
+	for _, bad := range []string{"", "div p", "a > b", "a,b", "[x", "#", ".", "[=x]", ":hover"} {
+		if _, err := New(Options{Content: []string{bad}}); !errors.Is(err, ErrSelector) {
+			t.Errorf("selector %q: err %v, want ErrSelector", bad, err)
+		}
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	var w bytes.Buffer
+	st, err := Convert(&w, strings.NewReader(strings.Repeat("<p>x", 100)), Front{Title: "t"}, &Options{MaxBytes: 100})
+	if !errors.Is(err, ErrTooLarge) || w.Len() != 0 {
+		t.Fatalf("err %v, wrote %d bytes; want ErrTooLarge and nothing written (%+v)", err, w.Len(), st)
+	}
+	if _, err := Convert(&w, strings.NewReader(strings.Repeat("x", 100)), Front{}, &Options{MaxBytes: 100}); err != nil {
+		t.Fatalf("exactly MaxBytes: %v", err)
+	}
+}
+
+func TestReaders(t *testing.T) {
+	page := `<main><h1>T</h1><p>a <a href="/x">b</a></p><pre>c</pre></main>`
+	want := md(t, page, nil)
+	for name, r := range map[string]io.Reader{
+		"one byte": iotest.OneByteReader(strings.NewReader(page)),
+		"half":     iotest.HalfReader(strings.NewReader(page)),
+		"data err": iotest.DataErrReader(strings.NewReader(page)),
+	} {
+		var b bytes.Buffer
+		if _, err := Convert(&b, r, Front{}, nil); err != nil || b.String() != want {
+			t.Errorf("%s: %q, %v; want %q", name, b.String(), err, want)
+		}
+	}
+	var b bytes.Buffer
+	if _, err := Convert(&b, iotest.TimeoutReader(strings.NewReader(page)), Front{}, nil); err == nil || b.Len() != 0 {
+		t.Errorf("reader error: %v, wrote %q; want an error and nothing written", err, b.String())
+	}
+}
+
+func TestStats(t *testing.T) {
+	var b bytes.Buffer
+	st, err := Convert(&b, strings.NewReader("<p>héllo"), Front{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.In != 9 || st.Out != int64(b.Len()) || st.Tokens != 2 || st.Selector != "body" {
+		t.Errorf("stats %+v for %q", st, b.String())
+	}
+}
+
+// checkSafe is what every output must be: valid UTF-8 and no raw HTML tag.
+func checkSafe(t testing.TB, out []byte) {
+	t.Helper()
+	if !utf8.Valid(out) {
+		t.Fatalf("invalid UTF-8 in %q", out)
+	}
+	if bytes.HasPrefix(out, []byte("---\n")) { // front matter: YAML, checked apart
+		out = out[bytes.Index(out, []byte("\n---\n"))+5:]
+	}
+	for i := 0; i < len(out); i++ {
+		if out[i] == '<' && !escaped(out, i) && !inCode(out, i) {
+			t.Fatalf("raw < at %d: %q", i, out[max(0, i-40):min(len(out), i+40)])
+		}
+	}
+}
+
+// inCode reports whether out[i] is inside a code block or span (where a <
+// is literal text); approximated by the backtick parity of its line and the
+// fences before it.
+func inCode(out []byte, i int) bool {
+	lineStart := bytes.LastIndexByte(out[:i], '\n') + 1
+	fences := 0
+	for _, l := range bytes.Split(out[:lineStart], []byte("\n")) {
+		if bytes.HasPrefix(bytes.TrimLeft(l, " >-0123456789."), []byte("```")) {
+			fences++
+		}
+	}
+	if fences%2 == 1 {
+		return true
+	}
+	ticks := 0
+	for j := lineStart; j < i; j++ {
+		if out[j] == '`' && !escaped(out, j) {
+			ticks++
+		}
+	}
+	return ticks%2 == 1
+}
+
+func TestHostile(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+	}{
+		{"deep divs", strings.Repeat("<div>", 100000) + "deep" + strings.Repeat("</div>", 100000)},
+		{"deep unclosed", strings.Repeat("<div><span><b>", 100000) + "x"},
+		{"deep lists", strings.Repeat("<ul><li>", 50000) + "x"},
+		{"deep quotes", strings.Repeat("<blockquote>", 50000) + "x"},
+		{"deep tables", strings.Repeat("<table><tr><td>", 30000) + "x"},
+		{"deep links", strings.Repeat(`<a href="/">`, 50000) + "x"},
+		{"deep em", strings.Repeat("<em>", 100000) + "x<p>y"},
+		{"deep nav", strings.Repeat("<div>", 300) + strings.Repeat("<nav>", 1000) + "navword" + "<script>alert(1)</script>"},
+		{"script past depth", strings.Repeat("<div>", 300) + "<script><script>alert(1)</script><p>ok"},
+		{"huge attribute", `<p title="` + strings.Repeat("a", 1<<20) + `">x<a href="/` + strings.Repeat("b", 1<<20) + `">y</a>`},
+		{"javascript everywhere", strings.Repeat(`<a href="javascript:alert(1)"><img src="javascript:x" alt="a"></a><img src="vbscript:y"><a href=" data:text/html,<script>">z</a>`, 1000)},
+		{"markdown text", strings.Repeat("<p># h\n- l\n1. n\n> q\n```\n<div>*a*_b_[c](d)![e](f)<http://x> &amp;amp; | t | \\ ~~s~~ <script>", 100)},
+		{"unterminated", "<p><a href='/x'>y<pre>z<code>w<table><tr><td>q"},
+		{"many cells", "<table>" + strings.Repeat("<tr>"+strings.Repeat("<td>c", 100), 1000) + "</table>"},
+		{"wide header", "<table><tr>" + strings.Repeat("<th>", 10000) + "</table>"},
+		{"nul and bad utf8", "<p>\x00\xff\xfe<b>\xc0\x80</b><a href=\"/\x00\xff\">\x00</a><img alt=\"\xff\" src=\"/\xfe\">"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			var b bytes.Buffer
+			if _, err := Convert(&b, strings.NewReader(tt.in), Front{}, &Options{MaxBytes: 64 << 20}); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("took %v", d)
+			}
+			checkSafe(t, b.Bytes())
+			if bytes.Contains(b.Bytes(), []byte("javascript:")) || bytes.Contains(b.Bytes(), []byte("navword")) || bytes.Contains(b.Bytes(), []byte("alert")) && !strings.Contains(tt.in, "markdown") {
+				t.Errorf("unsafe output: %.300q", b.String())
+			}
+		})
+	}
+}
