@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/headgate/headgate/internal/robotsmeta"
 )
 
 // Check IDs (SPEC §7).
@@ -159,12 +161,12 @@ func (c *crawler) pageChecks(p *page, f *facts, linkCanon []string, res *result)
 
 	// Robots.
 	for _, r := range f.robots {
-		if metaNoindex(r) {
+		if robotsmeta.Noindex(r) {
 			p.noindex = true
 		}
 	}
 	for _, r := range f.googlebot {
-		if metaNoindex(r) {
+		if robotsmeta.Noindex(r) {
 			p.noindex = true // Googlebot does not index it: for a Google-oriented audit, noindex
 		}
 	}

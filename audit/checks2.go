@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/headgate/headgate/internal/robotsmeta"
 )
 
 // maxPerPage bounds the findings of one check on one page that name a
@@ -113,13 +115,11 @@ func (c *crawler) mixedScheme(p *page, f *facts, linkCanon []string, add func(st
 func robotsDirectives(values []string, header bool) (index, follow int) {
 	for _, v := range values {
 		if header {
-			if name, rest, ok := strings.Cut(v, ":"); ok && !strings.Contains(name, ",") {
-				if n := strings.ToLower(strings.TrimSpace(name)); !valued[n] {
-					if n != "googlebot" {
-						continue // for one other crawler: not what the meta says to all
-					}
-					v = rest
+			if crawler, rest := robotsmeta.ForCrawler(v); crawler != "" {
+				if crawler != "googlebot" {
+					continue // for one other crawler: not what the meta says to all
 				}
+				v = rest
 			}
 		}
 		for _, d := range strings.Split(v, ",") {

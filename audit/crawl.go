@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/headgate/headgate/internal/linkheader"
+	"github.com/headgate/headgate/internal/robotsmeta"
 	"github.com/headgate/headgate/rewrite"
 )
 
@@ -361,7 +362,7 @@ func (c *crawler) visit(ctx context.Context, j job) *result {
 			res.skips = append(res.skips, Skip{URL: norm(resp.location), Reason: "redirect to another site, not followed"})
 		}
 	}
-	if headerNoindex(resp.xRobots) {
+	if robotsmeta.HeaderNoindex(resp.xRobots) {
 		p.noindex, p.noindexIn = true, "X-Robots-Tag"
 	}
 	var linkCanon []string
