@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/headgate/headgate/rules"
 )
@@ -38,30 +37,18 @@ func (c *crawler) compare(ctx context.Context) error {
 	}
 	sort.Slice(ids, func(i, j int) bool { return c.keys[ids[i]] < c.keys[ids[j]] })
 
-	jobs := make(chan job)
-	results := make(chan *result)
-	var wg sync.WaitGroup
-	for range c.o.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				results <- pc.visit(ctx, j)
-			}
-		}()
-	}
+	workers := newPool(ctx, c.o.Concurrency, pc.visit)
 	go func() {
-		defer close(jobs)
+		defer workers.stop()
 		for _, id := range ids {
 			select {
-			case jobs <- job{id, c.keys[id]}:
+			case workers.jobs <- job{id, c.keys[id]}:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	go func() { wg.Wait(); close(results) }()
-	for r := range results {
+	for r := range workers.results {
 		c.diff(pc, c.pages[r.id], r.page)
 	}
 	return ctx.Err()

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/headgate/headgate/internal/linkheader"
@@ -274,21 +273,10 @@ func (c *crawler) run(ctx context.Context, start []string) (*Report, error) {
 }
 
 func (c *crawler) crawl(ctx context.Context) error {
-	jobs := make(chan job)
-	results := make(chan *result)
-	var wg sync.WaitGroup
-	for range c.o.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				results <- c.visit(ctx, j)
-			}
-		}()
-	}
+	workers := newPool(ctx, c.o.Concurrency, c.visit)
+	jobs, results := workers.jobs, workers.results
 	defer func() {
-		close(jobs)
-		wg.Wait()
+		workers.stop()
 		c.progress(true)
 	}()
 	for {
