@@ -373,11 +373,10 @@ func (c *crawler) visit(ctx context.Context, j job) *result {
 		res.skips = append(res.skips, f.skips...)
 		res.links = f.links
 		wasNoindex := p.noindex
-		c.pageChecks(p, f, linkCanon, res)
+		c.pageChecks(p, f, linkCanon, resp.xRobots, res)
 		if p.noindex && !wasNoindex {
 			p.noindexIn = "robots meta"
 		}
-		c.robotsChecks(p, f.robots, resp.xRobots, res)
 		if resp.upTap != nil {
 			p.upstreamHead, p.servedHead = resp.upTap.head(), resp.outTap.head()
 		}
@@ -679,7 +678,6 @@ func (c *crawler) finish() {
 		c.skip("", fmt.Sprintf("max pages (%d) reached: %d more URLs not crawled", c.o.MaxPages, left))
 	}
 	c.crossChecks()
-	c.newCrossChecks()
 }
 
 func smallest(ss []string) string {
