@@ -45,16 +45,27 @@ func (r *crossRun) blocked(key string) (bool, string) {
 	return why != "", why
 }
 
-// limiter counts one page's findings of the running check that name a
-// link; past maxPerPage it reports once that there are more, and false.
-func (r *crossRun) limiter(p *page) func() bool {
-	n := 0
-	return func() bool {
-		n++
-		if n == maxPerPage+1 {
-			r.add(p.key, fmt.Sprintf("and more links (only the first %d are listed)", maxPerPage))
+// links calls fn for each link of each 200 HTML page, in order, with the
+// link's key and crawled page (nil: not crawled). report files a finding
+// of the running check on the page for the link: past maxPerPage of them
+// on one page, one more says there are more, and the rest are dropped.
+func (r *crossRun) links(fn func(p *page, key string, t *page, report func(detail string))) {
+	for p := range r.ok() {
+		if !p.html {
+			continue
 		}
-		return n <= maxPerPage
+		n := 0
+		report := func(detail string) {
+			switch n++; {
+			case n <= maxPerPage:
+				r.add(p.key, detail)
+			case n == maxPerPage+1:
+				r.add(p.key, fmt.Sprintf("and more links (only the first %d are listed)", maxPerPage))
+			}
+		}
+		for _, id := range p.links {
+			fn(p, r.c.keys[id], r.c.pages[id], report)
+		}
 	}
 }
 
@@ -173,33 +184,19 @@ func robotsBlocksDuplicate(r *crossRun) {
 }
 
 func linkToNonCanonical(r *crossRun) {
-	for p := range r.ok() {
-		if !p.html {
-			continue
+	r.links(func(p *page, key string, t *page, _ func(string)) {
+		if t != nil && t.status == http.StatusOK && t.elsewhere() && !t.toFirst {
+			r.add(p.key, fmt.Sprintf("links to %s, whose canonical is %s", r.c.site.url(key), norm(t.canon)))
 		}
-		for _, id := range p.links {
-			t := r.c.pages[id]
-			if t == nil || t.status != http.StatusOK || !t.elsewhere() || t.toFirst {
-				continue
-			}
-			r.add(p.key, fmt.Sprintf("links to %s, whose canonical is %s", r.c.site.url(t.key), norm(t.canon)))
-		}
-	}
+	})
 }
 
 func robotsBlocked(r *crossRun) {
-	for p := range r.ok() {
-		if !p.html {
-			continue
+	r.links(func(_ *page, key string, _ *page, report func(string)) {
+		if b, why := r.blocked(key); b {
+			report(fmt.Sprintf("links to %s, disallowed by %s", r.c.site.url(key), why))
 		}
-		limit := r.limiter(p)
-		for _, id := range p.links {
-			key := r.c.keys[id]
-			if b, why := r.blocked(key); b && limit() {
-				r.add(p.key, fmt.Sprintf("links to %s, disallowed by %s", r.c.site.url(key), why))
-			}
-		}
-	}
+	})
 	for _, id := range r.c.sitemapOrder {
 		key := r.c.keys[id]
 		if b, why := r.blocked(key); b {
@@ -212,40 +209,25 @@ func robotsBlocked(r *crossRun) {
 // one, as SEO crawlers report it ("redirect to 4xx").
 func linkBroken(r *crossRun) {
 	c := r.c
-	for p := range r.ok() {
-		if !p.html {
-			continue
-		}
-		limit := r.limiter(p)
-		for _, id := range p.links {
-			t := c.pages[id]
-			switch {
-			case t == nil:
-			case t.status >= 400:
-				if limit() {
-					r.add(p.key, fmt.Sprintf("links to %s, which answers %d", c.site.url(t.key), t.status))
-				}
-			case t.status >= 300 && t.locKey != "":
-				if ci := c.chain(t); !ci.loop && ci.final != nil && ci.final.status >= 400 && limit() {
-					r.add(p.key, fmt.Sprintf("links to %s, which redirects to an answer %d: %s", c.site.url(t.key), ci.final.status, c.chainText(ci)))
-				}
+	r.links(func(_ *page, key string, t *page, report func(string)) {
+		switch {
+		case t == nil:
+		case t.status >= 400:
+			report(fmt.Sprintf("links to %s, which answers %d", c.site.url(key), t.status))
+		case t.status >= 300 && t.locKey != "":
+			if ci := c.chain(t); !ci.loop && ci.final != nil && ci.final.status >= 400 {
+				report(fmt.Sprintf("links to %s, which redirects to an answer %d: %s", c.site.url(key), ci.final.status, c.chainText(ci)))
 			}
 		}
-	}
+	})
 }
 
 func linkToRedirect(r *crossRun) {
-	for p := range r.ok() {
-		if !p.html {
-			continue
+	r.links(func(_ *page, key string, t *page, report func(string)) {
+		if t != nil && t.status >= 300 && t.status < 400 {
+			report(fmt.Sprintf("links to %s, which %s", r.c.site.url(key), t.answer()))
 		}
-		limit := r.limiter(p)
-		for _, id := range p.links {
-			if t := r.c.pages[id]; t != nil && t.status >= 300 && t.status < 400 && limit() {
-				r.add(p.key, fmt.Sprintf("links to %s, which %s", r.c.site.url(t.key), t.answer()))
-			}
-		}
-	}
+	})
 }
 
 // redirectChain reports a canonical, alternate, link or sitemap URL that
@@ -266,20 +248,14 @@ func redirectChain(r *crossRun) {
 				r.add(p.key, fmt.Sprintf("alternate %s (hreflang=%s) takes %s", a.abs, a.lang, d))
 			}
 		}
-		if !p.html {
-			continue
-		}
-		limit := r.limiter(p)
-		for _, id := range p.links {
-			t := c.pages[id]
-			if t == nil || t.status < 300 || t.status >= 400 {
-				continue
-			}
-			if d := c.redirectProblem(t); d != "" && limit() {
-				r.add(p.key, "links to "+c.site.url(t.key)+", which takes "+d)
-			}
-		}
 	}
+	r.links(func(_ *page, key string, t *page, report func(string)) {
+		if t != nil && t.status >= 300 && t.status < 400 {
+			if d := c.redirectProblem(t); d != "" {
+				report("links to " + c.site.url(key) + ", which takes " + d)
+			}
+		}
+	})
 	for _, id := range c.sitemapOrder {
 		if p := c.pages[id]; p != nil {
 			if d := c.redirectProblem(p); d != "" {
