@@ -5,22 +5,22 @@ import (
 	"io"
 )
 
-// runLimit fails a read once max bytes have come within one
-// token of the XML, so that encoding/xml never buffers one larger than
-// that. It follows where encoding/xml's tokens end: text at a "<"; a tag
-// at its ">" (a "<" in a quoted attribute value is an error there); a
-// comment only at "-->" and a CDATA section at "]]>", whatever "<" and ">"
-// they hold; a processing instruction at "?>"; a directive (<!DOCTYPE …>)
-// at its unquoted, unnested ">", with the comments in it skipped. Where it
-// is unsure, it counts on: it may stop a file whose token is a little
-// shorter than the bound, never let a longer one through.
+// runLimit fails a read once max bytes have come within one token of the
+// XML, so that encoding/xml never buffers one larger than that. It follows
+// where encoding/xml's tokens end: text at a "<"; a tag at its ">" outside
+// quoted attribute values (a "<" in one is an error there); a comment only
+// at "-->" and a CDATA section at "]]>", whatever "<" and ">" they hold; a
+// processing instruction at "?>"; a directive (<!DOCTYPE …>) at its
+// unquoted, unnested ">", with the comments in it skipped. Where it is
+// unsure, it counts on: it may stop a file whose token is a little shorter
+// than the bound, never let a longer one through.
 type runLimit struct {
 	r     io.Reader
 	max   int // the bound; 0 is defaultToken
 	run   int
 	state runState
 	k     int  // bytes of a delimiter matched so far
-	quote byte // in a directive: the open quote, or 0
+	quote byte // in a tag or a directive: the open quote, or 0
 	depth int  // in a directive: the "<" nested in it
 }
 
@@ -101,7 +101,15 @@ func (l *runLimit) step(c byte) {
 			l.k++
 		}
 	case rsTag:
-		if c == '>' {
+		// A ">" in a quoted attribute value does not end the tag.
+		switch {
+		case l.quote != 0:
+			if c == l.quote {
+				l.quote = 0
+			}
+		case c == '"' || c == '\'':
+			l.quote = c
+		case c == '>':
 			l.end()
 		}
 	case rsComment:
@@ -183,4 +191,4 @@ func (l *runLimit) inDirective(c byte) {
 	}
 }
 
-func (l *runLimit) end() { l.state, l.run, l.k = rsText, 0, 0 }
+func (l *runLimit) end() { l.state, l.run, l.k, l.quote = rsText, 0, 0, 0 }

@@ -171,3 +171,30 @@ func TestScan(t *testing.T) {
 		t.Errorf("stopped early: %q, %v, %d entries", root, err, n)
 	}
 }
+
+// FuzzScan holds Scan to its bounds on any bytes: every entry has a <loc>
+// within Limits.Loc and a <lastmod> within its bound, and a document it
+// refuses for a bound says so with ErrTooLarge.
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{
+		`<urlset><url><loc>/a</loc><lastmod>2024-01-01</lastmod></url></urlset>`,
+		`<sitemapindex><sitemap><loc>/s.xml</loc></sitemap></sitemapindex>`,
+		`<?xml version="1.0"?><!DOCTYPE urlset [<!ENTITY e "x">]><urlset><url><loc><![CDATA[/a]]>b</loc></url></urlset>`,
+		`<urlset><url><loc>/a</loc></urk></urlset>`,
+	} {
+		f.Add([]byte(s))
+	}
+	lim := Limits{Bytes: 4096, Token: 64, Depth: 4, Loc: 16}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		_, err := Scan(bytes.NewReader(doc), lim, func(root string, e Entry) bool {
+			if root != "urlset" && root != "sitemapindex" || e.Loc == "" || len(e.Loc) > lim.Loc || len(e.Lastmod) > maxLastmod {
+				t.Fatalf("entry %q %+v past its bounds", root, e)
+			}
+			return true
+		})
+		gzipped := len(doc) >= 2 && doc[0] == 0x1f && doc[1] == 0x8b
+		if !gzipped && len(doc) > int(lim.Bytes) && err == nil {
+			t.Fatalf("%d bytes read with no error past a bound of %d", len(doc), lim.Bytes)
+		}
+	})
+}
