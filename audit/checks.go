@@ -77,7 +77,9 @@ type Check struct {
 
 // check is a row of the audit: the check, and the functions that run it.
 // A check runs on each page (page), once the crawl is done (cross), or
-// with -compare (diff); a few have two. checkdocs.go holds its doc.
+// with -compare (diff); a few have two. checkdocs.go holds its doc. The
+// functions report through their run's add, which knows the row: were
+// they to look a severity up in checks, checks would refer to itself.
 type check struct {
 	Check
 	page  func(*pageRun)  // on one HTML page, in a worker, after pageFacts
