@@ -102,14 +102,7 @@ func (l *runLimit) step(c byte) {
 		}
 	case rsTag:
 		// A ">" in a quoted attribute value does not end the tag.
-		switch {
-		case l.quote != 0:
-			if c == l.quote {
-				l.quote = 0
-			}
-		case c == '"' || c == '\'':
-			l.quote = c
-		case c == '>':
+		if !l.quoted(c) && c == '>' {
 			l.end()
 		}
 	case rsComment:
@@ -174,14 +167,27 @@ func (l *runLimit) directive() {
 	l.state, l.quote, l.depth = rsDirective, 0, 0
 }
 
-func (l *runLimit) inDirective(c byte) {
+// quoted reads c as part of a quoted value, or as the quote that opens
+// one; it reports false for any other byte.
+func (l *runLimit) quoted(c byte) bool {
 	switch {
 	case l.quote != 0:
 		if c == l.quote {
 			l.quote = 0
 		}
+		return true
 	case c == '\'' || c == '"':
 		l.quote = c
+		return true
+	}
+	return false
+}
+
+func (l *runLimit) inDirective(c byte) {
+	if l.quoted(c) {
+		return
+	}
+	switch {
 	case c == '>' && l.depth == 0:
 		l.end()
 	case c == '>':
