@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/headgate/headgate/rules"
 )
@@ -38,30 +37,18 @@ func (c *crawler) compare(ctx context.Context) error {
 	}
 	sort.Slice(ids, func(i, j int) bool { return c.keys[ids[i]] < c.keys[ids[j]] })
 
-	jobs := make(chan job)
-	results := make(chan *result)
-	var wg sync.WaitGroup
-	for range c.o.Concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				results <- pc.visit(ctx, j)
-			}
-		}()
-	}
+	workers := newPool(ctx, c.o.Concurrency, pc.visit)
 	go func() {
-		defer close(jobs)
+		defer workers.stop()
 		for _, id := range ids {
 			select {
-			case jobs <- job{id, c.keys[id]}:
+			case workers.jobs <- job{id, c.keys[id]}:
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	go func() { wg.Wait(); close(results) }()
-	for r := range results {
+	for r := range workers.results {
 		c.diff(pc, c.pages[r.id], r.page)
 	}
 	return ctx.Err()
@@ -87,17 +74,14 @@ func (c *crawler) diff(pc *crawler, p, q *page) {
 	if p.status != http.StatusOK || !p.html || !q.html {
 		return
 	}
-	same := func(check, what, here, prod string) {
-		if here != prod {
-			add(check, fmt.Sprintf("%s here %s; production %s", what, here, prod))
+	for _, k := range checks {
+		if k.diff == nil {
+			continue
+		}
+		if here, prod := k.diff.text(c, p), k.diff.text(pc, q); here != prod {
+			add(k.ID, fmt.Sprintf("%s here %s; production %s", k.diff.what, here, prod))
 		}
 	}
-	same(DiffCanonical, "canonical", c.canonText(p), pc.canonText(q))
-	same(DiffRobots, "robots", p.robots, q.robots)
-	same(DiffTitle, "title", fmt.Sprintf("%q", clip(p.title, 200)), fmt.Sprintf("%q", clip(q.title, 200)))
-	same(DiffDescription, "description", fmt.Sprintf("%q", clip(p.desc, 200)), fmt.Sprintf("%q", clip(q.desc, 200)))
-	same(DiffAlternates, "alternates", c.altsText(p), pc.altsText(q))
-	same(DiffJSONLDTypes, "JSON-LD types", typesText(p.ldTypes), typesText(q.ldTypes))
 }
 
 func (c *crawler) statusText(p *page) string {

@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"compress/zlib"
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +15,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"testing/iotest"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -350,113 +348,4 @@ func TestContentCodings(t *testing.T) {
 	if len(r.Findings) != 0 {
 		t.Errorf("findings: %+v", r.Findings)
 	}
-}
-
-// A hostile sitemap can not make the audit hold more than a sitemap's
-// worth: a gzip bomb of blanks is cut at the first MiB of text between two
-// tags, deep nesting is refused, and a plain gzipped sitemap still reads.
-func TestSitemapBounds(t *testing.T) {
-	gz := func(parts ...string) []byte {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		for _, p := range parts {
-			io.WriteString(zw, p)
-		}
-		zw.Close()
-		return b.Bytes()
-	}
-	var locs []string
-	emit := func(loc string, _ bool) bool { locs = append(locs, loc); return true }
-	root, err := parseSitemap(bytes.NewReader(gz(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://a.example/x</loc></url></urlset>`)), emit)
-	if err != nil || root != "urlset" || len(locs) != 1 {
-		t.Errorf("a gzipped sitemap: %q, %v, %v", root, err, locs)
-	}
-	bomb := gz(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`, strings.Repeat(" ", 8<<20), `</urlset>`)
-	if _, err := parseSitemap(bytes.NewReader(bomb), emit); !errors.Is(err, errTextRun) {
-		t.Errorf("8 MiB of blanks in a gzip of %d bytes: %v, want the text-run bound", len(bomb), err)
-	}
-	// A token that holds "<" and ">" is one token still: a comment, a
-	// CDATA section, a processing instruction, a directive (with a comment
-	// in it), an attribute value. Each is stopped at the bound, read whole
-	// or a byte at a time.
-	const ns = `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`
-	lts := strings.Repeat("<", 2<<20)
-	mixed := strings.Repeat("<>", 1<<20)
-	for name, doc := range map[string]string{
-		"comment of <":           ns + `<!--` + lts + `--></urlset>`,
-		"comment of <>":          ns + `<!--` + mixed + `--></urlset>`,
-		"CDATA of <> in a loc":   ns + `<url><loc><![CDATA[` + mixed + `]]></loc></url></urlset>`,
-		"processing instruction": ns + `<?x ` + mixed + `?></urlset>`,
-		"directive, quoted >":    `<!DOCTYPE urlset '` + strings.Repeat(">", 2<<20) + `'>` + ns + `</urlset>`,
-		"directive, nested <>":   `<!DOCTYPE urlset <` + mixed + `>>` + ns + `</urlset>`,
-		"comment in a directive": `<!DOCTYPE urlset <!-- > --> ` + mixed + `>` + ns + `</urlset>`,
-		"attribute value of >":   `<urlset a="` + strings.Repeat(">", 2<<20) + `"></urlset>`,
-	} {
-		for _, one := range []bool{false, true} {
-			var r io.Reader = bytes.NewReader(gz(doc))
-			if one {
-				r = iotest.OneByteReader(r)
-			}
-			if _, err := parseSitemap(r, emit); !errors.Is(err, errTextRun) {
-				t.Errorf("%s (a byte at a time: %v): %v, want the token bound", name, one, err)
-			}
-		}
-	}
-	// And what real sitemaps hold reads as before: comments, CDATA, a
-	// declaration, a doctype, "<" and ">" where they may be.
-	locs = nil
-	ok := `<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE urlset [ <!ENTITY e "x>y"> <!-- a > b --> ]>` +
-		`<!-- generated > by <CMS> --><?xml-stylesheet href="/s.xsl"?>` + ns +
-		`<url><loc><![CDATA[https://a.example/a?b=<c>]]></loc></url><url attr="a>b"><loc>https://a.example/d</loc></url></urlset>`
-	for _, one := range []bool{false, true} {
-		locs = nil
-		var r io.Reader = strings.NewReader(ok)
-		if one {
-			r = iotest.OneByteReader(r)
-		}
-		if root, err := parseSitemap(r, emit); err != nil || root != "urlset" || len(locs) != 2 {
-			t.Errorf("a sitemap with comments, CDATA and a doctype (a byte at a time: %v): %q, %v, %q", one, root, err, locs)
-		}
-	}
-	deep := `<urlset>` + strings.Repeat("<a>", 40) + strings.Repeat("</a>", 40) + `</urlset>`
-	if _, err := parseSitemap(strings.NewReader(deep), emit); err == nil || !strings.Contains(err.Error(), "nested") {
-		t.Errorf("40 levels deep: %v", err)
-	}
-}
-
-// FuzzRunLimit holds the token bound to encoding/xml's tokens: on any
-// input the bound lets through whole, no token encoding/xml reads (to its
-// first error) is longer than the bound and the one byte that ends it.
-func FuzzRunLimit(f *testing.F) {
-	for _, s := range []string{
-		`<urlset><url><loc>https://a.example/</loc></url></urlset>`,
-		`<!-- <><> --><![CDATA[<>]]><?x <> ?>`,
-		`<!DOCTYPE a [ <!ENTITY e "x>y"> <!-- > --> '>' ]><a b="c>d"/>`,
-		`<a>text text</a>`,
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, doc string) {
-		const limit = 12
-		l := &runLimit{max: limit}
-		for i := 0; i < len(doc); i++ {
-			l.step(doc[i])
-			if l.run > limit {
-				return // stopped: nothing to hold it to
-			}
-		}
-		d := xml.NewDecoder(strings.NewReader(doc))
-		d.Strict = true
-		prev := int64(0)
-		for {
-			_, err := d.RawToken()
-			if err != nil {
-				return
-			}
-			if n := d.InputOffset() - prev; n > limit+1 {
-				t.Fatalf("a token of %d bytes (%q) passed a bound of %d", n, doc[prev:d.InputOffset()], limit)
-			}
-			prev = d.InputOffset()
-		}
-	})
 }

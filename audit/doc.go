@@ -66,6 +66,17 @@
 // decoded from their charset (header, BOM or <meta>; UTF-8 when none is
 // declared) and their content coding.
 //
+// # Checks
+//
+// Each check is a row of the table in checks.go: its id, severity and
+// words, and the function that runs it. A page check (pagechecks.go) runs
+// on one HTML page in a worker, after pageFacts has filled in what the
+// checks read of it; a cross check (crosschecks.go) runs once the crawl is
+// done; a diff check compares a text of each page with production's under
+// -compare. What docs/audit.md and the HTML report say of a check is its
+// entry in checkdocs.go. Adding a check is a constant, a row, a function
+// and a doc; the tests hold the docs to the table.
+//
 // # Judgement calls
 //
 //   - The canonical crawlers read is the first in the head, else the Link

@@ -152,26 +152,6 @@ func TestParseLD(t *testing.T) {
 	}
 }
 
-func TestHeaderNoindex(t *testing.T) {
-	for _, tc := range []struct {
-		values []string
-		want   bool
-	}{
-		{[]string{"noindex"}, true},
-		{[]string{"noarchive", "NoIndex, nofollow"}, true},
-		{[]string{"none"}, true},
-		{[]string{"googlebot: noindex"}, true},
-		{[]string{"unavailable_after: 25 Jun 2030 15:00:00 PST"}, false},
-		{[]string{"max-snippet: 20, noarchive"}, false},
-		{[]string{"nofollow"}, false},
-		{nil, false},
-	} {
-		if got := headerNoindex(tc.values); got != tc.want {
-			t.Errorf("headerNoindex(%q) = %v", tc.values, got)
-		}
-	}
-}
-
 func FuzzExtract(f *testing.F) {
 	f.Add(`<title>T</title><div>x</div><link rel=canonical href=/a><body><a href=/b>`)
 	f.Add("<svg><title><template><a href=x></template></title></svg>")

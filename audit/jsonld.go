@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 )
@@ -253,4 +255,128 @@ func nonEmpty(v any) bool {
 		return len(x) > 0
 	}
 	return true
+}
+
+// pageTypes are the schema.org types whose url and @id name the page
+// itself; an Organization's or a WebSite's name the site, and are not
+// compared with the canonical.
+var pageTypes = map[string]bool{
+	"WebPage": true, "AboutPage": true, "CheckoutPage": true, "CollectionPage": true,
+	"ContactPage": true, "FAQPage": true, "ItemPage": true, "MedicalWebPage": true,
+	"ProfilePage": true, "QAPage": true, "RealEstateListing": true, "SearchResultsPage": true,
+	"Article": true, "NewsArticle": true, "BlogPosting": true, "TechArticle": true,
+	"ScholarlyArticle": true, "Report": true, "SocialMediaPosting": true,
+	"DiscussionForumPosting": true, "LiveBlogPosting": true, "OpinionNewsArticle": true,
+	"ReviewNewsArticle": true, "AnalysisNewsArticle": true, "BackgroundNewsArticle": true,
+	"ReportageNewsArticle": true, "AdvertiserContentArticle": true, "SatiricalArticle": true,
+	"Product": true, "Recipe": true, "Event": true, "Course": true, "JobPosting": true,
+	"Book": true, "HowTo": true, "Dataset": true,
+}
+
+// parseLD checks one ld+json block and collects the URLs its page nodes
+// give for themselves.
+func parseLD(text string) ldBlock {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return ldBlock{err: "is empty"}
+	}
+	dec := json.NewDecoder(strings.NewReader(t))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return ldBlock{err: "is not JSON: " + err.Error()}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return ldBlock{err: "is not JSON: more data after the value"}
+	}
+	var b ldBlock
+	switch x := v.(type) {
+	case map[string]any:
+		if !typedOrGraph(x) {
+			return ldBlock{err: "has no @type or @graph"}
+		}
+		b.node(x)
+	case []any:
+		if len(x) == 0 {
+			return ldBlock{err: "is an empty array"}
+		}
+		for i, item := range x {
+			m, ok := item.(map[string]any)
+			if !ok || !typedOrGraph(m) {
+				return ldBlock{err: fmt.Sprintf("item %d has no @type or @graph", i+1)}
+			}
+			b.node(m)
+		}
+	default:
+		return ldBlock{err: "is neither an object nor an array"}
+	}
+	b.nodes, b.ids, b.types, b.note = ldNodes(v)
+	b.missing = ldMissingWith(b.nodes, b.ids)
+	return b
+}
+
+func typedOrGraph(m map[string]any) bool {
+	_, t := m["@type"]
+	_, g := m["@graph"]
+	return t || g
+}
+
+func (b *ldBlock) node(m map[string]any) {
+	if g, ok := m["@graph"].([]any); ok {
+		for _, item := range g {
+			if n, ok := item.(map[string]any); ok {
+				b.node(n)
+			}
+		}
+	}
+	typ := ""
+	for _, t := range strs(m["@type"]) {
+		if i := strings.LastIndexAny(t, "/:#"); i >= 0 {
+			t = t[i+1:]
+		}
+		if pageTypes[t] {
+			typ = t
+			break
+		}
+	}
+	if typ != "" {
+		for _, prop := range []string{"@id", "url"} {
+			for _, s := range strs(m[prop]) {
+				b.refs = append(b.refs, ldRef{typ, prop, s})
+			}
+		}
+	}
+	// mainEntityOfPage names the page on any node.
+	switch me := m["mainEntityOfPage"].(type) {
+	case string:
+		b.refs = append(b.refs, ldRef{firstType(m), "mainEntityOfPage", me})
+	case map[string]any:
+		for _, s := range strs(me["@id"]) {
+			b.refs = append(b.refs, ldRef{firstType(m), "mainEntityOfPage", s})
+		}
+	}
+}
+
+func firstType(m map[string]any) string {
+	if ts := strs(m["@type"]); len(ts) > 0 {
+		return ts[0]
+	}
+	return "node"
+}
+
+// strs returns a JSON value's strings: a string, or the strings of an array.
+func strs(v any) []string {
+	switch x := v.(type) {
+	case string:
+		return []string{x}
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }

@@ -58,7 +58,7 @@ func (r *Report) groups() []group {
 	var gs []group
 	for _, c := range checks {
 		if fs := by[c.ID]; len(fs) > 0 {
-			gs = append(gs, group{c, fs})
+			gs = append(gs, group{c.Check, fs})
 			delete(by, c.ID)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/klauspost/compress/flate"
 
+	"github.com/headgate/headgate/internal/robotsmeta"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -369,7 +370,7 @@ func (g *generation) check(path string, full bool) string {
 	}
 	if full && s.checkHead && m.Any() {
 		h := m.Render(rules.Page{})
-		if h.Robots != nil && noindex(*h.Robots) {
+		if h.Robots != nil && robotsmeta.Noindex(*h.Robots) {
 			return reasonNoindex
 		}
 		if h.Canonical != nil {

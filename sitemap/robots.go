@@ -178,174 +178,201 @@ func globalAgent(value string) bool {
 // appendedRobots is the append mode's file, built from the upstream's.
 func (s *Sitemap) appendedRobots(up []byte) []byte {
 	cfg := &s.cfg.Robots
-	sitemapURL := s.cfg.Site.BaseURL + "/sitemap.xml"
-	sig := cfg.ContentSignal.Line()
-	ours := map[string]bool{}
+	a := &robotsAppender{
+		sitemapURL: s.cfg.Site.BaseURL + "/sitemap.xml",
+		sig:        cfg.ContentSignal.Line(),
+		ours:       map[string]bool{},
+		replace:    s.enabled && !cfg.KeepUpstreamSitemaps(),
+		wrote:      -1,
+	}
 	for _, g := range cfg.Groups {
-		for _, a := range g.UserAgents {
-			ours[strings.ToLower(a)] = true
+		for _, ua := range g.UserAgents {
+			a.ours[strings.ToLower(ua)] = true
 		}
 	}
-	replace := s.enabled && !cfg.KeepUpstreamSitemaps()
 
 	// What headgate adds, so that the upstream's part can leave room for
 	// it within maxRobotsOut.
 	var tail bytes.Buffer
 	writeGroups(&tail, cfg.Groups)
 	if s.enabled {
-		tail.WriteString("\nSitemap: " + sitemapURL + "\n")
+		tail.WriteString("\nSitemap: " + a.sitemapURL + "\n")
 	}
-	text := robotsText(up, maxRobotsOut-tail.Len()-len(sig)-64)
+	text := robotsText(up, maxRobotsOut-tail.Len()-len(a.sig)-64)
 
-	var b bytes.Buffer
+	b := &a.b
 	b.Grow(len(text) + tail.Len() + 128)
-	inUA := false         // in a run of User-agent lines: no Allow or Disallow since the last
-	kept, dropped := 0, 0 // User-agent lines of the current run
-	star := false         // the current run names "*"
-	signalled := false    // headgate's Content-Signal is written
-	skip := false         // the current group lost all its agents: drop its rules
-	hasOurs := false      // an upstream Sitemap line that stays names ours
-	// The current group's rules: spelled as every parser reads them, or
-	// only with a key Google reads by prefix or typo ("Disalow:"), which a
-	// strict parser skips, so that the run of User-agent lines goes on
-	// there and would take in the groups headgate appends.
-	exact, loose := false, false // of the last group whose rules went out
-	group, wrote := 0, -1        // the current run's number; the last written group's
-	var held []string            // other records inside the run, written when it ends
-	// endRun closes a run of User-agent lines: the lines held in it go
-	// out after them unless the group lost every agent.
-	endRun := func() {
-		inUA = false
-		skip = kept == 0 && dropped > 0
-		if !skip {
-			for _, l := range held {
-				b.WriteString(l)
-			}
-		}
-		held = held[:0]
-		if star && sig != "" && !signalled && !skip {
-			b.WriteString("Content-Signal: " + sig + "\n")
-			signalled = true
-		}
-	}
 	for len(text) > 0 {
 		i := strings.IndexByte(text, '\n')
-		line := text[:i+1]
+		a.line(text[:i+1])
 		text = text[i+1:]
-		key, value, ok, junk := robotsLine(strings.TrimSuffix(line, "\n"))
-		if junk {
-			continue
-		}
-		if !ok {
-			// A blank line after another (lines dropped above) is one too
-			// many.
-			if strings.TrimSpace(line) != "" || !bytes.HasSuffix(b.Bytes(), []byte("\n\n")) && b.Len() > 0 {
-				b.WriteString(line)
-			}
-			continue
-		}
-		switch key {
-		case "user-agent":
-			if !inUA {
-				inUA, kept, dropped, star = true, 0, 0, false
-				group++
-			}
-			// Dropped when any parser would read it as one of ours: with
-			// its digits or, as RFC 9309's grammar, without them.
-			if tok, letters := productToken(value); ours[tok] || ours[letters] {
-				dropped++
-				continue
-			}
-			kept++
-			star = star || globalAgent(value)
-			b.WriteString(line)
-			continue
-		case "sitemap":
-			// Not a group member (RFC 9309 §2.2.4): kept or replaced
-			// whatever group it stands in, and no end of a run.
-			if replace {
-				continue
-			}
-			// Written where it stands, even inside a run of User-agent
-			// lines or a group that loses its agents: no parser reads it
-			// as part of a group.
-			hasOurs = hasOurs || value == sitemapURL
-			b.WriteString(line)
-			continue
-		case "content-signal":
-			// Ours replaces the * group's; another group's signal is that
-			// group's agents' own (Googlebot reads its group, not *'s).
-			if sig != "" && star {
-				continue
-			}
-		}
-		if key != "allow" && key != "disallow" {
-			// Any other record (Crawl-delay, Content-Signal, a key no
-			// parser knows) neither ends a run of User-agent lines nor
-			// starts a group: parsers that follow RFC 9309 skip it.
-			if inUA {
-				held = append(held, line)
-			} else if !skip {
-				b.WriteString(line)
-			}
-			continue
-		}
-		if inUA {
-			// The run of User-agent lines ends: the group's rules follow.
-			endRun()
-		}
-		if skip {
-			continue
-		}
-		if wrote != group {
-			wrote, exact, loose = group, false, false
-		}
-		if exactKey(line, key) {
-			exact = true
-		} else {
-			loose = true
-		}
-		b.WriteString(line)
 	}
-	closed := false
-	if inUA {
-		// The file ends with User-agent lines and no rule: close the group,
-		// or the groups below would join it.
-		endRun()
-		if kept > 0 {
-			b.WriteString("Disallow:\n")
-			closed = true
-		}
-	}
-	if !closed && loose && !exact {
-		// The last group that went out has only Google's typos for rules:
-		// close it for the parsers that skip them (an empty Disallow
-		// allows all, and Google, which reads the typo, gets nothing new).
-		b.WriteString("Disallow:\n")
-	}
-	for bytes.HasSuffix(b.Bytes(), []byte("\n\n")) {
-		b.Truncate(b.Len() - 1)
-	}
-	if sig != "" && !signalled {
+	a.end()
+	if a.sig != "" && !a.signalled {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString("User-agent: *\nContent-Signal: " + sig + "\nDisallow:\n")
+		b.WriteString("User-agent: *\nContent-Signal: " + a.sig + "\nDisallow:\n")
 	}
 	groups := tail.Bytes()
 	if s.enabled {
-		groups = groups[:len(groups)-len("\nSitemap: "+sitemapURL+"\n")]
+		groups = groups[:len(groups)-len("\nSitemap: "+a.sitemapURL+"\n")]
 	}
 	if b.Len() == 0 {
 		// writeGroups starts each group with a blank line.
 		groups = bytes.TrimPrefix(groups, []byte("\n"))
 	}
 	b.Write(groups)
-	if s.enabled && !hasOurs {
+	if s.enabled && !a.hasOurs {
 		if b.Len() > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString("Sitemap: " + sitemapURL + "\n")
+		b.WriteString("Sitemap: " + a.sitemapURL + "\n")
 	}
 	return b.Bytes()
+}
+
+// robotsAppender copies the upstream's robots.txt a line at a time, less
+// headgate's agents and, in replace mode, its Sitemap lines.
+type robotsAppender struct {
+	b          bytes.Buffer
+	sitemapURL string          // headgate's sitemap
+	sig        string          // headgate's Content-Signal, or ""
+	ours       map[string]bool // the agents of headgate's groups, lower-cased
+	replace    bool            // the upstream's Sitemap lines go
+
+	inUA      bool // in a run of User-agent lines: no Allow or Disallow since the last
+	kept      int  // User-agent lines of the current run kept
+	dropped   int  // and dropped
+	star      bool // the current run names "*"
+	signalled bool // headgate's Content-Signal is written
+	skip      bool // the current group lost all its agents: drop its rules
+	hasOurs   bool // an upstream Sitemap line that stays names ours
+	// The current group's rules: spelled as every parser reads them, or
+	// only with a key Google reads by prefix or typo ("Disalow:"), which a
+	// strict parser skips, so that the run of User-agent lines goes on
+	// there and would take in the groups headgate appends.
+	exact, loose bool     // of the last group whose rules went out
+	group, wrote int      // the current run's number; the last written group's
+	held         []string // other records inside the run, written when it ends
+}
+
+// endRun closes a run of User-agent lines: the lines held in it go out
+// after them unless the group lost every agent.
+func (a *robotsAppender) endRun() {
+	a.inUA = false
+	a.skip = a.kept == 0 && a.dropped > 0
+	if !a.skip {
+		for _, l := range a.held {
+			a.b.WriteString(l)
+		}
+	}
+	a.held = a.held[:0]
+	if a.star && a.sig != "" && !a.signalled && !a.skip {
+		a.b.WriteString("Content-Signal: " + a.sig + "\n")
+		a.signalled = true
+	}
+}
+
+// line copies one line of the upstream's file, with its "\n".
+func (a *robotsAppender) line(line string) {
+	b := &a.b
+	key, value, ok, junk := robotsLine(strings.TrimSuffix(line, "\n"))
+	if junk {
+		return
+	}
+	if !ok {
+		// A blank line after another (lines dropped above) is one too
+		// many.
+		if strings.TrimSpace(line) != "" || !bytes.HasSuffix(b.Bytes(), []byte("\n\n")) && b.Len() > 0 {
+			b.WriteString(line)
+		}
+		return
+	}
+	switch key {
+	case "user-agent":
+		if !a.inUA {
+			a.inUA, a.kept, a.dropped, a.star = true, 0, 0, false
+			a.group++
+		}
+		// Dropped when any parser would read it as one of ours: with
+		// its digits or, as RFC 9309's grammar, without them.
+		if tok, letters := productToken(value); a.ours[tok] || a.ours[letters] {
+			a.dropped++
+			return
+		}
+		a.kept++
+		a.star = a.star || globalAgent(value)
+		b.WriteString(line)
+		return
+	case "sitemap":
+		// Not a group member (RFC 9309 §2.2.4): kept or replaced
+		// whatever group it stands in, and no end of a run.
+		if a.replace {
+			return
+		}
+		// Written where it stands, even inside a run of User-agent
+		// lines or a group that loses its agents: no parser reads it
+		// as part of a group.
+		a.hasOurs = a.hasOurs || value == a.sitemapURL
+		b.WriteString(line)
+		return
+	case "content-signal":
+		// Ours replaces the * group's; another group's signal is that
+		// group's agents' own (Googlebot reads its group, not *'s).
+		if a.sig != "" && a.star {
+			return
+		}
+	}
+	if key != "allow" && key != "disallow" {
+		// Any other record (Crawl-delay, Content-Signal, a key no
+		// parser knows) neither ends a run of User-agent lines nor
+		// starts a group: parsers that follow RFC 9309 skip it.
+		if a.inUA {
+			a.held = append(a.held, line)
+		} else if !a.skip {
+			b.WriteString(line)
+		}
+		return
+	}
+	if a.inUA {
+		// The run of User-agent lines ends: the group's rules follow.
+		a.endRun()
+	}
+	if a.skip {
+		return
+	}
+	if a.wrote != a.group {
+		a.wrote, a.exact, a.loose = a.group, false, false
+	}
+	if exactKey(line, key) {
+		a.exact = true
+	} else {
+		a.loose = true
+	}
+	b.WriteString(line)
+}
+
+// end closes the upstream's last group, so that none of headgate's joins
+// it, and drops trailing blank lines.
+func (a *robotsAppender) end() {
+	closed := false
+	if a.inUA {
+		// The file ends with User-agent lines and no rule: close the group,
+		// or the groups below would join it.
+		a.endRun()
+		if a.kept > 0 {
+			a.b.WriteString("Disallow:\n")
+			closed = true
+		}
+	}
+	if !closed && a.loose && !a.exact {
+		// The last group that went out has only Google's typos for rules:
+		// close it for the parsers that skip them (an empty Disallow
+		// allows all, and Google, which reads the typo, gets nothing new).
+		a.b.WriteString("Disallow:\n")
+	}
+	for bytes.HasSuffix(a.b.Bytes(), []byte("\n\n")) {
+		a.b.Truncate(a.b.Len() - 1)
+	}
 }

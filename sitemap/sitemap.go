@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/flate"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/headgate/headgate/internal/robotsmeta"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -184,7 +185,7 @@ func New(cfg *rules.Config, o Options) *Sitemap {
 			continue
 		}
 		s.enabled = s.enabled || r.Sitemap
-		head := r.Robots != nil && (r.Robots.Index != nil && !*r.Robots.Index || noindex(strings.Join(r.Robots.Directives, ","))) ||
+		head := r.Robots != nil && (r.Robots.Index != nil && !*r.Robots.Index || robotsmeta.Noindex(strings.Join(r.Robots.Directives, ","))) ||
 			r.Canonical != nil && r.Canonical.Raw != "self"
 		if !r.Deny && !head {
 			continue
@@ -287,17 +288,6 @@ func collapse(p string) string {
 		b.WriteByte(p[i])
 	}
 	return b.String()
-}
-
-// noindex reports whether a robots value keeps a page out of the index.
-func noindex(robots string) bool {
-	for _, d := range strings.Split(robots, ",") {
-		switch strings.ToLower(strings.TrimSpace(d)) {
-		case "noindex", "none":
-			return true
-		}
-	}
-	return false
 }
 
 // Enabled reports whether some rule has sitemap = true: only then do

@@ -1,16 +1,15 @@
 package sitemap
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/headgate/headgate/internal/sitemapxml"
 )
 
 // Sitemap sources an app already has (SPEC §16.5): the upstream's own
@@ -22,7 +21,7 @@ const upstreamSitemapPrefix = "upstream-sitemap:"
 // hostile or broken upstream costs bounded memory and time.
 const (
 	maxUpstreamBytes = maxFileBytes + 1<<20 // a document, uncompressed
-	maxXMLToken      = 64 << 10             // one token (a <loc>'s text, a tag)
+	maxXMLToken      = 64 << 10             // one token (a <loc>'s text, a tag, a comment)
 	maxChildren      = maxFiles             // sitemaps one index may name
 	maxLocText       = 4 * maxLoc           // a <loc> or <lastmod> text kept to look at
 )
@@ -265,119 +264,18 @@ func (g *generation) readUpstreamSitemap(ctx context.Context, path string, page,
 	})
 }
 
-// errTooLarge ends a document over maxUpstreamBytes, or a token over
-// maxXMLToken.
-var errTooLarge = errors.New("larger than a sitemap may be")
-
-// boundedReader refuses to deliver more than limit bytes in all, or more
-// than maxXMLToken past the end of the decoder's last token: encoding/xml
-// buffers a token whole, so this is what bounds its memory.
-type boundedReader struct {
-	r         io.Reader
-	delivered int64
-	limit     int64
-	tokStart  int64 // bytes delivered when the decoder returned its last token
-}
-
-func (b *boundedReader) Read(p []byte) (int, error) {
-	if b.delivered >= b.limit {
-		return 0, fmt.Errorf("%w: over %d bytes", errTooLarge, b.limit)
-	}
-	if b.delivered-b.tokStart > maxXMLToken {
-		return 0, fmt.Errorf("%w: an XML token over %d bytes", errTooLarge, maxXMLToken)
-	}
-	p = p[:min(len(p), 16<<10, int(b.limit-b.delivered))]
-	n, err := b.r.Read(p)
-	b.delivered += int64(n)
-	return n, err
-}
+// upstreamLimits are the bounds of one upstream sitemap document.
+var upstreamLimits = sitemapxml.Limits{Bytes: maxUpstreamBytes, Token: maxXMLToken, Loc: maxLocText}
 
 // scanSitemapXML reads a sitemap document (gzip-compressed or not) as a
 // stream and calls fn for each <url> or <sitemap> with its <loc> and
 // <lastmod> texts; root is the root element's local name ("urlset" or
-// "sitemapindex"). Namespaces are not checked: apps write the sitemap
-// namespace, or none. It fails on a document that is not XML, whose root
-// is neither, or that exceeds the bounds; fn has then seen what came
-// before, each of it a complete element.
+// "sitemapindex"). It fails on a document that is not XML, whose root is
+// neither, or that exceeds the bounds; fn has then seen what came before,
+// each of it a complete element.
 func scanSitemapXML(r io.Reader, fn func(root, loc, lastmod string)) (string, error) {
-	br := bufio.NewReaderSize(r, 4096)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return "", fmt.Errorf("gzip: %w", err)
-		}
-		defer zr.Close()
-		br = bufio.NewReaderSize(zr, 4096)
-	}
-	lim := &boundedReader{r: br, limit: maxUpstreamBytes}
-	dec := xml.NewDecoder(lim)
-	dec.Strict = true
-	root := ""
-	depth := 0
-	var item string  // "url" or "sitemap" being read, at depth 2
-	var field string // "loc" or "lastmod" being read, at depth 3
-	var loc, lastmod []byte
-	var locLong bool
-	for {
-		tok, err := dec.RawToken()
-		lim.tokStart = lim.delivered
-		if err == io.EOF {
-			if root == "" {
-				return "", errors.New("not a sitemap: no root element")
-			}
-			if depth > 0 {
-				return root, errors.New("the document ends inside an element")
-			}
-			return root, nil
-		}
-		if err != nil {
-			if root == "" && !errors.Is(err, errTooLarge) {
-				return "", fmt.Errorf("not XML: %w", err)
-			}
-			return root, err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			depth++
-			name := t.Name.Local
-			switch {
-			case depth == 1:
-				if name != "urlset" && name != "sitemapindex" {
-					return "", fmt.Errorf("not a sitemap: the root element is <%s>, not <urlset> or <sitemapindex>", name)
-				}
-				root = name
-			case depth == 2 && (root == "urlset" && name == "url" || root == "sitemapindex" && name == "sitemap"):
-				item, loc, lastmod, locLong = name, loc[:0], lastmod[:0], false
-			case depth == 3 && item != "" && (name == "loc" || name == "lastmod"):
-				field = name
-			}
-		case xml.EndElement:
-			switch {
-			case depth == 3:
-				field = ""
-			case depth == 2 && item != "":
-				if len(loc) > 0 && !locLong {
-					fn(root, string(loc), strings.TrimSpace(string(lastmod)))
-				}
-				item = ""
-			}
-			depth--
-			if depth < 0 {
-				return root, errors.New("an end tag without its start")
-			}
-		case xml.CharData:
-			switch field {
-			case "loc":
-				if len(loc)+len(t) > maxLocText {
-					locLong = true
-				} else {
-					loc = append(loc, t...)
-				}
-			case "lastmod":
-				if len(lastmod)+len(t) <= 64 {
-					lastmod = append(lastmod, t...)
-				}
-			}
-		}
-	}
+	return sitemapxml.Scan(r, upstreamLimits, func(root string, e sitemapxml.Entry) bool {
+		fn(root, e.Loc, e.Lastmod)
+		return true
+	})
 }

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/headgate/headgate/internal/sitemapxml"
 )
 
 // A WordPress-like site: /wp-sitemap.xml is an index of its own sitemaps,
@@ -218,7 +220,7 @@ sitemap_source = "upstream-sitemap:/s.xml"
 		// The bound on bytes is what this checks, not the time to reach it:
 		// on a loaded machine lexing 50 MB can outlast the 30 s default.
 		res, err := New(cfg, Options{Fetch: fetch, Logger: log, SourceTimeout: 10 * time.Minute}).generate(context.Background())
-		if err == nil || !errors.Is(err, errTooLarge) {
+		if err == nil || !errors.Is(err, sitemapxml.ErrTooLarge) {
 			t.Fatalf("generate: %v, want a too-large error", err)
 		}
 		_ = res
@@ -231,7 +233,7 @@ sitemap_source = "upstream-sitemap:/s.xml"
 		body := `<urlset><url><loc>https://notes.example/2024/01/` + strings.Repeat("a", 200<<10) + `/</loc></url><url><loc>https://notes.example/2024/01/ok/</loc></url></urlset>`
 		cfg := loadConfig(t, rule, nil)
 		_, err := New(cfg, Options{Fetch: newSource(map[string]string{"/s.xml": body}).Fetch}).generate(context.Background())
-		if !errors.Is(err, errTooLarge) {
+		if !errors.Is(err, sitemapxml.ErrTooLarge) {
 			t.Errorf("generate: %v, want a too-large error", err)
 		}
 	})
