@@ -189,4 +189,3 @@ func (r *Ranges) Len() int {
 	}
 	return len(r.spans)
 }
-
