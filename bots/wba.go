@@ -557,6 +557,10 @@ func (v *Verifier) verifySignature(ctx context.Context, r *http.Request) (string
 	now := v.now()
 	s, err := parseSignature(r, now)
 	if err != nil {
+		var se *SignatureError
+		if errors.As(err, &se) {
+			return se.Agent, err
+		}
 		return "", err
 	}
 	base, err := signatureBase(r, s)
