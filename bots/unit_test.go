@@ -196,7 +196,10 @@ func TestConfigCheck(t *testing.T) {
 			[]string{"HG203 bots.dns_wait", "HG203 bots.cache_ttl"}},
 		{"HG204", func(c *Config) { c.CacheSize = -1 }, []string{"HG204 bots.cache_size"}},
 		{"HG205", func(c *Config) { c.Access = []AccessRule{{Action: "deny"}} }, []string{"HG205 bots.access[0].crawlers"}},
-		{"HG206", func(c *Config) { c.Spoofed = "block"; c.Access = []AccessRule{{Crawlers: []string{"*"}, Action: "403"}} },
+		{"HG206", func(c *Config) {
+			c.Spoofed = "block"
+			c.Access = []AccessRule{{Crawlers: []string{"*"}, Action: "403"}}
+		},
 			[]string{"HG206 bots.spoofed", "HG206 bots.access[0].action"}},
 		{"HG207", func(c *Config) { c.Access = []AccessRule{{Crawlers: []string{"*"}, Verified: "true", Action: "deny"}} },
 			[]string{"HG207 bots.access[0].verified"}},
