@@ -817,3 +817,20 @@ func TestRefreshKeepsLastGoodCopy(t *testing.T) {
 		t.Error("refresh failure not counted")
 	}
 }
+
+func TestKeyDirectoryNotFetchedFromPrivateAddresses(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	s := newTestSigner(srv.URL, 1) // https://127.0.0.1:port, not listed as insecure
+	start := time.Unix(1_800_000_000, 0)
+	clk := &clock{t: start}
+	v := newTestVerifier(t, Defaults(), Options{Now: clk.now})
+	id := v.Identify(context.Background(), signRequest(s, start, start.Add(time.Minute), "n"), netip.Addr{})
+	if id.Verified != VerifiedNo {
+		t.Errorf("%+v", id)
+	}
+	if hits.Load() != 0 {
+		t.Error("a Signature-Agent header made headgate connect to a loopback address")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -79,8 +81,12 @@ func (id Identity) AppendHeader(b []byte) []byte {
 
 // Options are the verifier's injected parts; the zero value works.
 type Options struct {
-	Logger   *slog.Logger     // nil: slog.Default()
-	Client   *http.Client     // range URLs and key directories; nil: a client with 10s timeout
+	Logger *slog.Logger // nil: slog.Default()
+	// Client fetches range URLs and key directories; nil: for ranges a
+	// client with a 30s timeout, for key directories one that refuses
+	// non-public addresses (but those of insecure_directories) and
+	// redirects.
+	Client   *http.Client
 	Resolver Resolver         // nil: NewResolver(cfg.Resolver)
 	Now      func() time.Time // nil: time.Now
 	// MaxLookups bounds DNS lookups and key directory fetches in flight
@@ -138,8 +144,12 @@ func New(cfg Config, opt Options) (*Verifier, error) {
 	if v.log == nil {
 		v.log = slog.Default()
 	}
+	dirClient := v.client
 	if v.client == nil {
-		v.client = &http.Client{Timeout: 10 * time.Second}
+		// Range URLs come from the config: a plain client. Key
+		// directories come from request headers: a guarded one.
+		v.client = &http.Client{Timeout: 30 * time.Second}
+		dirClient = defaultClient(cfg.InsecureDirectories)
 	}
 	if v.now == nil {
 		v.now = time.Now
@@ -174,9 +184,48 @@ func New(cfg Config, opt Options) (*Verifier, error) {
 			insecure[n] = true
 		}
 	}
-	v.dirs = &keyDirectories{client: v.client, insecure: insecure, now: v.now, stats: v.stats, entries: map[string]*dirEntry{}}
+	v.dirs = &keyDirectories{client: dirClient, insecure: insecure, now: v.now, stats: v.stats, entries: map[string]*dirEntry{}}
 	v.nonces.seen = map[string]time.Time{}
 	return v, nil
+}
+
+// defaultClient fetches range files and key directories. A key
+// directory's origin comes from a request header, so the client refuses to
+// connect to loopback, private, link-local and other non-global addresses
+// (no reaching into the cluster on a client's say-so), except the hosts of
+// insecure_directories, and follows no redirect.
+func defaultClient(insecure []string) *http.Client {
+	allowed := map[string]bool{}
+	for _, o := range insecure {
+		if u, err := url.Parse(o); err == nil {
+			allowed[u.Host] = true
+		}
+	}
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if !allowed[addr] {
+			dd := *d
+			dd.Control = func(_, address string, _ syscall.RawConn) error {
+				ap, err := netip.ParseAddrPort(address)
+				if err != nil {
+					return err
+				}
+				if a := ap.Addr().Unmap(); !a.IsGlobalUnicast() || a.IsPrivate() {
+					return fmt.Errorf("bots: refusing to fetch from non-public address %s", a)
+				}
+				return nil
+			}
+			return dd.DialContext(ctx, network, addr)
+		}
+		return d.DialContext(ctx, network, addr)
+	}
+	return &http.Client{
+		Timeout:       10 * time.Second,
+		Transport:     tr,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
 }
 
 // Stats returns the verifier's counters.

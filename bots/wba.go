@@ -389,9 +389,14 @@ type keyDirectories struct {
 	now      func() time.Time
 	stats    *Stats
 
-	mu      sync.Mutex
-	entries map[string]*dirEntry
+	mu       sync.Mutex
+	entries  map[string]*dirEntry
+	inflight int
 }
+
+// maxDirectoryFetches bounds key directory fetches in flight: a client
+// that names a new agent origin in every request costs at most this.
+const maxDirectoryFetches = 32
 
 // key returns the agent's key for keyid, waiting at most wait for a fetch.
 func (k *keyDirectories) key(ctx context.Context, origin, keyid string, wait time.Duration) (ed25519.PublicKey, error) {
@@ -428,6 +433,11 @@ func (k *keyDirectories) key(ctx context.Context, origin, keyid string, wait tim
 				}
 			}
 		}
+		if k.inflight >= maxDirectoryFetches {
+			k.mu.Unlock()
+			return nil, errors.New("too many key directory fetches in flight")
+		}
+		k.inflight++
 		e = &dirEntry{done: make(chan struct{})}
 		k.entries[origin] = e
 		go k.fetch(origin, e)
@@ -465,6 +475,7 @@ func (k *keyDirectories) fetch(origin string, e *dirEntry) {
 	}
 	k.mu.Lock()
 	e.keys, e.err, e.fetched, e.expires = keys, err, now, now.Add(ttl)
+	k.inflight--
 	close(e.done)
 	e.done = nil
 	k.mu.Unlock()
