@@ -24,3 +24,19 @@ type Stats struct {
 }
 
 func asDNSError(err error, target **net.DNSError) bool { return errors.As(err, target) }
+
+// Each calls f with every counter's name and value, for an exporter:
+// "range_reload_failures", "dns_confirmed", "signature_failed", ….
+func (s *Stats) Each(f func(name string, value uint64)) {
+	f("range_reload_failures", s.RangeReloadFailures.Load())
+	f("range_refresh_failures", s.RangeRefreshFailures.Load())
+	f("dns_confirmed", s.DNSConfirmed.Load())
+	f("dns_not_confirmed", s.DNSNotConfirmed.Load())
+	f("dns_failed", s.DNSFailed.Load())
+	f("dns_late", s.DNSLate.Load())
+	f("dns_busy", s.DNSBusy.Load())
+	f("signature_verified", s.SignatureVerified.Load())
+	f("signature_failed", s.SignatureFailed.Load())
+	f("signature_replayed", s.SignatureReplayed.Load())
+	f("directory_fetch_failed", s.DirectoryFetchFailed.Load())
+}
