@@ -96,3 +96,40 @@ func FuzzUserAgent(f *testing.F) {
 		}
 	})
 }
+
+func FuzzHeader(f *testing.F) {
+	f.Add("gptbot", "ai-training", "ip")
+	f.Add(`x", verified=ip`, "", "no")
+	f.Add("agent.example:8443", "", "signature")
+	f.Fuzz(func(t *testing.T, name, cat, ver string) {
+		id := Identity{Name: name, Category: Category(cat), Verified: Verified(ver)}
+		h := id.Header()
+		d, err := parseDictionary(h)
+		if err != nil {
+			t.Fatalf("%+v wrote %q, not a dictionary: %v", id, h, err)
+		}
+		keys := []string{}
+		for _, m := range d {
+			keys = append(keys, m.key)
+		}
+		want := 1
+		if cat != "" {
+			want++
+		}
+		if ver != "" {
+			want++
+		}
+		if len(d) != want || d[0].key != "name" {
+			t.Fatalf("%+v wrote %q: members %v", id, h, keys)
+		}
+		printable := true
+		for i := 0; i < len(name); i++ {
+			if name[i] < 0x20 || name[i] > 0x7e {
+				printable = false
+			}
+		}
+		if got := d[0].item.bare.s; printable && name != "" && got != name {
+			t.Fatalf("name %q read back as %q from %q", name, got, h)
+		}
+	})
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -120,6 +121,7 @@ type Verifier struct {
 	now    func() time.Time
 	stats  *Stats
 	tab    atomic.Pointer[table]
+	swapMu sync.Mutex // serializes Reload and RefreshNow's read-modify-write of tab
 	dns    *dnsCache
 	dirs   *keyDirectories
 	nonces nonces
@@ -245,6 +247,9 @@ func (v *Verifier) Reload() error {
 }
 
 func (v *Verifier) loadRanges(old *table, reload bool) error {
+	v.swapMu.Lock()
+	defer v.swapMu.Unlock()
+	old = v.tab.Load()
 	t := *old
 	t.fileRgs = append([]*Ranges(nil), old.fileRgs...)
 	var errs []error
@@ -274,26 +279,17 @@ func (v *Verifier) loadRanges(old *table, reload bool) error {
 	if !reload && len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	v.swap(old, &t)
+	v.tab.Store(&t)
 	return errors.Join(errs...)
-}
-
-// swap installs t unless another swap came first, in which case the
-// caller's work is redone against the newer table by retrying with it.
-func (v *Verifier) swap(old, t *table) {
-	if !v.tab.CompareAndSwap(old, t) {
-		v.tab.Store(t) // reloads are serialized by the caller; last one wins
-	}
 }
 
 // RefreshNow fetches every entry's ranges URL once; a fetch or parse that
 // fails keeps the last good copy, is logged and counted.
 func (v *Verifier) RefreshNow(ctx context.Context) error {
-	old := v.tab.Load()
-	t := *old
-	t.urlRgs = append([]*Ranges(nil), old.urlRgs...)
+	crawlers := v.tab.Load().crawlers // the directory does not change after New
+	got := make(map[int]*Ranges)
 	var errs []error
-	for i, c := range t.crawlers {
+	for i, c := range crawlers {
 		if c.RangesURL == "" {
 			continue
 		}
@@ -304,9 +300,17 @@ func (v *Verifier) RefreshNow(ctx context.Context) error {
 			errs = append(errs, &RangesError{Crawler: c.Name, Source: c.RangesURL, Err: err})
 			continue
 		}
+		got[i] = rs
+	}
+	v.swapMu.Lock()
+	defer v.swapMu.Unlock()
+	old := v.tab.Load()
+	t := *old
+	t.urlRgs = append([]*Ranges(nil), old.urlRgs...)
+	for i, rs := range got {
 		t.urlRgs[i] = rs
 	}
-	v.swap(old, &t)
+	v.tab.Store(&t)
 	return errors.Join(errs...)
 }
 
