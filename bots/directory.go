@@ -131,7 +131,7 @@ const (
 	srcOpenAI     = "https://developers.openai.com/api/docs/bots"
 	srcBing       = "https://www.bing.com/webmasters/help/how-to-verify-bingbot-3905dc26"
 	srcApple      = "https://support.apple.com/en-us/119829"
-	srcPerplexity = "https://docs.perplexity.ai/guides/bots"
+	srcPerplexity = "https://docs.perplexity.ai/docs/resources/perplexity-crawlers"
 	srcAnthropic  = "https://support.claude.com/en/articles/8896518"
 	googleRanges  = "https://developers.google.com/static/search/apis/ipranges/"
 )
@@ -144,7 +144,7 @@ var builtin = []Crawler{
 	{Name: "google-special", Tokens: []string{"AdsBot-Google", "AdsBot-Google-Mobile", "Mediapartners-Google", "APIs-Google", "Google-Safety"}, Category: Search, RangesURL: googleRanges + "special-crawlers.json", Domains: []string{"google.com"}, Operator: "Google", Source: srcGoogle},
 	{Name: "bingbot", Tokens: []string{"bingbot", "adidxbot", "BingPreview", "MicrosoftPreview"}, Category: Search, RangesURL: "https://www.bing.com/toolbox/bingbot.json", Domains: []string{"search.msn.com"}, Operator: "Microsoft", Source: srcBing},
 	{Name: "applebot", Tokens: []string{"Applebot"}, Category: Search, RangesURL: "https://search.developer.apple.com/applebot.json", Domains: []string{"applebot.apple.com"}, Operator: "Apple", Source: srcApple},
-	{Name: "duckduckbot", Tokens: []string{"DuckDuckBot"}, Category: Search, RangesURL: "https://duckduckgo.com/duckduckbot.json", Operator: "DuckDuckGo", Source: "https://duckduckgo.com/duckduckgo-help-pages/results/duckduckbot"},
+	{Name: "duckduckbot", Tokens: []string{"DuckDuckBot", "DuckDuckBot-Https"}, Category: Search, Operator: "DuckDuckGo", Source: "https://duckduckgo.com/duckduckgo-help-pages/results/duckduckbot"},
 	{Name: "yandexbot", Tokens: []string{"YandexBot", "YandexImages", "YandexMobileBot"}, Category: Search, Domains: []string{"yandex.ru", "yandex.net", "yandex.com"}, Operator: "Yandex", Source: "https://yandex.com/support/webmaster/robot-workings/check-yandex-robots.html"},
 	{Name: "baiduspider", Tokens: []string{"Baiduspider", "Baiduspider-image"}, Category: Search, Domains: []string{"baidu.com", "baidu.jp"}, Operator: "Baidu", Source: "https://help.baidu.com/question?prod_id=99&class=476&id=2996"},
 	{Name: "seznambot", Tokens: []string{"SeznamBot"}, Category: Search, Domains: []string{"seznam.cz"}, Operator: "Seznam.cz", Source: "https://o-seznam.cz/napoveda/vyhledavani/en/seznambot-crawler/"},
@@ -157,13 +157,14 @@ var builtin = []Crawler{
 	{Name: "ccbot", Tokens: []string{"CCBot"}, Category: AITraining, RangesURL: "https://index.commoncrawl.org/ccbot.json", Domains: []string{"crawl.commoncrawl.org"}, Operator: "Common Crawl Foundation", Source: "https://commoncrawl.org/ccbot"},
 	{Name: "bytespider", Tokens: []string{"Bytespider"}, Category: AITraining, Operator: "ByteDance", Source: "https://darkvisitors.com/agents/bytespider"},
 	{Name: "meta-externalagent", Tokens: []string{"meta-externalagent"}, Category: AITraining, Operator: "Meta", Source: "https://developers.facebook.com/docs/sharing/webmasters/web-crawlers/"},
-	{Name: "amazonbot", Tokens: []string{"Amazonbot"}, Category: AITraining, Domains: []string{"crawl.amazonbot.amazon"}, Operator: "Amazon", Source: "https://developer.amazon.com/amazonbot"},
+	{Name: "amazonbot", Tokens: []string{"Amazonbot"}, Category: AITraining, Domains: []string{"crawl.amazonbot.amazon"}, Operator: "Amazon", Source: "https://developer.amazon.com/support/amazonbot"},
 	{Name: "cohere-ai", Tokens: []string{"cohere-ai", "cohere-training-data-crawler"}, Category: AITraining, Operator: "Cohere", Source: "https://darkvisitors.com/agents/cohere-training-data-crawler"},
 	{Name: "diffbot", Tokens: []string{"Diffbot"}, Category: AITraining, Operator: "Diffbot", Source: "https://docs.diffbot.com/docs/why-is-my-website-being-crawled-by-diffbot"},
 	// ai-search
 	{Name: "oai-searchbot", Tokens: []string{"OAI-SearchBot"}, Category: AISearch, RangesURL: "https://openai.com/searchbot.json", Operator: "OpenAI", Source: srcOpenAI},
 	{Name: "claude-searchbot", Tokens: []string{"Claude-SearchBot"}, Category: AISearch, Operator: "Anthropic", Source: srcAnthropic},
 	{Name: "perplexitybot", Tokens: []string{"PerplexityBot"}, Category: AISearch, RangesURL: "https://www.perplexity.ai/perplexitybot.json", Operator: "Perplexity", Source: srcPerplexity},
+	{Name: "duckassistbot", Tokens: []string{"DuckAssistBot"}, Category: AISearch, Operator: "DuckDuckGo", Source: "https://duckduckgo.com/duckduckgo-help-pages/results/duckassistbot"},
 	{Name: "youbot", Tokens: []string{"YouBot"}, Category: AISearch, Operator: "You.com", Source: "https://about.you.com/youbot/"},
 	// ai-assistant
 	{Name: "chatgpt-user", Tokens: []string{"ChatGPT-User"}, Category: AIAssistant, RangesURL: "https://openai.com/chatgpt-user.json", SignatureAgent: "https://chatgpt.com", Operator: "OpenAI", Source: srcOpenAI},
