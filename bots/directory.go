@@ -165,11 +165,13 @@ var builtin = []Crawler{
 	{Name: "claude-searchbot", Tokens: []string{"Claude-SearchBot"}, Category: AISearch, Operator: "Anthropic", Source: srcAnthropic},
 	{Name: "perplexitybot", Tokens: []string{"PerplexityBot"}, Category: AISearch, RangesURL: "https://www.perplexity.ai/perplexitybot.json", Operator: "Perplexity", Source: srcPerplexity},
 	{Name: "duckassistbot", Tokens: []string{"DuckAssistBot"}, Category: AISearch, Operator: "DuckDuckGo", Source: "https://duckduckgo.com/duckduckgo-help-pages/results/duckassistbot"},
+	{Name: "amzn-searchbot", Tokens: []string{"Amzn-SearchBot"}, Category: AISearch, Operator: "Amazon", Source: "https://developer.amazon.com/amazonbot"},
 	{Name: "youbot", Tokens: []string{"YouBot"}, Category: AISearch, Operator: "You.com", Source: "https://about.you.com/youbot/"},
 	// ai-assistant
 	{Name: "chatgpt-user", Tokens: []string{"ChatGPT-User"}, Category: AIAssistant, RangesURL: "https://openai.com/chatgpt-user.json", SignatureAgent: "https://chatgpt.com", Operator: "OpenAI", Source: srcOpenAI},
 	{Name: "claude-user", Tokens: []string{"Claude-User"}, Category: AIAssistant, Operator: "Anthropic", Source: srcAnthropic},
 	{Name: "perplexity-user", Tokens: []string{"Perplexity-User"}, Category: AIAssistant, RangesURL: "https://www.perplexity.ai/perplexity-user.json", Operator: "Perplexity", Source: srcPerplexity},
+	{Name: "amzn-user", Tokens: []string{"AMZN-User"}, Category: AIAssistant, Operator: "Amazon", Source: "https://developer.amazon.com/amazonbot"},
 	{Name: "meta-externalfetcher", Tokens: []string{"meta-externalfetcher"}, Category: AIAssistant, Operator: "Meta", Source: "https://developers.facebook.com/docs/sharing/webmasters/web-crawlers/"},
 	{Name: "google-user", Tokens: []string{"Google-Read-Aloud", "FeedFetcher-Google", "Google-Site-Verification", "GoogleProducer"}, Category: AIAssistant, RangesURL: googleRanges + "user-triggered-fetchers.json", Domains: []string{"google.com", "googleusercontent.com"}, Operator: "Google", Source: srcGoogle},
 	// preview
