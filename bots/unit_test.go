@@ -834,3 +834,35 @@ func TestKeyDirectoryNotFetchedFromPrivateAddresses(t *testing.T) {
 		t.Error("a Signature-Agent header made headgate connect to a loopback address")
 	}
 }
+
+// The later drafts make Signature-Agent a dictionary keyed by signature
+// label and cover it with ;key.
+func TestSignatureAgentDictionaryForm(t *testing.T) {
+	start := time.Unix(1_800_000_000, 0)
+	d := newDirServer(t, "")
+	s := newTestSigner(d.URL, 3)
+	d.set(`{"keys":[`+s.jwk()+`]}`, 0)
+	clk := &clock{t: start}
+	v := wbaVerifier(t, d, clk)
+	r := httptest.NewRequest("GET", "http://site.example/page", nil)
+	r.Header.Set("Signature-Agent", `sig2="`+d.URL+`"`)
+	params := fmt.Sprintf(`("@authority" "@method" "@path" "signature-agent";key="sig2");created=%d;expires=%d;keyid="%s";tag="web-bot-auth"`,
+		start.Unix(), start.Add(time.Minute).Unix(), s.keyid)
+	r.Header.Set("Signature-Input", "sig2="+params)
+	dd, _ := parseDictionary("sig2=" + params)
+	base, err := signatureBase(r, &signedRequest{params: dd[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(base), `"signature-agent";key="sig2": "`+d.URL+`"`) {
+		t.Errorf("base:\n%s", base)
+	}
+	r.Header.Set("Signature", "sig2=:"+base64.StdEncoding.EncodeToString(ed25519.Sign(s.priv, base))+":")
+	if id := v.Identify(context.Background(), r, netip.Addr{}); id.Verified != VerifiedSignature {
+		t.Errorf("%+v", id)
+	}
+	noDNS := newTestVerifier(t, Config{ReverseDNS: false}, Options{})
+	if id := noDNS.IdentifyUA(context.Background(), "Googlebot/2.1", netip.MustParseAddr("192.0.2.1")); id.Name != "googlebot" || id.Verified != VerifiedUnverifiable {
+		t.Errorf("IdentifyUA: %+v", id)
+	}
+}

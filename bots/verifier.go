@@ -425,3 +425,11 @@ func agentName(origin string) string {
 	}
 	return strings.ToLower(u.Host) // agentOrigin already dropped a default port
 }
+
+// IdentifyUA identifies a user agent and address without a request, for
+// the inspector and `explain -ua … -ip …`: no signature, the same
+// directory, ranges and DNS cache (a first lookup waits at most dns_wait).
+func (v *Verifier) IdentifyUA(ctx context.Context, ua string, client netip.Addr) Identity {
+	r := &http.Request{Header: http.Header{"User-Agent": {ua}}, URL: &url.URL{Path: "/"}}
+	return v.Identify(ctx, r, client)
+}
