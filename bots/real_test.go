@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -90,6 +91,14 @@ func TestPublishedRangesFromLoopbackClients(t *testing.T) {
 // given extra arguments and returns "127.0.0.1:port".
 func startDNSMasq(t *testing.T, args ...string) string {
 	t.Helper()
+	addr, _ := startDNSMasqLog(t, args...)
+	return addr
+}
+
+// startDNSMasqLog is startDNSMasq with --log-queries; log returns what
+// dnsmasq has logged so far.
+func startDNSMasqLog(t *testing.T, args ...string) (addr string, log func() string) {
+	t.Helper()
 	bin, err := exec.LookPath("dnsmasq")
 	if err != nil {
 		if _, e := os.Stat("/usr/sbin/dnsmasq"); e != nil {
@@ -108,9 +117,9 @@ func startDNSMasq(t *testing.T, args ...string) string {
 		"--listen-address=127.0.0.1", "--bind-interfaces", fmt.Sprintf("--port=%d", port),
 		"--pid-file=", "--user=" + currentUser(), "--log-facility=-",
 	}
-	cmd := exec.Command(bin, append(base, args...)...)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd := exec.Command(bin, append(append(base, "--log-queries"), args...)...)
+	out := new(lockedBuilder)
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +127,7 @@ func startDNSMasq(t *testing.T, args ...string) string {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	addr = fmt.Sprintf("127.0.0.1:%d", port)
 	res := NewResolver(addr)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -126,13 +135,30 @@ func startDNSMasq(t *testing.T, args ...string) string {
 		_, err := res.LookupNetIP(ctx, "ip4", "ready.test")
 		cancel()
 		if err == nil {
-			return addr
+			return addr, out.String
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("dnsmasq did not answer: %v\n%s", err, out.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func currentUser() string {
@@ -286,5 +312,59 @@ func TestWebBotAuthSignedByNPM(t *testing.T) {
 	}
 	if n := v.Stats().SignatureReplayed.Load(); n != 1 {
 		t.Errorf("SignatureReplayed = %d, want 1", n)
+	}
+}
+
+// A PTR flood from a real server: 40 names in googlebot.com for one
+// address, none resolving back. At most maxPTRNames are looked up forward,
+// and the address is not verified.
+func TestReverseDNSFloodWithDNSMasq(t *testing.T) {
+	args := []string{"--host-record=ready.test,127.0.0.9", "--local=/googlebot.com/", "--local=/66.127.in-addr.arpa/"}
+	for i := range 40 {
+		name := fmt.Sprintf("flood-%02d.googlebot.com", i)
+		args = append(args, "--ptr-record=20.249.66.127.in-addr.arpa,"+name, "--host-record="+name+",127.0.0.99")
+	}
+	addr, log := startDNSMasqLog(t, args...)
+	cfg := Defaults()
+	cfg.Resolver, cfg.DNSWait = addr, Duration{3 * time.Second}
+	v := newTestVerifier(t, cfg, Options{})
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("User-Agent", "Googlebot/2.1")
+	if id := v.Identify(context.Background(), r, netip.MustParseAddr("127.66.249.20")); id.Verified != VerifiedNo {
+		t.Errorf("%+v", id)
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(log(), "\n") {
+		if i := strings.Index(line, "flood-"); i >= 0 && strings.Contains(line, "query[A") {
+			names[strings.Fields(line[i:])[0]] = true
+		}
+	}
+	if len(names) == 0 || len(names) > maxPTRNames {
+		t.Errorf("%d names looked up forward, want 1..%d\n%s", len(names), maxPTRNames, log())
+	}
+}
+
+// A resolver that takes queries and never answers: the request waits
+// dns_wait, is unverified, and the verdict is not "verified" later either.
+func TestReverseDNSResolverSilent(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	cfg := Defaults()
+	cfg.Resolver, cfg.DNSWait = pc.LocalAddr().String(), Duration{100 * time.Millisecond}
+	v := newTestVerifier(t, cfg, Options{})
+	r := httptest.NewRequest("GET", "/", nil)
+	r.Header.Set("User-Agent", "Googlebot/2.1")
+	t0 := time.Now()
+	if id := v.Identify(context.Background(), r, netip.MustParseAddr("127.66.249.5")); id.Verified != VerifiedNo {
+		t.Errorf("%+v", id)
+	}
+	if el := time.Since(t0); el > time.Second {
+		t.Errorf("waited %s with dns_wait 100ms", el)
+	}
+	if v.Stats().DNSLate.Load() != 1 {
+		t.Error("the late answer was not counted")
 	}
 }
