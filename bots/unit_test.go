@@ -866,3 +866,48 @@ func TestSignatureAgentDictionaryForm(t *testing.T) {
 		t.Errorf("IdentifyUA: %+v", id)
 	}
 }
+
+// Signatures that verify cryptographically but break the Web Bot Auth
+// profile are refused.
+func TestWebBotAuthProfile(t *testing.T) {
+	start := time.Unix(1_800_000_000, 0)
+	d := newDirServer(t, "")
+	s := newTestSigner(d.URL, 4)
+	d.set(`{"keys":[`+s.jwk()+`]}`, 0)
+	for _, tc := range []struct {
+		name, components, extra string
+		want                    Verified
+	}{
+		{"covers @authority and signature-agent", `"@authority" "signature-agent"`, `;tag="web-bot-auth"`, VerifiedSignature},
+		{"signature-agent present, not covered", `"@authority"`, `;tag="web-bot-auth"`, VerifiedNo},
+		{"@authority not covered", `"@path" "signature-agent"`, `;tag="web-bot-auth"`, VerifiedNo},
+		{"another tag", `"@authority" "signature-agent"`, `;tag="other"`, VerifiedNo},
+		{"no tag", `"@authority" "signature-agent"`, ``, VerifiedNo},
+		{"alg rsa", `"@authority" "signature-agent"`, `;alg="rsa-pss-sha512";tag="web-bot-auth"`, VerifiedNo},
+		{"a derived component it cannot build", `"@authority" "signature-agent" "@status"`, `;tag="web-bot-auth"`, VerifiedNo},
+		{"a covered header that is missing", `"@authority" "signature-agent" "x-missing"`, `;tag="web-bot-auth"`, VerifiedNo},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := &clock{t: start}
+			v := wbaVerifier(t, d, clk)
+			r := httptest.NewRequest("GET", "http://site.example/page", nil)
+			r.Header.Set("Signature-Agent", `"`+d.URL+`"`)
+			params := fmt.Sprintf(`(%s);created=%d;expires=%d;keyid="%s"%s`, tc.components, start.Unix(), start.Add(time.Minute).Unix(), s.keyid, tc.extra)
+			r.Header.Set("Signature-Input", "sig1="+params)
+			dd, err := parseDictionary("sig1=" + params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Sign whatever base can be built (the missing header's line
+			// as empty), so only the profile can refuse it.
+			base, err := signatureBase(r, &signedRequest{params: dd[0]})
+			if err != nil {
+				base = []byte("unbuildable")
+			}
+			r.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(ed25519.Sign(s.priv, base))+":")
+			if id := v.Identify(context.Background(), r, netip.Addr{}); id.Verified != tc.want {
+				t.Errorf("%+v, want %s", id, tc.want)
+			}
+		})
+	}
+}
