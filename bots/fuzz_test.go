@@ -77,8 +77,8 @@ func FuzzKeyDirectory(f *testing.F) {
 			return
 		}
 		for tp, k := range keys {
-			if len(k) != 32 || len(tp) != 43 {
-				t.Fatalf("key %q of %d bytes", tp, len(k))
+			if len(k.pub) != 32 || len(tp) != 43 {
+				t.Fatalf("key %q of %d bytes", tp, len(k.pub))
 			}
 		}
 	})

@@ -911,3 +911,27 @@ func TestWebBotAuthProfile(t *testing.T) {
 		})
 	}
 }
+
+func TestKeyValidityWindow(t *testing.T) {
+	start := time.Unix(1_800_000_000, 0)
+	for _, tc := range []struct {
+		name     string
+		nbf, exp int64
+		want     Verified
+	}{
+		{"inside", start.Unix() - 10, start.Unix() + 10, VerifiedSignature},
+		{"expired key", start.Unix() - 100, start.Unix() - 10, VerifiedNo},
+		{"not yet valid", start.Unix() + 100, 0, VerifiedNo},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newDirServer(t, "")
+			s := newTestSigner(d.URL, 5)
+			jwk := strings.TrimSuffix(s.jwk(), "}") + fmt.Sprintf(`,"nbf":%d,"exp":%d}`, tc.nbf, tc.exp)
+			d.set(`{"keys":[`+jwk+`]}`, 0)
+			v := wbaVerifier(t, d, &clock{t: start})
+			if id := v.Identify(context.Background(), signRequest(s, start, start.Add(time.Minute), "n"), netip.Addr{}); id.Verified != tc.want {
+				t.Errorf("%+v, want %s", id, tc.want)
+			}
+		})
+	}
+}

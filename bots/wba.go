@@ -339,21 +339,36 @@ func thumbprint(x string) string {
 }
 
 type jwk struct {
-	Kty string `json:"kty"`
-	Crv string `json:"crv"`
-	X   string `json:"x"`
+	Kty string  `json:"kty"`
+	Crv string  `json:"crv"`
+	X   string  `json:"x"`
+	Nbf float64 `json:"nbf"` // not before (Unix seconds), 0 = none
+	Exp float64 `json:"exp"` // expires (Unix seconds), 0 = none
+}
+
+// dirKey is a key of a directory with the validity the directory gives it
+// (OpenAI's directory sets nbf and exp on its keys).
+type dirKey struct {
+	pub      ed25519.PublicKey
+	nbf, exp int64
+}
+
+// validAt reports whether the key may be used at t.
+func (k dirKey) validAt(t time.Time) bool {
+	u := t.Unix()
+	return (k.nbf == 0 || u >= k.nbf) && (k.exp == 0 || u < k.exp)
 }
 
 // parseKeyDirectory reads a key directory ({"keys": [JWK, …]}) into a map
 // from thumbprint to key. Keys that are not Ed25519 are skipped.
-func parseKeyDirectory(data []byte) (map[string]ed25519.PublicKey, error) {
+func parseKeyDirectory(data []byte) (map[string]dirKey, error) {
 	var d struct {
 		Keys []json.RawMessage `json:"keys"`
 	}
 	if err := json.Unmarshal(data, &d); err != nil {
 		return nil, fmt.Errorf("not a key directory: %w", err)
 	}
-	keys := make(map[string]ed25519.PublicKey)
+	keys := make(map[string]dirKey)
 	for i, raw := range d.Keys {
 		if i >= maxDirectoryKeys {
 			break
@@ -366,7 +381,7 @@ func parseKeyDirectory(data []byte) (map[string]ed25519.PublicKey, error) {
 		if err != nil || len(x) != ed25519.PublicKeySize {
 			continue
 		}
-		keys[thumbprint(k.X)] = ed25519.PublicKey(x)
+		keys[thumbprint(k.X)] = dirKey{pub: ed25519.PublicKey(x), nbf: clampUnix(k.Nbf), exp: clampUnix(k.Exp)}
 	}
 	if len(keys) == 0 {
 		return nil, errors.New("no Ed25519 key")
@@ -375,7 +390,7 @@ func parseKeyDirectory(data []byte) (map[string]ed25519.PublicKey, error) {
 }
 
 type dirEntry struct {
-	keys    map[string]ed25519.PublicKey
+	keys    map[string]dirKey
 	err     error
 	fetched time.Time
 	expires time.Time
@@ -410,7 +425,7 @@ func (k *keyDirectories) key(ctx context.Context, origin, keyid string, wait tim
 		if now.Before(e.expires) {
 			if key, ok := e.keys[keyid]; ok {
 				k.mu.Unlock()
-				return key, nil
+				return key.checked(now)
 			}
 			// An unknown keyid: the agent may have rotated its keys.
 			if e.err != nil || now.Sub(e.fetched) < keyChangeRefetch {
@@ -461,9 +476,26 @@ func (k *keyDirectories) key(ctx context.Context, origin, keyid string, wait tim
 		return nil, e.err
 	}
 	if key, ok := e.keys[keyid]; ok {
-		return key, nil
+		return key.checked(now)
 	}
 	return nil, errors.New("unknown keyid")
+}
+
+func (k dirKey) checked(now time.Time) (ed25519.PublicKey, error) {
+	if !k.validAt(now) {
+		return nil, errors.New("the key is outside its nbf/exp")
+	}
+	return k.pub, nil
+}
+
+func clampUnix(f float64) int64 {
+	switch {
+	case f != f || f <= 0: // NaN, absent, negative
+		return 0
+	case f > 1<<40:
+		return 1 << 40
+	}
+	return int64(f)
 }
 
 func (k *keyDirectories) fetch(origin string, e *dirEntry) {
@@ -481,7 +513,7 @@ func (k *keyDirectories) fetch(origin string, e *dirEntry) {
 	k.mu.Unlock()
 }
 
-func (k *keyDirectories) get(origin string) (map[string]ed25519.PublicKey, time.Duration, error) {
+func (k *keyDirectories) get(origin string) (map[string]dirKey, time.Duration, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), directoryTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, origin+DirectoryPath, nil)
