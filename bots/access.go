@@ -126,3 +126,18 @@ func (a *Access) Decide(id Identity, path string) (deny bool, rule int) {
 	}
 	return false, RuleNone
 }
+
+// Reason names a rule Decide returned, for the access log and explain:
+// "bots.access[2]", "bots.spoofed", "bots.enforce_robots", or "" for
+// RuleNone.
+func Reason(rule int) string {
+	switch {
+	case rule >= 0:
+		return fmt.Sprintf("bots.access[%d]", rule)
+	case rule == RuleSpoofed:
+		return "bots.spoofed"
+	case rule == RuleRobots:
+		return "bots.enforce_robots"
+	}
+	return ""
+}

@@ -332,6 +332,9 @@ func TestAccessDecide(t *testing.T) {
 		{None, "/private/x", false, RuleNone},
 	} {
 		deny, rule := a.Decide(tc.id, tc.path)
+		if r := Reason(rule); (rule == RuleNone) != (r == "") {
+			t.Errorf("Reason(%d) = %q", rule, r)
+		}
 		if deny != tc.deny || rule != tc.rule {
 			t.Errorf("%+v %s: got %v,%d want %v,%d", tc.id, tc.path, deny, rule, tc.deny, tc.rule)
 		}
