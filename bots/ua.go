@@ -16,6 +16,10 @@ const maxTokenLen = 64
 // telegrambot).
 type uaMatcher struct {
 	tokens map[string]int // lower-case token → crawler index
+	// A word is looked up only when a token has its length, first and
+	// last byte: most words of a browser's user agent stop here.
+	lens        uint64 // bit n-1: a token of n bytes
+	first, last *[256]bool
 }
 
 func isWordByte(c byte) bool {
@@ -35,7 +39,7 @@ func validToken(t string) bool {
 }
 
 func newUAMatcher(cs []Crawler) uaMatcher {
-	m := uaMatcher{tokens: make(map[string]int)}
+	m := uaMatcher{tokens: make(map[string]int), first: new([256]bool), last: new([256]bool)}
 	for i, c := range cs {
 		for _, t := range c.Tokens {
 			if !validToken(t) {
@@ -44,6 +48,9 @@ func newUAMatcher(cs []Crawler) uaMatcher {
 			k := strings.ToLower(t)
 			if _, dup := m.tokens[k]; !dup {
 				m.tokens[k] = i
+				m.lens |= 1 << (len(k) - 1)
+				m.first[k[0]] = true
+				m.last[k[len(k)-1]] = true
 			}
 		}
 	}
@@ -66,7 +73,8 @@ func (m uaMatcher) match(ua string) int {
 		for j < len(ua) && isWordByte(ua[j]) {
 			j++
 		}
-		if n := j - i; n <= maxTokenLen && n >= 3 {
+		if n := j - i; n <= maxTokenLen && n >= 3 && m.lens&(1<<(n-1)) != 0 &&
+			m.first[lower(ua[i])] && m.last[lower(ua[j-1])] {
 			w := buf[:n]
 			for k := 0; k < n; k++ {
 				c := ua[i+k]
@@ -82,4 +90,11 @@ func (m uaMatcher) match(ua string) int {
 		i = j
 	}
 	return -1
+}
+
+func lower(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

@@ -90,7 +90,7 @@ func naiveMatch(cs []Crawler, ua string) int {
 				continue
 			}
 			seen[lt] = true
-			low := strings.ToLower(ua)
+			low := asciiLower(ua) // strings.ToLower changes the length of invalid UTF-8 (found by FuzzUserAgent)
 			for off := 0; ; {
 				j := strings.Index(low[off:], lt)
 				if j < 0 {
@@ -107,6 +107,14 @@ func naiveMatch(cs []Crawler, ua string) int {
 		}
 	}
 	return best
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lower(c)
+	}
+	return string(b)
 }
 
 func TestUserAgentMatch(t *testing.T) {
