@@ -223,6 +223,21 @@ func (c *Config) Check() []Problem {
 
 func checkRangesDir(dir string, cs []Crawler) []Problem {
 	var ps []Problem
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return []Problem{{HGRangesFile, "bots.ranges_dir", fmt.Sprintf("%s: %v", dir, err)}}
+	}
+	known := make(map[string]bool, len(cs))
+	for _, cr := range cs {
+		known[cr.Name+".json"] = true
+	}
+	for _, e := range entries {
+		if n := e.Name(); strings.HasSuffix(n, ".json") && !known[n] {
+			ps = append(ps, Problem{HGUnknownName, "bots.ranges_dir", fmt.Sprintf(
+				"%s: no crawler named %q (a range file is named after its directory entry, like googlebot.json)",
+				filepath.Join(dir, n), strings.TrimSuffix(n, ".json"))})
+		}
+	}
 	for _, cr := range cs {
 		p := filepath.Join(dir, cr.Name+".json")
 		f, err := os.Open(p)

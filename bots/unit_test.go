@@ -184,6 +184,10 @@ func problemCodes(ps []Problem) []string {
 func TestConfigCheck(t *testing.T) {
 	bad := t.TempDir()
 	os.WriteFile(filepath.Join(bad, "googlebot.json"), []byte(`{"prefixes": 1}`), 0o644)
+	misnamed := t.TempDir()
+	good, _ := os.ReadFile("testdata/ranges/gptbot.json")
+	os.WriteFile(filepath.Join(misnamed, "openai-gptbot.json"), good, 0o644)
+	os.WriteFile(filepath.Join(misnamed, "README"), []byte("not json"), 0o644)
 	for _, tc := range []struct {
 		name string
 		edit func(*Config)
@@ -192,6 +196,8 @@ func TestConfigCheck(t *testing.T) {
 		{"defaults", func(*Config) {}, nil},
 		{"published files", func(c *Config) { c.RangesDir = "testdata/ranges" }, nil},
 		{"HG200", func(c *Config) { c.RangesDir = bad }, []string{"HG200 bots.ranges_dir"}},
+		{"HG200 no directory", func(c *Config) { c.RangesDir = filepath.Join(bad, "nope") }, []string{"HG200 bots.ranges_dir"}},
+		{"HG201 file named after no entry", func(c *Config) { c.RangesDir = misnamed }, []string{"HG201 bots.ranges_dir"}},
 		{"HG201 name", func(c *Config) {
 			c.Access = []AccessRule{{Crawlers: []string{"gptbot", "nosuchbot", "@ai-training", "@nosuch", "*"}, Action: "deny"}}
 		}, []string{"HG201 bots.access[0].crawlers[1]", "HG201 bots.access[0].crawlers[3]"}},
