@@ -952,3 +952,23 @@ func TestKeyValidityWindow(t *testing.T) {
 		})
 	}
 }
+
+func TestNoncesBounded(t *testing.T) {
+	n := nonces{seen: map[string]time.Time{}}
+	now := time.Unix(1_800_000_000, 0)
+	for i := range maxNonces {
+		if !n.use(fmt.Sprint(i), now.Add(time.Minute), now) {
+			t.Fatalf("nonce %d refused before the bound", i)
+		}
+	}
+	if n.use("one more", now.Add(time.Minute), now) {
+		t.Error("a nonce past the bound was remembered")
+	}
+	if n.use("0", now.Add(time.Minute), now.Add(time.Second)) {
+		t.Error("a replay was accepted")
+	}
+	later := now.Add(2 * time.Minute) // every nonce expired
+	if !n.use("fresh", later.Add(time.Minute), later) || len(n.seen) != 1 {
+		t.Errorf("expired nonces not pruned: %d remembered", len(n.seen))
+	}
+}

@@ -568,8 +568,9 @@ func cacheTTL(cc string) time.Duration {
 
 // nonces remembers the nonces of verified signatures until they expire.
 type nonces struct {
-	mu   sync.Mutex
-	seen map[string]time.Time
+	mu        sync.Mutex
+	seen      map[string]time.Time
+	lastPrune time.Time
 }
 
 // use records nonce until exp; false when it was seen and has not expired,
@@ -581,6 +582,12 @@ func (n *nonces) use(nonce string, exp, now time.Time) bool {
 		return false
 	}
 	if len(n.seen) >= maxNonces {
+		// A full scan at most once a second: a flood of valid signatures
+		// with fresh nonces must not make every request pay for it.
+		if now.Sub(n.lastPrune) < time.Second && !now.Before(n.lastPrune) {
+			return false
+		}
+		n.lastPrune = now
 		for k, t := range n.seen {
 			if !now.Before(t) {
 				delete(n.seen, k)
