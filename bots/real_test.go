@@ -102,7 +102,7 @@ func startDNSMasqLog(t *testing.T, args ...string) (addr string, log func() stri
 	bin, err := exec.LookPath("dnsmasq")
 	if err != nil {
 		if _, e := os.Stat("/usr/sbin/dnsmasq"); e != nil {
-			t.Skip("dnsmasq is not installed (apt-get install dnsmasq; test/run does)")
+			t.Skip("dnsmasq is not installed (apt-get install dnsmasq-base; test/run does)")
 		}
 		bin = "/usr/sbin/dnsmasq"
 	}
