@@ -31,7 +31,9 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 // Config is `[bots]`. Decode over Defaults(); every field's comment says
 // its default.
 type Config struct {
-	Enabled bool `toml:"enabled"` // default false: no identity, no header, no access rules
+	// Enabled is the caller's switch (default false: no identity, no
+	// header, no access rules); New does not read it.
+	Enabled bool `toml:"enabled"`
 	// RangesDir holds `<crawler>.json` range files (default "": no ranges).
 	// Relative paths are the loader's business (relative to the config file).
 	RangesDir   string   `toml:"ranges_dir"`
@@ -39,7 +41,7 @@ type Config struct {
 	Refresh     Duration `toml:"refresh"`      // default 24h; at least 1m
 	ReverseDNS  bool     `toml:"reverse_dns"`  // default true
 	Resolver    string   `toml:"resolver"`     // "host:port"; default "" = the system's
-	DNSWait     Duration `toml:"dns_wait"`     // default 150ms; at most 5s
+	DNSWait     Duration `toml:"dns_wait"`     // default 150ms; at most 5s; 0 = never wait (a first request is unverified)
 	CacheSize   int      `toml:"cache_size"`   // default 100000 addresses; 1..10,000,000
 	CacheTTL    Duration `toml:"cache_ttl"`    // default 6h; 1m..7d
 	WebBotAuth  bool     `toml:"web_bot_auth"` // default true

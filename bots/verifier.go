@@ -90,8 +90,8 @@ type Options struct {
 	Client   *http.Client
 	Resolver Resolver         // nil: NewResolver(cfg.Resolver)
 	Now      func() time.Time // nil: time.Now
-	// MaxLookups bounds DNS lookups and key directory fetches in flight
-	// (default 256).
+	// MaxLookups bounds DNS lookups in flight (default 256); key
+	// directory fetches have their own bound of 32.
 	MaxLookups int
 }
 
