@@ -15,7 +15,7 @@ func TestConfigDecodes(t *testing.T) {
 	const doc = `
 [bots]
 enabled = true
-ranges_dir = "bot-ranges/"
+ranges_dir = "testdata/ranges"
 refresh_urls = true
 refresh = "12h"
 reverse_dns = false

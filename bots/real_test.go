@@ -106,6 +106,22 @@ func startDNSMasqLog(t *testing.T, args ...string) (addr string, log func() stri
 		}
 		bin = "/usr/sbin/dnsmasq"
 	}
+	// A free port is found by binding and closing it; another process may
+	// take it before dnsmasq binds (UDP and TCP), so a start that fails is
+	// retried on a new port.
+	for attempt := 0; ; attempt++ {
+		addr, log, exited := startDNSMasqOnce(t, bin, args)
+		if !exited {
+			return addr, log
+		}
+		if attempt == 4 {
+			t.Fatalf("dnsmasq did not start:\n%s", log())
+		}
+	}
+}
+
+func startDNSMasqOnce(t *testing.T, bin string, args []string) (addr string, log func() string, exited bool) {
+	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -123,19 +139,26 @@ func startDNSMasqLog(t *testing.T, args ...string) (addr string, log func() stri
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
-		cmd.Wait()
+		<-done
 	})
 	addr = fmt.Sprintf("127.0.0.1:%d", port)
 	res := NewResolver(addr)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
+		select {
+		case <-done:
+			return "", out.String, true
+		default:
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		_, err := res.LookupNetIP(ctx, "ip4", "ready.test")
 		cancel()
 		if err == nil {
-			return addr, out.String
+			return addr, out.String, false
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("dnsmasq did not answer: %v\n%s", err, out.String())
