@@ -120,3 +120,38 @@ func BenchmarkHeader(b *testing.B) {
 		buf = id.AppendHeader(buf[:0])
 	}
 }
+
+// BenchmarkIdentify1000Clients is the proxy's load of SPEC §18.3: 1,000
+// distinct client addresses, every one cached (half claim Googlebot and
+// were confirmed by DNS, half are browsers).
+func BenchmarkIdentify1000Clients(b *testing.B) {
+	ptr, fwd := map[string][]string{}, map[string][]netip.Addr{}
+	addrs := make([]netip.Addr, 1000)
+	for i := range addrs {
+		a := netip.AddrFrom4([4]byte{66, 249, byte(i >> 8), byte(i)})
+		addrs[i] = a
+		name := fmt.Sprintf("crawl-%d.googlebot.com", i)
+		ptr[a.String()], fwd[name] = []string{name}, []netip.Addr{a}
+	}
+	cfg := Defaults()
+	cfg.DNSWait = Duration{time.Second}
+	v := newTestVerifier(b, cfg, Options{Resolver: &fakeResolver{ptr: ptr, fwd: fwd}})
+	bot, browser := googlebotRequest(), httptest.NewRequest("GET", "/", nil)
+	browser.Header.Set("User-Agent", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36")
+	for _, a := range addrs {
+		if id := v.Identify(context.Background(), bot, a); id.Verified != VerifiedDNS {
+			b.Fatalf("%s: %+v", a, id)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		r := bot
+		if i&1 == 1 {
+			r = browser
+		}
+		v.Identify(context.Background(), r, addrs[i%len(addrs)])
+		i++
+	}
+}
