@@ -3,6 +3,7 @@ package bots
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"os"
@@ -153,5 +154,32 @@ func BenchmarkIdentify1000Clients(b *testing.B) {
 		}
 		v.Identify(context.Background(), r, addrs[i%len(addrs)])
 		i++
+	}
+}
+
+// BenchmarkIdentifySigned is a Web Bot Auth request whose agent's key
+// directory is cached: parsing, the signature base and an Ed25519
+// verification.
+func BenchmarkIdentifySigned(b *testing.B) {
+	dir := httptest.NewServer(nil)
+	defer dir.Close()
+	s := newTestSigner(dir.URL, 7)
+	dir.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", DirectoryMediaType)
+		fmt.Fprintf(w, `{"keys":[%s]}`, s.jwk())
+	})
+	now := time.Now()
+	cfg := Defaults()
+	cfg.DNSWait = Duration{2 * time.Second}
+	cfg.InsecureDirectories = []string{dir.URL}
+	v := newTestVerifier(b, cfg, Options{})
+	r := signRequest(s, now, now.Add(time.Hour), "") // no nonce: the same request may repeat
+	if id := v.Identify(context.Background(), r, netip.Addr{}); id.Verified != VerifiedSignature {
+		b.Fatalf("%+v", id)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		v.Identify(context.Background(), r, netip.Addr{})
 	}
 }
