@@ -171,8 +171,8 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	if rs.outcome == "" {
 		rs.outcome = outPassthrough
 	}
-	rs.observed()          // when no header went out (an upgrade, a panic before one)
-	clocks.stop(&rs.clock) // stopped already, unless a phase panicked
+	rs.observed()            // when no header went out (an upgrade, a panic before one)
+	p.clocks.stop(&rs.clock) // stopped already, unless a phase panicked
 	inc(&p.m.outcomes, p.m.requests, rs.outcome)
 	if rs.st.cfg.Server.AccessLog {
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",

@@ -67,7 +67,8 @@ type Proxy struct {
 	swapMu  sync.Mutex // serialises Swap
 	ready   readiness
 	bufPool bufferPool
-	idle    idleConns // the public port's idle keep-alive connections (limits.go)
+	idle    idleConns  // the public port's idle keep-alive connections (limits.go)
+	clocks  *deadlines // upstream_timeout's clocks (timer.go); their sweeper runs until Close
 }
 
 // state is everything that changes with the config; requests load it once.
@@ -114,7 +115,18 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 	if err := p.Swap(cfg); err != nil {
 		return nil, err
 	}
+	p.clocks = newDeadlines()
 	return p, nil
+}
+
+// Close stops what New started: the goroutine that keeps
+// server.upstream_timeout's clocks. Call it once no request is served any
+// more (after http.Server.Shutdown); a request still in flight then keeps
+// no upstream_timeout. It always returns nil; calling it again does
+// nothing.
+func (p *Proxy) Close() error {
+	p.clocks.close()
+	return nil
 }
 
 // flushInterval is how soon a rewritten response's bytes reach the client
@@ -257,15 +269,15 @@ func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
 	}
 	d := rs.st.cfg.Server.UpstreamTimeout
 	if r.Body == nil || r.Body == http.NoBody {
-		clocks.start(&rs.clock, phaseHeader, d)
+		p.clocks.start(&rs.clock, phaseHeader, d)
 	} else {
 		// As ResponseHeaderTimeout did, the wait for the headers starts
 		// once the request's body is written: a slow upload is the
 		// client's time, not the upstream's.
-		r.Body = &bodyClock{ReadCloser: r.Body, c: &rs.clock, d: d}
+		r.Body = &bodyClock{ReadCloser: r.Body, clocks: p.clocks, c: &rs.clock, d: d}
 	}
 	res, err := rs.st.transport.RoundTrip(r)
-	clocks.endHeader(&rs.clock)
+	p.clocks.endHeader(&rs.clock)
 	return res, err
 }
 

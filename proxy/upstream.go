@@ -212,9 +212,9 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		Cache:           st.plans,
 		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
 	})
-	clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
+	p.clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
 	err, panicked := prepare(rr)
-	clocks.stop(&rs.clock)
+	p.clocks.stop(&rs.clock)
 	if rs.obs != nil {
 		rs.result = rr.Result()
 	}

@@ -74,7 +74,8 @@ func (d *Demo) Close() {
 
 // Proxy returns headgate's request pipeline for cfg, as `headgate serve`
 // builds it, for a one-shot command: the proxy with its sitemap handler
-// and, for builtin:demo, the demo site (stopped by stop).
+// and, for builtin:demo, the demo site. stop closes the proxy and the demo
+// site.
 func Proxy(cfg *rules.Config, log *slog.Logger) (p *proxy.Proxy, stop func(), err error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -90,7 +91,7 @@ func Proxy(cfg *rules.Config, log *slog.Logger) (p *proxy.Proxy, stop func(), er
 		d.Close()
 		return nil, nil, err
 	}
-	return p, d.Close, nil
+	return p, func() { p.Close(); d.Close() }, nil
 }
 
 // AuditInProcess sets o's Handler, Observe and Upstream to headgate's
