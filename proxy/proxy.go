@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/headgate/headgate/internal/clientaddr"
 	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
@@ -83,8 +84,9 @@ type state struct {
 	warned    sync.Map       // refused rule values already logged under this config
 	plans     *rewrite.Cache // rewrites of heads already seen, under this config
 
-	redirects      bool           // the config redirects something (§11)
-	redirectErrors redirectErrors // requests whose redirect rules could not be followed
+	trust          clientaddr.Trust // server.trusted_proxies: who the client is, and its scheme
+	redirects      bool             // the config redirects something (§11)
+	redirectErrors redirectErrors   // requests whose redirect rules could not be followed
 }
 
 // New returns a Proxy serving cfg.
@@ -150,6 +152,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 		cfg:     cfg,
 		shadow:  cfg.Site.Mode == rules.ModeShadow,
 		staging: cfg.Site.Mode == rules.ModeStaging,
+		trust:   clientaddr.New(cfg.Server.TrustedProxies),
 	}
 	st.redirects = cfg.HasRedirects()
 	p.warnRedirects(cfg)
