@@ -74,7 +74,7 @@
 // the upstream's status and headers as they came, a bounded copy of the
 // bytes the rewriter read, the change record — once, before the headers go
 // out. It is the one place the proxy tells what it did: the in-process
-// audit (through internal/wire) and the inspector (GET /inspect on the
+// audit (through app) and the inspector (GET /inspect on the
 // admin listener) read it; every other request pays nothing for it.
 //
 // # Failures

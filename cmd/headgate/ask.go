@@ -12,7 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/headgate/headgate/internal/wire"
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
@@ -20,7 +20,7 @@ import (
 
 // explain and rewrite show what headgate does with one request. Neither
 // decides anything itself: each sends the request through the proxy
-// (wire.Asker), in front of a stand-in upstream, and prints the proxy's
+// (app.Asker), in front of a stand-in upstream, and prints the proxy's
 // answer and its Record.
 
 // answer is the http.ResponseWriter of a one-shot request: a 200's body
@@ -146,14 +146,14 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	})
 	warn := &warnings{}
-	a, err := wire.NewAsker(cfg, slog.New(warn), upstream)
+	a, err := app.NewAsker(cfg, slog.New(warn), upstream)
 	if err != nil {
 		fmt.Fprintf(stderr, "headgate rewrite: %v\n", err)
 		return exitFix
 	}
 	defer a.Close()
 	ans := newAnswer(stdout)
-	rec, err := a.Ask(context.Background(), wire.Request{Target: *path, OnRecord: func(rec *proxy.Record) {
+	rec, err := a.Ask(context.Background(), app.Request{Target: *path, OnRecord: func(rec *proxy.Record) {
 		if answeredItself(rec.Outcome) {
 			ans.body = nil // not the document: its bytes are no answer to print
 		}
@@ -268,7 +268,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		cfg = &c
 	}
 	warn := &warnings{}
-	a, err := wire.NewAsker(cfg, slog.New(warn), http.HandlerFunc(explainUpstream))
+	a, err := app.NewAsker(cfg, slog.New(warn), http.HandlerFunc(explainUpstream))
 	if err != nil {
 		fmt.Fprintf(stderr, "headgate explain: %v\n", err)
 		return exitFix
@@ -276,7 +276,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	defer a.Close()
 	ask := func(h http.Header) (*proxy.Record, *answer) {
 		ans := newAnswer(nil)
-		rec, _ := a.Ask(context.Background(), wire.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: h}, ans)
+		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: h}, ans)
 		return rec, ans
 	}
 	rec, ans := ask(nil)

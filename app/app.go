@@ -1,10 +1,12 @@
-// Package wire builds headgate's one request pipeline the way every entry
-// point needs it: `headgate serve`, the one-shot commands (sitemap,
-// indexnow, the in-process audit) and the tests that check them against
-// each other. Nothing here decides what happens to a request — package
-// proxy does — it only connects the packages: the proxy, the sitemap
-// handler it serves, and the builtin:demo upstream.
-package wire
+// Package app is headgate's composition root: the one package above
+// proxy, audit and sitemap that imports them all (only cmd/headgate and
+// the tests sit above it). It builds headgate's one request pipeline the
+// way every entry point needs it: `headgate serve`, the one-shot commands
+// (sitemap, indexnow, the in-process audit) and the tests that check them
+// against each other. Nothing here decides what happens to a request —
+// package proxy does — it only connects the packages: the proxy, the
+// sitemap handler it serves, and the builtin:demo upstream.
+package app
 
 import (
 	"context"
