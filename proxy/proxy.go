@@ -43,7 +43,7 @@ type Options struct {
 	Sitemap func(cfg *rules.Config, fetch func(ctx context.Context, path string) (io.ReadCloser, error)) SitemapHandler
 	// Demo returns the address of the builtin:demo upstream, starting it on
 	// first use; nil: a config whose upstream is builtin:demo is refused.
-	// cmd/headgate supplies it (internal/app.Demo): the proxy knows no
+	// cmd/headgate supplies it (app.Demo): the proxy knows no
 	// demo site.
 	Demo func() (*url.URL, error)
 }
