@@ -128,5 +128,5 @@ func AuditInProcess(o *audit.Options) (stop func(), err error) {
 // audit the parts of each Record it reads (the audit does not import
 // proxy).
 func AuditObserve(ctx context.Context, fn func(outcome string, upstream []byte, res *rewrite.Result)) context.Context {
-	return proxy.Observe(ctx, func(r *proxy.Record) { fn(r.Outcome, r.Upstream, r.Result) })
+	return proxy.Observe(ctx, func(r *proxy.Record) { fn(string(r.Outcome), r.Upstream, r.Result) })
 }

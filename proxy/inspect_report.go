@@ -13,7 +13,6 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 
-	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
@@ -150,48 +149,18 @@ const (
 	maxLine        = 1000 // characters of one listed tag
 )
 
-// buildReport tells what the proxy did with target: up is the Record it
-// reported, rec what it served.
-func buildReport(cfg *rules.Config, m *rules.Match, target string, up *Record, rec *recorder) *inspectReport {
+// buildReport renders what the proxy did with target: up is the Record
+// it reported (its decision), rec what it served. It decides nothing: the
+// kind, the rules, the outcome and why a page was not rewritten are the
+// Record's.
+func buildReport(cfg *rules.Config, target string, up *Record, rec *recorder) *inspectReport {
 	rep := &inspectReport{Path: target, URL: strings.TrimRight(cfg.Site.BaseURL, "/") + target}
-	path, _, _ := strings.Cut(target, "?")
-
-	// The decision.
-	d := &rep.Decision
-	d.Rules = []inspectRule{}
-	for i, mr := range m.Matched {
-		d.Rules = append(d.Rules, inspectRule{
-			Pattern: m.Patterns()[i],
-			Where:   fmt.Sprintf("%s:%d", cfg.File, mr.Rule.Line),
-			Params:  params(mr.Params),
-		})
+	m := up.Match
+	if m == nil {
+		m = &rules.Match{} // refused before resolving (a 400): no rules
 	}
-	d.Locale = m.Locale
-	if m.Any() {
-		d.Policy = string(m.Policy())
-	}
+	reportDecision(&rep.Decision, cfg, m, up, rec)
 	status := rec.status
-	loc := rec.h.Get("Location")
-	switch {
-	case rules.CheckPath(path) != nil:
-		d.Kind, d.Summary = "bad_request", "headgate answers 400 itself (a dot segment, a NUL or bad percent-encoding); nothing is forwarded."
-	case m.Deny:
-		d.Kind, d.Summary = "deny", "A deny rule matches: headgate answers 404 itself; nothing is forwarded."
-	case status >= 300 && status < 400 && loc != "":
-		d.Kind, d.Location, d.Status = "redirect", loc, status
-		d.By = "headgate"
-		if up.UpstreamStatus != 0 {
-			d.By = "upstream"
-		}
-		d.Summary = fmt.Sprintf("Redirect: %d to %s, answered by %s.", status, loc, d.By)
-	case up.UpstreamStatus == 0 && status != 0 && status < 300:
-		d.Kind, d.Summary = "headgate", "headgate answers this path itself (sitemap or robots.txt)."
-	case m.Any():
-		d.Kind, d.Summary = "rules", fmt.Sprintf("%d rule(s) match, merged in this order (the later, more specific, wins).", len(m.Matched))
-	default:
-		d.Kind, d.Summary = "no_rules", "No rule matches: headgate only corrects the upstream's own tags (site.correct_upstream)."
-	}
-	d.Status = status
 
 	// Status and headers.
 	rep.Served.Status = status
@@ -215,24 +184,72 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, up *Record, r
 		rep.Outcome, rep.Reason = string(up.Result.Outcome), up.Result.Reason
 		rep.Cached, rep.Plan = up.Result.Cached, string(up.Result.Plan)
 	case up.UpstreamStatus != 0:
-		rep.Outcome = "passthrough"
-		rep.Reason = notRewritten(up, m, cfg)
+		rep.Outcome, rep.Reason = string(Passthrough), up.SkipReason()
 	default:
 		rep.Outcome = "not forwarded"
 	}
 	rep.Changes = []inspectChange{}
-	var changes []rewrite.Change
 	if up.Result != nil {
-		changes = up.Result.Changes
+		for _, c := range up.Result.Changes {
+			rep.Changes = append(rep.Changes, inspectChange{
+				Action: string(c.Action), Identity: c.Identity, Key: c.Key,
+				Value: showText(clip(c.Value, maxLine)), Reason: changeReason(cfg, m, c),
+			})
+		}
 	}
-	for _, c := range changes {
-		rep.Changes = append(rep.Changes, inspectChange{
-			Action: string(c.Action), Identity: c.Identity, Key: c.Key,
-			Value: showText(clip(c.Value, maxLine)), Reason: changeReason(cfg, m, c),
+	servedTags := reportHeads(rep, up, rec)
+	if servedTags != nil && status == http.StatusOK {
+		rep.Search, rep.Card = previews(cfg, target, servedTags)
+	}
+	return rep
+}
+
+// reportDecision renders the Record's decision: its kind, the rules it
+// matched, and for a forwarded request what the upstream answered when
+// that was a redirect.
+func reportDecision(d *inspectDecision, cfg *rules.Config, m *rules.Match, up *Record, rec *recorder) {
+	d.Rules = []inspectRule{}
+	for i, mr := range m.Matched {
+		d.Rules = append(d.Rules, inspectRule{
+			Pattern: m.Patterns()[i],
+			Where:   fmt.Sprintf("%s:%d", cfg.File, mr.Rule.Line),
+			Params:  params(mr.Params),
 		})
 	}
+	d.Locale = m.Locale
+	if m.Any() {
+		d.Policy = string(m.Policy())
+	}
+	status := rec.status
+	loc := rec.h.Get("Location")
+	switch kind := up.Kind; {
+	case kind == KindBadRequest:
+		d.Kind, d.Summary = string(kind), "headgate answers 400 itself (a dot segment, a NUL or bad percent-encoding); nothing is forwarded."
+	case kind == KindDeny:
+		d.Kind, d.Summary = string(kind), "A deny rule matches: headgate answers 404 itself; nothing is forwarded."
+	case status >= 300 && status < 400 && loc != "":
+		// headgate's redirect, or the upstream's passed on.
+		d.Kind, d.Location, d.By = string(KindRedirect), loc, "headgate"
+		if up.UpstreamStatus != 0 {
+			d.By = "upstream"
+		}
+		d.Summary = fmt.Sprintf("Redirect: %d to %s, answered by %s.", status, loc, d.By)
+	case kind == KindRedirect: // a 410 of §11
+		d.Kind, d.Summary = string(kind), fmt.Sprintf("headgate answers %d itself (a redirect rule or table, SPEC §11); nothing is forwarded.", status)
+	case kind == KindHeadgate:
+		d.Kind, d.Summary = string(kind), "headgate answers this path itself (sitemap or robots.txt)."
+	case kind == KindRules:
+		d.Kind, d.Summary = string(kind), fmt.Sprintf("%d rule(s) match, merged in this order (the later, more specific, wins).", len(m.Matched))
+	default:
+		d.Kind, d.Summary = string(KindNoRules), "No rule matches: headgate only corrects the upstream's own tags (site.correct_upstream)."
+	}
+	d.Status = status
+}
 
-	// The heads.
+// reportHeads lists both heads side by side and returns the served
+// head's tags: the upstream's as the rewriter read them, or as passed
+// through; the served one as it went out.
+func reportHeads(rep *inspectReport, up *Record, rec *recorder) []itag {
 	servedType := rec.h.Get("Content-Type")
 	upType := servedType
 	if up.UpstreamHeader != nil {
@@ -265,11 +282,7 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, up *Record, r
 		rep.Notes = append(rep.Notes, fmt.Sprintf("A head is longer than the inspector lists (%d tags, or max_head_bytes): the list is cut.", maxHeadRows))
 	}
 	rep.Heads = alignHeads(upTags, servedTags)
-
-	if servedTags != nil && status == http.StatusOK {
-		rep.Search, rep.Card = previews(cfg, target, servedTags)
-	}
-	return rep
+	return servedTags
 }
 
 func params(ps []rules.Param) []inspectParam {
@@ -278,31 +291,6 @@ func params(ps []rules.Param) []inspectParam {
 		out[i] = inspectParam{p.Name, p.Value}
 	}
 	return out
-}
-
-func quoteOrNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return fmt.Sprintf("%q", s)
-}
-
-// notRewritten says why the proxy passed a response through without
-// running the rewriter.
-func notRewritten(up *Record, m *rules.Match, cfg *rules.Config) string {
-	ct := up.UpstreamHeader.Get("Content-Type")
-	switch {
-	case up.UpstreamStatus != http.StatusOK:
-		return fmt.Sprintf("the upstream answered %d: only 200 responses are rewritten", up.UpstreamStatus)
-	case !htmlType(ct):
-		return "not HTML (Content-Type " + quoteOrNone(ct) + "): only headers apply (SPEC §4.8)"
-	case !m.Any() && !cfg.Site.CorrectUpstream:
-		return "no rule matches and correct_upstream is off: nothing could change"
-	}
-	if _, ok := codec.Normalize(up.UpstreamHeader.Get("Content-Encoding")); !ok {
-		return "a content coding headgate does not decode"
-	}
-	return ""
 }
 
 // changeReason is a change's reason, or what makes a rule write or replace.

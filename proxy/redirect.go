@@ -14,10 +14,6 @@ import (
 	"github.com/headgate/headgate/rules"
 )
 
-// outRedirected is the outcome of a request headgate answered with a
-// redirect (or a 410) of §11 itself.
-const outRedirected = "redirected"
-
 // redirectMetrics counts the redirects headgate answers.
 type redirectMetrics struct {
 	total *prometheus.CounterVec // source, status
@@ -37,7 +33,7 @@ func newRedirectMetrics(reg prometheus.Registerer, m *metrics) (*redirectMetrics
 	if err := reg.Register(rm.total); err != nil {
 		return nil, err
 	}
-	m.requests.WithLabelValues(outRedirected)
+	m.requests.WithLabelValues(string(Redirected))
 	return rm, nil
 }
 
@@ -124,7 +120,7 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 			"location", rd.Location, "source", rd.Source, "where", rd.Where())
 		return false
 	}
-	rs.outcome, rs.redirect = outRedirected, rd.Source
+	rs.outcome, rs.kind, rs.redirect = Redirected, KindRedirect, rd.Source
 	writeRedirect(rs.w, r, &rd)
 	return true
 }

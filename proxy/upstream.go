@@ -143,21 +143,28 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 	h := res.Header
 	method := res.Request.Method
 
-	if mayRewrite(method) && res.StatusCode == http.StatusOK && htmlType(hget(h, "Content-Type")) {
+	switch {
+	case !mayRewrite(method):
+		rs.skip = SkipMethod
+	case res.StatusCode != http.StatusOK:
+		rs.skip = SkipStatus
+	case !htmlType(hget(h, "Content-Type")):
+		rs.skip = SkipNotHTML
+	default:
 		coding, ok := codec.Normalize(hget(h, "Content-Encoding"))
 		switch {
 		case !ok:
-			rs.outcome = outSkippedEncoding
+			rs.outcome, rs.skip = SkippedEncoding, SkipEncoding
 		case !rs.m.Rewrite():
 			// rewrite = false (§16.1): proxied with the §4.8/§4.9 headers.
-			rs.outcome = outSkippedRule
+			rs.outcome, rs.skip = SkippedRule, SkipRule
 		case !rs.m.Any() && !cfg.Site.CorrectUpstream:
 			// Nothing could change: skip the tokenizer.
-			rs.outcome = outPassthrough
+			rs.outcome, rs.skip = Passthrough, SkipNothing
 		case isAttachment(hget(h, "Content-Disposition")):
 			// A download (an export, a saved page): a file, not a page a
 			// browser shows; its bytes are the user's (§16.1).
-			rs.outcome = outPassthrough
+			rs.outcome, rs.skip = Passthrough, SkipDownload
 		case method == http.MethodHead:
 			p.headResponse(res, rs)
 			return nil
@@ -166,7 +173,7 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 		}
 	}
 	if rs.outcome == "" {
-		rs.outcome = outPassthrough
+		rs.outcome = Passthrough
 	}
 	if !st.shadow {
 		p.applyHeaders(res, rs, nil, true)
@@ -236,13 +243,13 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	if panicked != nil {
 		// Fail open: the page goes out as the upstream sent it.
 		p.log.Error("rewriter panic: page passed through unchanged", "path", rs.m.Path, "panic", fmt.Sprint(panicked))
-		rs.outcome = outPassthrough
+		rs.outcome = Passthrough
 	} else {
-		rs.outcome = string(res0.Outcome)
+		rs.outcome = Outcome(res0.Outcome)
 		if st.shadow && res0.Outcome == rewrite.Rewritten {
 			// What went out is the upstream's page: say so, in the
 			// metric and the access log alike.
-			rs.outcome = outShadow
+			rs.outcome = Shadow
 		}
 		p.m.countResult(res0)
 	}
@@ -350,7 +357,7 @@ func prepare(rr *rewrite.Reader) (err error, panicked any) {
 // headResponse gives a HEAD the headers its GET would most likely get.
 func (p *Proxy) headResponse(res *http.Response, rs *reqState) {
 	st, cfg, h := rs.st, rs.st.cfg, res.Header
-	rs.outcome = outPassthrough
+	rs.outcome, rs.skip = Passthrough, SkipHEAD
 	if !st.shadow {
 		if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
 			hset(h, "Etag", tag)
