@@ -257,36 +257,7 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	if !rewritten || st.shadow {
 		// Output equals input: send the upstream's own bytes, coding and
 		// length, and spare the re-encoding.
-		if dec != nil {
-			body.replay()
-			res.Body = body
-			dec.Release()
-		} else {
-			rs.rbodyv = rewrittenBody{r: rr, up: body, coding: coding}
-			res.Body = &rs.rbodyv
-		}
-		switch {
-		case st.shadow && rewritten:
-			p.logShadow(rs, res0)
-			if cfg.Server.ChangeHeader {
-				hset(h, "Headgate-Changes", changeHeader(res0, rs.m))
-			}
-		case !st.shadow && res0.Outcome == rewrite.Unchanged && panicked == nil:
-			// The upstream's bytes, but under this config: tie the ETag to
-			// it, so a config that would change the page is never
-			// answered with a 304 for the old one.
-			if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
-				hset(h, "Etag", tag)
-			}
-			p.applyHeaders(res, rs, res0.Head, false)
-		case !st.shadow:
-			// Skipped (too large, charset) or failed: §4.8 headers.
-			p.applyHeaders(res, rs, nil, true)
-		}
-		if res0.Outcome == rewrite.SkippedTooLarge || res0.Outcome == rewrite.SkippedCharset {
-			p.log.Info("head not rewritten", "path", rs.m.Path, "outcome", res0.Outcome, "reason", res0.Reason)
-		}
-		p.finishHeaders(h, rs)
+		p.passUnchanged(res, rs, rr, dec, coding, rewritten, panicked != nil)
 		return nil
 	}
 
@@ -334,6 +305,44 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	}
 	p.finishHeaders(h, rs)
 	return nil
+}
+
+// passUnchanged sends a page the rewriter read but did not change (or, in
+// shadow mode, would have): the upstream's own bytes, coding and length,
+// with the headers its outcome calls for.
+func (p *Proxy) passUnchanged(res *http.Response, rs *reqState, rr *rewrite.Reader, dec codec.Decoder, coding string, rewritten, panicked bool) {
+	st, cfg, body, h := rs.st, rs.st.cfg, rs.body, res.Header
+	res0 := rr.Result()
+	if dec != nil {
+		body.replay()
+		res.Body = body
+		dec.Release()
+	} else {
+		rs.rbodyv = rewrittenBody{r: rr, up: body, coding: coding}
+		res.Body = &rs.rbodyv
+	}
+	switch {
+	case st.shadow && rewritten:
+		p.logShadow(rs, res0)
+		if cfg.Server.ChangeHeader {
+			hset(h, "Headgate-Changes", changeHeader(res0, rs.m))
+		}
+	case !st.shadow && res0.Outcome == rewrite.Unchanged && !panicked:
+		// The upstream's bytes, but under this config: tie the ETag to
+		// it, so a config that would change the page is never
+		// answered with a 304 for the old one.
+		if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
+			hset(h, "Etag", tag)
+		}
+		p.applyHeaders(res, rs, res0.Head, false)
+	case !st.shadow:
+		// Skipped (too large, charset) or failed: §4.8 headers.
+		p.applyHeaders(res, rs, nil, true)
+	}
+	if res0.Outcome == rewrite.SkippedTooLarge || res0.Outcome == rewrite.SkippedCharset {
+		p.log.Info("head not rewritten", "path", rs.m.Path, "outcome", res0.Outcome, "reason", res0.Reason)
+	}
+	p.finishHeaders(h, rs)
 }
 
 // upstreamBytesHeaders describe the upstream's bytes, which a rewritten
