@@ -186,6 +186,6 @@ func withHeadgate(t testing.TB, o *Options, sm proxy.SitemapHandler) {
 	}
 	o.Handler = p
 	o.Observe = func(ctx context.Context, fn func(string, []byte, *rewrite.Result)) context.Context {
-		return proxy.Observe(ctx, func(r *proxy.Record) { fn(r.Outcome, r.Upstream, r.Result) })
+		return proxy.Observe(ctx, func(r *proxy.Record) { fn(string(r.Outcome), r.Upstream, r.Result) })
 	}
 }
