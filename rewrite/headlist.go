@@ -2,6 +2,7 @@ package rewrite
 
 import (
 	"bytes"
+	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
@@ -63,30 +64,30 @@ type HeadEnd struct {
 // ListHead lists the head of an HTML document's first bytes, decoded from
 // the charset contentType and the bytes declare. bodyCut says b is not the
 // whole document: a head that has not ended by its end is reported Cut.
-// It ends the head where the rewriter does (the stretch after an implicit
-// end up to a literal </head> or <body>, lateLiteral), on x/net/html's
-// tokenizer: a list for people, not for the request path.
+// It reads the head as the rewriter does: with the rewriter's scanner, the
+// head's end where the rewriter puts it (the stretch after an implicit end
+// up to a literal </head> or <body>, lateLiteral), values and text decoded
+// as the rewriter decodes them (character references resolved).
 func ListHead(b []byte, contentType string, bodyCut bool) HeadList {
 	if enc, name, _ := charset.DetermineEncoding(b[:min(len(b), 1024)], contentType); name != "utf-8" && enc != nil {
 		if d, err := enc.NewDecoder().Bytes(b); err == nil {
 			b = d
 		}
 	}
-	l := headLister{z: html.NewTokenizer(bytes.NewReader(b)), b: b, open: -1}
-	l.z.SetMaxBuf(len(b) + 1)
+	l := headLister{sc: scanner{buf: b, eof: true}, b: b, open: -1}
 	l.run(bodyCut)
 	return l.out
 }
 
 // headLister is ListHead's state.
 type headLister struct {
-	z         *html.Tokenizer
+	sc        scanner
 	b         []byte
 	out       HeadList
 	open      int // index in out.Tags of a title, script, style, noscript or noframes awaiting its end; -1 none
 	text      []byte
 	template  int  // depth of <template>
-	pos       int  // bytes of b tokenized so far
+	pos       int  // bytes of b scanned so far
 	afterHead bool // after a literal </head>: head elements still belong to the head
 	late      bool // in the stretch after an implicit end
 	foreign   int  // depth of <svg> and <math> in the stretch
@@ -116,26 +117,136 @@ func (l *headLister) implicitEnd(by, what string) bool {
 	return l.late
 }
 
-func newHeadTag(tok html.Token, late bool) HeadTag {
-	t := HeadTag{Name: tok.Data, Late: late, Attrs: make([]Attr, len(tok.Attr))}
-	for i, a := range tok.Attr {
-		t.Attrs[i] = Attr{a.Key, a.Val}
-	}
-	return t
+// tagName is a tag token's name, lower-cased.
+func (l *headLister) tagName(t token) string {
+	return asciiLower(l.b[t.nameStart:t.nameEnd])
 }
 
-// run is the listing's state machine: one step per token, until the head
-// has ended.
-func (l *headLister) run(bodyCut bool) {
-	z := l.z
+func (l *headLister) newHeadTag(t token, name string) HeadTag {
+	ht := HeadTag{Name: name, Late: l.late}
+	tag := l.b[t.start:t.end]
+	eachAttr(tag, t.nameEnd-t.start, func(a attr) {
+		key := asciiLower(tag[a.nameStart:a.nameEnd])
+		for _, have := range ht.Attrs {
+			if have.Key == key {
+				return // the first of a name wins; a parser drops the others
+			}
+		}
+		ht.Attrs = append(ht.Attrs, Attr{Key: key, Val: attrRefs(newlines(tag[a.valStart:a.valEnd]))})
+	})
+	return ht
+}
+
+// asciiLower is a tag's or attribute's name as the tokenizer gives it:
+// ASCII letters lower-cased, a NUL as U+FFFD.
+func asciiLower(b []byte) string {
+	out := []byte(string(b))
+	for i, c := range out {
+		if 'A' <= c && c <= 'Z' {
+			out[i] = c + 'a' - 'A'
+		}
+	}
+	if bytes.IndexByte(out, 0) >= 0 {
+		out = bytes.ReplaceAll(out, []byte{0}, []byte("\uFFFD"))
+	}
+	return string(out)
+}
+
+// newlines turns CR LF and lone CRs into LF, as the tokenizer's text does.
+func newlines(b []byte) []byte {
+	if bytes.IndexByte(b, '\r') < 0 {
+		return b
+	}
+	b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+	return bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
+}
+
+// charRefs resolves b's character references, as decodeText does.
+func charRefs(b []byte) string {
+	if bytes.IndexByte(b, '&') < 0 {
+		return string(b)
+	}
+	return html.UnescapeString(string(b))
+}
+
+// attrRefs resolves an attribute value's character references as the
+// tokenizer does (WHATWG, "in an attribute"): a named reference counts
+// only when its whole name is one, and one without its ';' not when an
+// '=' follows — "?a=1&copy=2" in a URL stays as it is, where text would
+// read "©=2".
+func attrRefs(b []byte) string {
+	s := string(b)
+	if strings.IndexByte(s, 0) >= 0 {
+		s = strings.ReplaceAll(s, "\x00", "\uFFFD")
+	}
+	if strings.IndexByte(s, '&') < 0 {
+		return s
+	}
+	var out strings.Builder
 	for {
-		tt := z.Next()
-		l.pos += len(z.Raw())
-		switch tt {
-		case html.ErrorToken:
+		i := strings.IndexByte(s, '&')
+		if i < 0 {
+			out.WriteString(s)
+			return out.String()
+		}
+		out.WriteString(s[:i])
+		s = s[i:]
+		j := 1
+		if j < len(s) && s[j] == '#' { // numeric: read as in text
+			for j++; j < len(s) && (isAlnum(s[j]) || s[j] == ';'); j++ {
+				if s[j] == ';' {
+					j++
+					break
+				}
+			}
+			out.WriteString(html.UnescapeString(s[:j]))
+			s = s[j:]
+			continue
+		}
+		for j < len(s) && isAlnum(s[j]) {
+			j++
+		}
+		semi := j < len(s) && s[j] == ';'
+		if semi {
+			j++
+		}
+		ref := s[:j]
+		if r := html.UnescapeString(ref); j > 1 && (semi || j == len(s) || s[j] != '=') && wholeRef(ref, r) {
+			out.WriteString(r)
+		} else {
+			out.WriteString(ref)
+		}
+		s = s[j:]
+	}
+}
+
+// wholeRef reports whether UnescapeString read all of the named reference
+// ref as one name (r), not a shorter name with ref's rest after it: a
+// reference never decodes to an ASCII letter or digit, and a rest ends
+// with one (then the ';', if any).
+func wholeRef(ref, r string) bool {
+	if r == ref {
+		return false
+	}
+	r = strings.TrimSuffix(r, ";")
+	if strings.HasSuffix(ref, ";") && len(r) == 0 {
+		return true // &semi;
+	}
+	return len(r) == 0 || !isAlnum(r[len(r)-1])
+}
+
+func isAlnum(c byte) bool { return isAlpha(c) || '0' <= c && c <= '9' }
+
+// run is the listing's state machine: one step per token, until the head
+// has ended or the bytes do.
+func (l *headLister) run(bodyCut bool) {
+	for {
+		t, ok := l.sc.next()
+		if !ok || t.open && !t.raw {
+			// The end of the bytes; a tag or comment they cut is none.
 			if l.open >= 0 {
-				t := &l.out.Tags[l.open]
-				t.Text, t.Close = string(l.text), CloseEOF
+				ht := &l.out.Tags[l.open]
+				ht.Text, ht.Close = string(l.text), CloseEOF
 			}
 			if l.out.End.By == "" {
 				l.out.End.By = "eof"
@@ -144,26 +255,43 @@ func (l *headLister) run(bodyCut bool) {
 				}
 			}
 			return
-		case html.TextToken:
-			if !l.textToken() {
-				return
-			}
-		case html.StartTagToken, html.SelfClosingTagToken:
-			if !l.startTag(tt) {
-				return
-			}
-		case html.EndTagToken:
-			if !l.endTag() {
-				return
-			}
+		}
+		l.pos = t.end
+		goOn := true
+		switch t.kind {
+		case tText:
+			goOn = l.textToken(t)
+		case tStart:
+			goOn = l.startTag(t)
+		case tEnd:
+			goOn = l.endTag(t)
+		}
+		if !goOn {
+			return
 		}
 	}
 }
 
-func (l *headLister) textToken() bool {
+// rawText reports whether an element's content is taken as it is, with no
+// character references (a script's, a style's), rather than as text (a
+// title's).
+func rawText(name string) bool {
+	return name != "title" && name != "textarea"
+}
+
+func (l *headLister) textToken(t token) bool {
+	b := newlines(l.b[t.start:t.end])
+	if t.raw && bytes.IndexByte(b, 0) >= 0 {
+		// A raw-text or RCDATA element's NUL is U+FFFD (WHATWG).
+		b = bytes.ReplaceAll(b, []byte{0}, []byte("\uFFFD"))
+	}
 	if l.open >= 0 {
 		if len(l.text) < 64<<10 {
-			l.text = append(l.text, l.z.Text()...)
+			if rawText(l.out.Tags[l.open].Name) {
+				l.text = append(l.text, b...)
+			} else {
+				l.text = append(l.text, charRefs(b)...)
+			}
 		}
 		return true
 	}
@@ -172,15 +300,14 @@ func (l *headLister) textToken() bool {
 	}
 	// Blank is HTML's whitespace only: a no-break space (&nbsp;) is text,
 	// and ends the head, in a browser and in the rewriter alike.
-	if t := bytes.Trim(l.z.Text(), " \t\n\f\r"); len(t) > 0 {
-		return !l.afterHead && l.implicitEnd("text", string(t))
+	if s := strings.Trim(charRefs(b), " \t\n\f\r"); s != "" {
+		return !l.afterHead && l.implicitEnd("text", s)
 	}
 	return true
 }
 
-func (l *headLister) startTag(tt html.TokenType) bool {
-	tok := l.z.Token()
-	name := tok.Data
+func (l *headLister) startTag(t token) bool {
+	name := l.tagName(t)
 	if l.template > 0 {
 		if name == "template" {
 			l.template++
@@ -188,7 +315,7 @@ func (l *headLister) startTag(tt html.TokenType) bool {
 		return true
 	}
 	if l.foreign > 0 {
-		if (name == "svg" || name == "math") && tt == html.StartTagToken {
+		if (name == "svg" || name == "math") && !t.selfClose {
 			l.foreign++
 		}
 		return true
@@ -197,7 +324,7 @@ func (l *headLister) startTag(tt html.TokenType) bool {
 	case "html", "head", "bgsound", "basefont":
 		return true
 	case "meta", "link", "base":
-		if !l.add(newHeadTag(tok, l.late)) {
+		if !l.add(l.newHeadTag(t, name)) {
 			l.full()
 			return false
 		}
@@ -205,23 +332,17 @@ func (l *headLister) startTag(tt html.TokenType) bool {
 		if l.afterHead && name == "noscript" {
 			return false // not a head element after </head>
 		}
-		t := newHeadTag(tok, l.late)
-		if tt == html.SelfClosingTagToken && name != "title" {
-			if !l.add(t) {
-				l.full()
-				return false
-			}
-			return true
-		}
-		if !l.add(t) {
+		if !l.add(l.newHeadTag(t, name)) {
 			l.full()
 			return false
 		}
-		l.open, l.text = len(l.out.Tags)-1, l.text[:0]
+		if !t.selfClose || name == "title" {
+			l.open, l.text = len(l.out.Tags)-1, l.text[:0]
+		}
 	case "template":
 		l.template = 1
 		if !l.late {
-			l.add(newHeadTag(tok, false))
+			l.add(l.newHeadTag(t, name))
 		}
 	case "body":
 		if !l.late && !l.afterHead {
@@ -229,7 +350,7 @@ func (l *headLister) startTag(tt html.TokenType) bool {
 		}
 		return false
 	default:
-		svg := (name == "svg" || name == "math") && tt == html.StartTagToken
+		svg := (name == "svg" || name == "math") && !t.selfClose
 		switch {
 		case l.late:
 			if svg {
@@ -248,22 +369,22 @@ func (l *headLister) startTag(tt html.TokenType) bool {
 	return true
 }
 
-func (l *headLister) endTag() bool {
-	tok := l.z.Token()
+func (l *headLister) endTag(t token) bool {
+	name := l.tagName(t)
 	switch {
 	case l.template > 0:
-		if tok.Data == "template" {
+		if name == "template" {
 			l.template--
 		}
 	case l.foreign > 0:
-		if tok.Data == "svg" || tok.Data == "math" {
+		if name == "svg" || name == "math" {
 			l.foreign--
 		}
-	case l.open >= 0 && tok.Data == l.out.Tags[l.open].Name:
-		t := &l.out.Tags[l.open]
-		t.Text, t.Close = string(l.text), CloseTag
+	case l.open >= 0 && name == l.out.Tags[l.open].Name:
+		ht := &l.out.Tags[l.open]
+		ht.Text, ht.Close = string(l.text), CloseTag
 		l.open = -1
-	case tok.Data == "head":
+	case name == "head":
 		if l.late {
 			return false
 		}
@@ -271,8 +392,8 @@ func (l *headLister) endTag() bool {
 			l.out.End, l.afterHead = HeadEnd{By: "</head>"}, true
 		}
 	case l.late:
-	case tok.Data == "body" || tok.Data == "html" || tok.Data == "br":
-		if l.afterHead || !l.implicitEnd("end tag", tok.Data) {
+	case name == "body" || name == "html" || name == "br":
+		if l.afterHead || !l.implicitEnd("end tag", name) {
 			return false
 		}
 	}
