@@ -51,7 +51,7 @@ type Options struct {
 	// Observe, in the in-process mode, returns a context whose requests
 	// report to fn what the handler did: the outcome, the upstream's head
 	// bytes and the rewrite's result (proxy.Observe, through
-	// internal/wire.AuditObserve). nil: pages carry no change record.
+	// app.AuditObserve). nil: pages carry no change record.
 	Observe func(ctx context.Context, fn func(outcome string, upstream []byte, res *rewrite.Result)) context.Context
 	// Upstream is the in-process mode's upstream base URL, so that a
 	// redirect the upstream answers with its own origin is read as the

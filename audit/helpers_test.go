@@ -162,7 +162,7 @@ func pageOf(r *Report, url string) *Page {
 }
 
 // withHeadgate gives an in-process Options headgate's own pipeline, as
-// internal/wire.AuditInProcess does for the commands (which this package's
+// app.AuditInProcess does for the commands (which this package's
 // tests can not import): the proxy for o.Config over o.Upstream, the
 // staging mode audited as production, sm (when set) as its sitemap handler.
 func withHeadgate(t testing.TB, o *Options, sm proxy.SitemapHandler) {
@@ -186,6 +186,6 @@ func withHeadgate(t testing.TB, o *Options, sm proxy.SitemapHandler) {
 	}
 	o.Handler = p
 	o.Observe = func(ctx context.Context, fn func(string, []byte, *rewrite.Result)) context.Context {
-		return proxy.Observe(ctx, func(r *proxy.Record) { fn(r.Outcome, r.Upstream, r.Result) })
+		return proxy.Observe(ctx, func(r *proxy.Record) { fn(string(r.Outcome), r.Upstream, r.Result) })
 	}
 }

@@ -10,6 +10,7 @@
 //	p, err := proxy.New(cfg, proxy.Options{Logger: log})  // an http.Handler for the public port
 //	admin := p.Admin()                                      // /metrics, /healthz, /readyz
 //	p.Swap(newCfg)                                          // atomic; requests in flight keep theirs
+//	defer p.Close()                                         // after the last request: stops the upstream_timeout sweeper
 //
 //	// or the whole process, as `headgate serve` runs it:
 //	err := proxy.Serve(ctx, "headgate.toml", proxy.ServeOptions{Options: o, Reload: hup})
@@ -28,7 +29,9 @@
 //     answered by it.
 //     Then SPEC §11's redirects (proxy/redirect.go): rules.Config.RedirectInto
 //     decides from the method, the Host (compared, never copied), the
-//     scheme headgate believes (server.trusted_proxies) and the target;
+//     scheme headgate believes (server.trusted_proxies, asked of
+//     internal/clientaddr, as the access log asks it for the client) and
+//     the target;
 //     headgate answers one redirect (or a 410) itself, counted in
 //     headgate_redirects_total{source,status} and outcome="redirected".
 //  4. Everything else goes through an httputil.ReverseProxy. Its Rewrite
@@ -70,12 +73,17 @@
 //
 // # Observing a request
 //
-// Observe(ctx, fn) makes the requests of ctx report a Record — the outcome,
+// Observe(ctx, fn) makes the requests of ctx report a Record — the
+// decision (Kind: refused, answered by headgate, forwarded with or without
+// rules), the Outcome, why a forwarded response passed the rewriter by
+// (Skip, set where decideResponse decides), the matched rules or redirect,
 // the upstream's status and headers as they came, a bounded copy of the
-// bytes the rewriter read, the change record — once, before the headers go
-// out. It is the one place the proxy tells what it did: the in-process
-// audit (through internal/wire) and the inspector (GET /inspect on the
-// admin listener) read it; every other request pays nothing for it.
+// bytes the rewriter read, the upstream head it read
+// (Result.UpstreamHead) and the change record — once, before the headers
+// go out. It is the one place the proxy tells what it did: the in-process
+// audit (through app), `headgate explain` and the inspector (GET /inspect
+// on the admin listener) render it and decide nothing; every other
+// request pays nothing for it.
 //
 // # Failures
 //
@@ -90,10 +98,12 @@
 //
 // # Metrics
 //
-// headgate_requests_total{outcome}: rewritten, passthrough,
-// skipped_too_large, skipped_encoding, skipped_charset, denied, sitemap,
-// robots, upstream_error, and besides SPEC §8: bad_request (a path refused
-// with 400), canceled (the client left before the upstream answered).
+// headgate_requests_total{outcome}: one value per Outcome constant —
+// rewritten, passthrough, skipped_too_large, skipped_encoding,
+// skipped_charset, skipped_fragment, skipped_rule, shadow, redirected,
+// denied, sitemap, robots, llms_txt, upstream_error, and besides SPEC §8:
+// bad_request (a path refused with 400), canceled (the client left before
+// the upstream answered), panic.
 // headgate_rewrite_duration_seconds, headgate_tags_written_total{kind},
 // headgate_tags_removed_total{kind}, headgate_urls_dropped_total{reason},
 // headgate_config_reloads_total{result} (ok, error, refused), and

@@ -7,14 +7,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/internal/hgtest"
-	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rules"
 )
 
 // front is headgate as `headgate serve` builds it — the proxy with
-// internal/wire's sitemap handler and the builtin:demo site, a JSON log and
+// app's sitemap handler and the builtin:demo site, a JSON log and
 // a registry of its own — behind two httptest servers (public and admin),
 // on 127.0.0.1: for the behaviour tests that need no binary (no signal,
 // reload, shutdown or process memory). The tests that do are in test/.
@@ -29,9 +29,9 @@ func serve(t *testing.T, c hgtest.Config) *front {
 	f := &front{Logs: &hgtest.LogBuffer{}}
 	log := slog.New(slog.NewJSONHandler(f.Logs, nil))
 	reg := prometheus.NewRegistry()
-	demo := &wire.Demo{Logger: log}
+	demo := &app.Demo{Logger: log}
 	t.Cleanup(demo.Close)
-	p, err := proxy.New(cfg, proxy.Options{Logger: log, Registry: reg, Sitemap: wire.Sitemaps(log, reg), Demo: demo.URL})
+	p, err := proxy.New(cfg, proxy.Options{Logger: log, Registry: reg, Sitemap: app.Sitemaps(log, reg), Demo: demo.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,8 +24,10 @@ type reqState struct {
 	m        *rules.Match
 	ae       acceptEncoding
 	w        *responseWriter
-	outcome  string
-	upstream int // the upstream's status; 0 when none answered
+	outcome  Outcome
+	kind     Kind // the decision on the request (Record.Kind)
+	skip     Skip // why a forwarded response was not rewritten (Record.Skip)
+	upstream int  // the upstream's status; 0 when none answered
 
 	etagMapped bool // If-None-Match held a current headgate tag
 	cancel     context.CancelCauseFunc
@@ -93,23 +95,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	target := requestTarget(r)
 	path, _, _ := strings.Cut(target, "?")
 	if rules.CheckPath(path) != nil {
-		rs.outcome = outBadRequest
+		rs.outcome, rs.kind = BadRequest, KindBadRequest
 		errorPage(rs.w, http.StatusBadRequest, "This address is not valid.")
 		return
 	}
 	rs.m = matchPool.Get().(*rules.Match)
 	st.cfg.ResolveInto(rs.m, target)
 	if rs.m.Deny {
-		rs.outcome = outDenied
+		rs.outcome, rs.kind = Denied, KindDeny
 		errorPage(rs.w, http.StatusNotFound, "There is nothing at this address.")
 		return
 	}
 	if st.sitemap != nil && st.sitemap.Handles(r.URL.Path) { // decoded: /sitemap%2Exml is /sitemap.xml
-		rs.outcome = outSitemap
+		rs.outcome, rs.kind = Sitemap, KindHeadgate
 		if r.URL.Path == "/robots.txt" {
-			rs.outcome = outRobots
+			rs.outcome = Robots
 		} else if path == "/llms.txt" {
-			rs.outcome = outLLMSTxt
+			rs.outcome = LLMSTxt
 		}
 		st.sitemap.ServeHTTP(rs.w, r)
 		return
@@ -119,6 +121,10 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if st.staging {
 		hdel(w.Header(), "X-Robots-Tag")
+	}
+	rs.kind = KindNoRules
+	if rs.m.Any() {
+		rs.kind = KindRules
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
@@ -152,7 +158,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	if v != nil {
 		switch {
 		case rs.body != nil && rs.body.err != nil && r.Context().Err() == nil:
-			rs.outcome = outUpstreamError
+			rs.outcome = UpstreamError
 			kind := "aborted"
 			if errors.Is(rs.body.err, codec.ErrBadEncoding) {
 				kind = "corrupt"
@@ -164,16 +170,16 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 		case v == http.ErrAbortHandler:
 			p.log.Debug("response aborted", "path", r.URL.Path)
 		default:
-			rs.outcome = "panic"
+			rs.outcome = Panic
 			p.log.Error("panic serving a request", "path", r.URL.Path, "panic", fmt.Sprint(v))
 		}
 	}
 	if rs.outcome == "" {
-		rs.outcome = outPassthrough
+		rs.outcome = Passthrough
 	}
-	rs.observed()          // when no header went out (an upgrade, a panic before one)
-	clocks.stop(&rs.clock) // stopped already, unless a phase panicked
-	inc(&p.m.outcomes, p.m.requests, rs.outcome)
+	rs.observed()            // when no header went out (an upgrade, a panic before one)
+	p.clocks.stop(&rs.clock) // stopped already, unless a phase panicked
+	inc(&p.m.outcomes, p.m.requests, string(rs.outcome))
 	if rs.st.cfg.Server.AccessLog {
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("client", rs.st.client(r)),
@@ -182,7 +188,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 			slog.Int("status", rs.w.status),
 			slog.Int64("bytes", rs.w.bytes),
 			slog.Duration("duration", time.Since(start)),
-			slog.String("outcome", rs.outcome),
+			slog.String("outcome", string(rs.outcome)),
 			slog.Int("upstream_status", rs.upstream),
 			slog.String("user_agent", r.UserAgent()),
 			slog.Any("rules", rulePatterns(rs.m)),
@@ -225,7 +231,7 @@ func (p *Proxy) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.Is(cause, context.Canceled):
 		// The client went away; nobody reads this answer.
 		if rs != nil {
-			rs.outcome = outCanceled
+			rs.outcome = Canceled
 		}
 		w.WriteHeader(http.StatusBadGateway)
 		return
@@ -244,7 +250,7 @@ func (p *Proxy) proxyError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	p.m.upstreamErrors.WithLabelValues(kind).Inc()
 	if rs != nil {
-		rs.outcome = outUpstreamError
+		rs.outcome = UpstreamError
 		if rs.st.staging {
 			hset(w.Header(), "X-Robots-Tag", stagingRobots)
 		}

@@ -201,8 +201,7 @@ func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
 	p.serveInspected(w, req)
 	elapsed := time.Since(start)
 
-	m := cfg.Resolve(target)
-	rep := buildReport(cfg, m, target, rec, w)
+	rep := buildReport(cfg, target, rec, w)
 	rep.UpstreamURL = strings.TrimRight(st.upstream.String(), "/") + target
 	rep.Elapsed = elapsed.Round(time.Millisecond).String()
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errInspectEnough) {

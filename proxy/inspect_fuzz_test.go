@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -31,8 +32,8 @@ func FuzzInspectHead(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, up, served []byte) {
-		a, endA, _ := headTagsOf(up, "text/html", false)
-		b, endB, _ := headTagsOf(served, "text/html; charset=windows-1252", true)
+		a, endA, _ := shownHead(rewrite.ListHead(up, "text/html", false))
+		b, endB, _ := shownHead(rewrite.ListHead(served, "text/html; charset=windows-1252", true))
 		if len(a) > maxHeadRows || len(b) > maxHeadRows {
 			t.Fatalf("%d and %d tags", len(a), len(b))
 		}

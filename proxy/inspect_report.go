@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,10 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/charset"
-
-	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
@@ -150,48 +145,18 @@ const (
 	maxLine        = 1000 // characters of one listed tag
 )
 
-// buildReport tells what the proxy did with target: up is the Record it
-// reported, rec what it served.
-func buildReport(cfg *rules.Config, m *rules.Match, target string, up *Record, rec *recorder) *inspectReport {
+// buildReport renders what the proxy did with target: up is the Record
+// it reported (its decision), rec what it served. It decides nothing: the
+// kind, the rules, the outcome and why a page was not rewritten are the
+// Record's.
+func buildReport(cfg *rules.Config, target string, up *Record, rec *recorder) *inspectReport {
 	rep := &inspectReport{Path: target, URL: strings.TrimRight(cfg.Site.BaseURL, "/") + target}
-	path, _, _ := strings.Cut(target, "?")
-
-	// The decision.
-	d := &rep.Decision
-	d.Rules = []inspectRule{}
-	for i, mr := range m.Matched {
-		d.Rules = append(d.Rules, inspectRule{
-			Pattern: m.Patterns()[i],
-			Where:   fmt.Sprintf("%s:%d", cfg.File, mr.Rule.Line),
-			Params:  params(mr.Params),
-		})
+	m := up.Match
+	if m == nil {
+		m = &rules.Match{} // refused before resolving (a 400): no rules
 	}
-	d.Locale = m.Locale
-	if m.Any() {
-		d.Policy = string(m.Policy())
-	}
+	reportDecision(&rep.Decision, cfg, m, up, rec)
 	status := rec.status
-	loc := rec.h.Get("Location")
-	switch {
-	case rules.CheckPath(path) != nil:
-		d.Kind, d.Summary = "bad_request", "headgate answers 400 itself (a dot segment, a NUL or bad percent-encoding); nothing is forwarded."
-	case m.Deny:
-		d.Kind, d.Summary = "deny", "A deny rule matches: headgate answers 404 itself; nothing is forwarded."
-	case status >= 300 && status < 400 && loc != "":
-		d.Kind, d.Location, d.Status = "redirect", loc, status
-		d.By = "headgate"
-		if up.UpstreamStatus != 0 {
-			d.By = "upstream"
-		}
-		d.Summary = fmt.Sprintf("Redirect: %d to %s, answered by %s.", status, loc, d.By)
-	case up.UpstreamStatus == 0 && status != 0 && status < 300:
-		d.Kind, d.Summary = "headgate", "headgate answers this path itself (sitemap or robots.txt)."
-	case m.Any():
-		d.Kind, d.Summary = "rules", fmt.Sprintf("%d rule(s) match, merged in this order (the later, more specific, wins).", len(m.Matched))
-	default:
-		d.Kind, d.Summary = "no_rules", "No rule matches: headgate only corrects the upstream's own tags (site.correct_upstream)."
-	}
-	d.Status = status
 
 	// Status and headers.
 	rep.Served.Status = status
@@ -215,24 +180,72 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, up *Record, r
 		rep.Outcome, rep.Reason = string(up.Result.Outcome), up.Result.Reason
 		rep.Cached, rep.Plan = up.Result.Cached, string(up.Result.Plan)
 	case up.UpstreamStatus != 0:
-		rep.Outcome = "passthrough"
-		rep.Reason = notRewritten(up, m, cfg)
+		rep.Outcome, rep.Reason = string(Passthrough), up.SkipReason()
 	default:
 		rep.Outcome = "not forwarded"
 	}
 	rep.Changes = []inspectChange{}
-	var changes []rewrite.Change
 	if up.Result != nil {
-		changes = up.Result.Changes
+		for _, c := range up.Result.Changes {
+			rep.Changes = append(rep.Changes, inspectChange{
+				Action: string(c.Action), Identity: c.Identity, Key: c.Key,
+				Value: showText(clip(c.Value, maxLine)), Reason: changeReason(cfg, m, c),
+			})
+		}
 	}
-	for _, c := range changes {
-		rep.Changes = append(rep.Changes, inspectChange{
-			Action: string(c.Action), Identity: c.Identity, Key: c.Key,
-			Value: showText(clip(c.Value, maxLine)), Reason: changeReason(cfg, m, c),
+	servedTags := reportHeads(rep, up, rec)
+	if servedTags != nil && status == http.StatusOK {
+		rep.Search, rep.Card = previews(cfg, target, servedTags)
+	}
+	return rep
+}
+
+// reportDecision renders the Record's decision: its kind, the rules it
+// matched, and for a forwarded request what the upstream answered when
+// that was a redirect.
+func reportDecision(d *inspectDecision, cfg *rules.Config, m *rules.Match, up *Record, rec *recorder) {
+	d.Rules = []inspectRule{}
+	for i, mr := range m.Matched {
+		d.Rules = append(d.Rules, inspectRule{
+			Pattern: m.Patterns()[i],
+			Where:   fmt.Sprintf("%s:%d", cfg.File, mr.Rule.Line),
+			Params:  params(mr.Params),
 		})
 	}
+	d.Locale = m.Locale
+	if m.Any() {
+		d.Policy = string(m.Policy())
+	}
+	status := rec.status
+	loc := rec.h.Get("Location")
+	switch kind := up.Kind; {
+	case kind == KindBadRequest:
+		d.Kind, d.Summary = string(kind), "headgate answers 400 itself (a dot segment, a NUL or bad percent-encoding); nothing is forwarded."
+	case kind == KindDeny:
+		d.Kind, d.Summary = string(kind), "A deny rule matches: headgate answers 404 itself; nothing is forwarded."
+	case status >= 300 && status < 400 && loc != "":
+		// headgate's redirect, or the upstream's passed on.
+		d.Kind, d.Location, d.By = string(KindRedirect), loc, "headgate"
+		if up.UpstreamStatus != 0 {
+			d.By = "upstream"
+		}
+		d.Summary = fmt.Sprintf("Redirect: %d to %s, answered by %s.", status, loc, d.By)
+	case kind == KindRedirect: // a 410 of §11
+		d.Kind, d.Summary = string(kind), fmt.Sprintf("headgate answers %d itself (a redirect rule or table, SPEC §11); nothing is forwarded.", status)
+	case kind == KindHeadgate:
+		d.Kind, d.Summary = string(kind), "headgate answers this path itself (sitemap or robots.txt)."
+	case kind == KindRules:
+		d.Kind, d.Summary = string(kind), fmt.Sprintf("%d rule(s) match, merged in this order (the later, more specific, wins).", len(m.Matched))
+	default:
+		d.Kind, d.Summary = string(KindNoRules), "No rule matches: headgate only corrects the upstream's own tags (site.correct_upstream)."
+	}
+	d.Status = status
+}
 
-	// The heads.
+// reportHeads lists both heads side by side and returns the served
+// head's tags: the upstream's as the rewriter read them, or as passed
+// through; the served one as it went out.
+func reportHeads(rep *inspectReport, up *Record, rec *recorder) []itag {
 	servedType := rec.h.Get("Content-Type")
 	upType := servedType
 	if up.UpstreamHeader != nil {
@@ -247,17 +260,17 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, up *Record, r
 	switch {
 	case up.Result != nil:
 		rep.UpstreamHead = "the upstream's bytes as the rewriter read them (after any content coding)"
-		upTags, rep.HeadEnd.Upstream, upCut = headTagsOf(up.Upstream, upType, up.UpstreamCut)
+		upTags, rep.HeadEnd.Upstream, upCut = shownHead(upstreamHead(up, upType))
 	case up.UpstreamStatus != 0 && htmlType(upType) && !encoded(rec.h):
 		rep.UpstreamHead = "the upstream's bytes, passed through unchanged"
-		upTags, rep.HeadEnd.Upstream, upCut = headTagsOf(rec.body, upType, rec.full)
+		upTags, rep.HeadEnd.Upstream, upCut = shownHead(rewrite.ListHead(rec.body, upType, rec.full))
 	case up.UpstreamStatus != 0:
 		rep.UpstreamHead = "not shown: the upstream's response is not an HTML page headgate reads (Content-Type " + quoteOrNone(upType) + ")"
 	default:
 		rep.UpstreamHead = "none: the upstream was not asked, or did not answer"
 	}
 	if htmlType(servedType) && !encoded(rec.h) {
-		servedTags, rep.HeadEnd.Served, servedCut = headTagsOf(rec.body, servedType, rec.full)
+		servedTags, rep.HeadEnd.Served, servedCut = shownHead(rewrite.ListHead(rec.body, servedType, rec.full))
 	} else if encoded(rec.h) {
 		rep.Notes = append(rep.Notes, "The served body is content-coded ("+rec.h.Get("Content-Encoding")+"): its head is not shown.")
 	}
@@ -265,11 +278,7 @@ func buildReport(cfg *rules.Config, m *rules.Match, target string, up *Record, r
 		rep.Notes = append(rep.Notes, fmt.Sprintf("A head is longer than the inspector lists (%d tags, or max_head_bytes): the list is cut.", maxHeadRows))
 	}
 	rep.Heads = alignHeads(upTags, servedTags)
-
-	if servedTags != nil && status == http.StatusOK {
-		rep.Search, rep.Card = previews(cfg, target, servedTags)
-	}
-	return rep
+	return servedTags
 }
 
 func params(ps []rules.Param) []inspectParam {
@@ -278,31 +287,6 @@ func params(ps []rules.Param) []inspectParam {
 		out[i] = inspectParam{p.Name, p.Value}
 	}
 	return out
-}
-
-func quoteOrNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return fmt.Sprintf("%q", s)
-}
-
-// notRewritten says why the proxy passed a response through without
-// running the rewriter.
-func notRewritten(up *Record, m *rules.Match, cfg *rules.Config) string {
-	ct := up.UpstreamHeader.Get("Content-Type")
-	switch {
-	case up.UpstreamStatus != http.StatusOK:
-		return fmt.Sprintf("the upstream answered %d: only 200 responses are rewritten", up.UpstreamStatus)
-	case !htmlType(ct):
-		return "not HTML (Content-Type " + quoteOrNone(ct) + "): only headers apply (SPEC §4.8)"
-	case !m.Any() && !cfg.Site.CorrectUpstream:
-		return "no rule matches and correct_upstream is off: nothing could change"
-	}
-	if _, ok := codec.Normalize(up.UpstreamHeader.Get("Content-Encoding")); !ok {
-		return "a content coding headgate does not decode"
-	}
-	return ""
 }
 
 // changeReason is a change's reason, or what makes a rule write or replace.
@@ -364,295 +348,6 @@ func headerRows(h, up http.Header) []headerRow {
 	}
 	return rows
 }
-
-// itag is one tag of a head, as listed.
-type itag struct {
-	key   string // identity for pairing, with an occurrence number
-	line  string // the tag, serialized on one line
-	name  string
-	attrs map[string]string // first value of each attribute
-	text  string            // a title's text, a script's content
-	late  bool              // after the head's implicit end (lateTag)
-}
-
-// headTagsOf lists the head's tags of an HTML document's first bytes, one
-// per line, decoded from the document's charset. end says what ended the
-// head; cut reports a list that is not complete.
-func headTagsOf(b []byte, contentType string, bodyCut bool) (tags []itag, end string, cut bool) {
-	if enc, name, _ := charset.DetermineEncoding(b[:min(len(b), 1024)], contentType); name != "utf-8" && enc != nil {
-		if d, err := enc.NewDecoder().Bytes(b); err == nil {
-			b = d
-		}
-	}
-	z := html.NewTokenizer(bytes.NewReader(b))
-	z.SetMaxBuf(len(b) + 1)
-	seen := map[string]int{}
-	add := func(t itag) bool {
-		if len(tags) >= maxHeadRows {
-			cut = true
-			return false
-		}
-		n := seen[t.key]
-		seen[t.key] = n + 1
-		if n > 0 {
-			t.key = fmt.Sprintf("%s #%d", t.key, n+1)
-		}
-		tags = append(tags, t)
-		return true
-	}
-	var open *itag // a title, script, style or noscript awaiting its text
-	var text strings.Builder
-	template := 0
-	pos := 0           // bytes of b tokenized so far
-	afterHead := false // after a literal </head>: head elements still belong to the head
-	late := false      // in the stretch after an implicit end
-	foreign := 0       // depth of <svg> and <math> in the stretch
-	// implicitEnd is where the head ends before a literal </head> or
-	// <body>, as the rewriter reads it (rewrite/reader.go): the tags up to
-	// that literal are read on (a parser puts them in the body, and
-	// headgate replaces there what it writes), so that both sides show the
-	// tags the change list names. It reports whether the scan goes on.
-	implicitEnd := func(what string) bool {
-		end = what
-		late = !afterHead && lateLiteral(b[pos:])
-		return late
-	}
-	for {
-		tt := z.Next()
-		pos += len(z.Raw())
-		switch tt {
-		case html.ErrorToken:
-			if open != nil {
-				open.text = text.String()
-				open.line += showText(open.text) + " (not closed)"
-				add(*open)
-			}
-			if end == "" {
-				end = "the end of what was read"
-				if bodyCut {
-					cut = true
-				}
-			}
-			return tags, end, cut
-		case html.TextToken:
-			if open != nil {
-				if text.Len() < 64<<10 {
-					text.Write(z.Text())
-				}
-				continue
-			}
-			if template > 0 || late || foreign > 0 {
-				continue
-			}
-			// Blank is HTML's whitespace only: a no-break space
-			// (&nbsp;) is text, and ends the head, in a browser and in
-			// the rewriter alike.
-			if t := bytes.Trim(z.Text(), " \t\n\f\r"); len(t) > 0 {
-				if afterHead {
-					return tags, end, cut
-				}
-				if !implicitEnd("text " + clip(showText(string(t)), 40)) {
-					return tags, end, cut
-				}
-			}
-		case html.StartTagToken, html.SelfClosingTagToken:
-			tok := z.Token()
-			name := tok.Data
-			if template > 0 {
-				if name == "template" {
-					template++
-				}
-				continue
-			}
-			if foreign > 0 {
-				if (name == "svg" || name == "math") && tt == html.StartTagToken {
-					foreign++
-				}
-				continue
-			}
-			switch name {
-			case "html", "head", "bgsound", "basefont":
-				continue
-			case "meta", "link", "base":
-				if !add(lateTag(newTag(tok), late)) {
-					return tags, "", true
-				}
-			case "title", "script", "style", "noscript", "noframes":
-				if afterHead && name == "noscript" {
-					return tags, end, cut // not a head element after </head>
-				}
-				t := lateTag(newTag(tok), late)
-				if tt == html.SelfClosingTagToken && name != "title" {
-					if !add(t) {
-						return tags, "", true
-					}
-					continue
-				}
-				open = &t
-				text.Reset()
-			case "template":
-				template = 1
-				if !late {
-					t := newTag(tok)
-					t.line += "…</template>"
-					add(t)
-				}
-			case "body":
-				if !late && !afterHead {
-					end = "<body>"
-				}
-				return tags, end, cut
-			default:
-				svg := (name == "svg" || name == "math") && tt == html.StartTagToken
-				switch {
-				case late:
-					if svg {
-						foreign = 1 // their <title> and <link> are not HTML's
-					}
-				case afterHead:
-					return tags, end, cut
-				case !implicitEnd("<" + clip(showText(name), 40) + ">"):
-					return tags, end, cut
-				default:
-					if svg {
-						foreign = 1
-					}
-				}
-			}
-		case html.EndTagToken:
-			tok := z.Token()
-			switch {
-			case template > 0:
-				if tok.Data == "template" {
-					template--
-				}
-			case foreign > 0:
-				if tok.Data == "svg" || tok.Data == "math" {
-					foreign--
-				}
-			case open != nil && tok.Data == open.name:
-				open.text = text.String()
-				if open.name == "script" && isLDType(open.attrs["type"]) {
-					open.key = "jsonld"
-				}
-				open.line += showText(clip(collapse(open.text), 400)) + "</" + open.name + ">"
-				if open.late {
-					open.line += lateNote
-				}
-				t := *open
-				open = nil
-				if !add(t) {
-					return tags, "", true
-				}
-			case tok.Data == "head":
-				if late {
-					return tags, end, cut
-				}
-				if !afterHead {
-					end, afterHead = "</head>", true
-				}
-			case late:
-			case tok.Data == "body" || tok.Data == "html" || tok.Data == "br":
-				if afterHead || !implicitEnd("</"+showText(tok.Data)+">") {
-					return tags, end, cut
-				}
-			}
-		}
-	}
-}
-
-// lateNote marks a tag of the stretch after the head's implicit end.
-const lateNote = "   (after the head's end: a parser puts it in the body)"
-
-// lateTag marks a tag read after the head's implicit end; a title or
-// script gets the note once its text is in.
-func lateTag(t itag, late bool) itag {
-	t.late = late
-	if late && t.name != "title" && t.name != "script" && t.name != "style" && t.name != "noscript" {
-		t.line += lateNote
-	}
-	return t
-}
-
-// lateLiteral reports whether a literal "</head" or "<body" stands in b,
-// as the rewriter looks for one after the head's implicit end.
-func lateLiteral(b []byte) bool {
-	for i := 0; i < len(b); {
-		j := bytes.IndexByte(b[i:], '<')
-		if j < 0 {
-			return false
-		}
-		i += j
-		if r := b[i:min(len(b), i+6)]; bytes.EqualFold(r, []byte("</head")) || bytes.EqualFold(r[:min(len(r), 5)], []byte("<body")) {
-			return true
-		}
-		i++
-	}
-	return false
-}
-
-func isLDType(t string) bool {
-	t, _, _ = strings.Cut(t, ";")
-	return strings.EqualFold(strings.TrimSpace(t), "application/ld+json")
-}
-
-func newTag(tok html.Token) itag {
-	t := itag{name: tok.Data, attrs: map[string]string{}}
-	for _, a := range tok.Attr {
-		if _, ok := t.attrs[a.Key]; !ok {
-			t.attrs[a.Key] = a.Val
-		}
-	}
-	at := func(k string) string { return strings.ToLower(strings.TrimSpace(t.attrs[k])) }
-	switch tok.Data {
-	case "meta":
-		switch {
-		case has(t.attrs, "charset"):
-			t.key = "meta charset"
-		case has(t.attrs, "name"):
-			t.key = "meta name=" + at("name")
-		case has(t.attrs, "property"):
-			t.key = "meta property=" + at("property")
-		case has(t.attrs, "http-equiv"):
-			t.key = "meta http-equiv=" + at("http-equiv")
-		case has(t.attrs, "itemprop"):
-			t.key = "meta itemprop=" + at("itemprop")
-		default:
-			t.key = "meta"
-		}
-	case "link":
-		rel := strings.Fields(at("rel"))
-		slices.Sort(rel)
-		switch {
-		case slices.Contains(rel, "canonical"):
-			t.key = "link canonical"
-		case slices.Contains(rel, "alternate") && has(t.attrs, "hreflang"):
-			t.key = "link alternate hreflang=" + at("hreflang")
-		default:
-			t.key = "link " + strings.Join(rel, " ") + " " + t.attrs["href"]
-		}
-	case "script":
-		t.key = "script " + t.attrs["src"]
-		if isLDType(t.attrs["type"]) {
-			t.key = "jsonld"
-		}
-	default:
-		t.key = tok.Data
-	}
-	// The tag as source, on one line: names lower-cased, values quoted.
-	var b strings.Builder
-	t.key = clip(showText(t.key), maxLine)
-	b.WriteString("<" + showText(tok.Data))
-	for _, a := range tok.Attr {
-		b.WriteString(" " + showText(a.Key))
-		b.WriteString(`="` + showText(strings.ReplaceAll(a.Val, `"`, "&quot;")) + `"`)
-	}
-	b.WriteString(">")
-	t.line = clip(b.String(), maxLine)
-	return t
-}
-
-func has(m map[string]string, k string) bool { _, ok := m[k]; return ok }
 
 // showText makes s one printable line: invalid UTF-8 as \xNN, line breaks
 // and other control characters as \n, \r, \t or \u00NN.

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/headgate/headgate/internal/codec"
-	"github.com/headgate/headgate/rewrite"
 )
 
 // The compressed bytes headgate keeps while it looks for the end of a
@@ -43,7 +42,7 @@ func (p *Proxy) passRecorded(res *http.Response, rs *reqState, dec codec.Decoder
 	body := rs.body
 	body.replay()
 	res.Body = body
-	rs.outcome = string(rewrite.SkippedTooLarge)
+	rs.outcome = SkippedTooLarge
 	p.m.recordLimits.Inc()
 	p.log.Info("head not rewritten", "path", rs.m.Path, "outcome", rs.outcome,
 		"reason", "the compressed head passed the recording limit", "limit", body.limit)

@@ -10,22 +10,6 @@ import (
 	"github.com/headgate/headgate/rules"
 )
 
-// Outcomes of headgate_requests_total besides the rewriter's own
-// (rewritten, passthrough, skipped_too_large, skipped_charset).
-const (
-	outSkippedEncoding = "skipped_encoding" // a content coding headgate does not decode
-	outDenied          = "denied"           // a deny rule: 404 from headgate
-	outSitemap         = "sitemap"          // answered by the sitemap handler
-	outRobots          = "robots"           // /robots.txt answered by the sitemap handler
-	outLLMSTxt         = "llms_txt"         // /llms.txt answered by the sitemap handler
-	outUpstreamError   = "upstream_error"   // refused, timed out, corrupt or cut short
-	outBadRequest      = "bad_request"      // a path rules.CheckPath refuses: 400 from headgate
-	outCanceled        = "canceled"         // the client went away before the upstream answered
-	outShadow          = "shadow"           // shadow mode: served unchanged, the rules would have changed it
-	outPassthrough     = string(rewrite.Unchanged)
-	outSkippedRule     = "skipped_rule" // a rule says rewrite = false (§16.1)
-)
-
 type metrics struct {
 	requests       *prometheus.CounterVec
 	rewriteSeconds prometheus.Histogram
@@ -116,9 +100,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	// Make the series exist from the start, so dashboards and alerts see
 	// zeros instead of gaps.
-	for _, o := range []string{string(rewrite.Rewritten), outPassthrough, string(rewrite.SkippedTooLarge),
-		outSkippedEncoding, string(rewrite.SkippedCharset), string(rewrite.SkippedFragment), outSkippedRule, outDenied, outSitemap, outRobots, outLLMSTxt, outUpstreamError, outBadRequest, outShadow} {
-		m.requests.WithLabelValues(o)
+	for _, o := range []Outcome{Rewritten, Passthrough, SkippedTooLarge,
+		SkippedEncoding, SkippedCharset, SkippedFragment, SkippedRule, Denied, Sitemap, Robots, LLMSTxt, UpstreamError, BadRequest, Shadow} {
+		m.requests.WithLabelValues(string(o))
 	}
 	for _, r := range []string{"ok", "error", "refused"} {
 		m.reloads.WithLabelValues(r)

@@ -9,33 +9,6 @@ import (
 	"github.com/headgate/headgate/rules"
 )
 
-// Record is what the proxy did with one request: the one change record it
-// reports, to every observer alike (the in-process audit, the inspector).
-// Everything in it is the observer's to keep.
-type Record struct {
-	// Outcome is the label of headgate_requests_total.
-	Outcome string
-	// UpstreamStatus and UpstreamHeader are the upstream's answer as it
-	// came, before headgate changed it; 0 and nil when no upstream
-	// answered (headgate answered itself, or asking failed).
-	UpstreamStatus int
-	UpstreamHeader http.Header
-	// Upstream is a copy of the decoded upstream bytes the rewriter read
-	// (the head and what came with it), at most max_head_bytes + 80 KiB:
-	// every byte the rewriter reads, but for a last read over 16 KiB.
-	// UpstreamCut says it was cut there. nil when the rewriter read none.
-	Upstream    []byte
-	UpstreamCut bool
-	// Result is the rewrite's result; nil when the rewriter did not run.
-	Result *rewrite.Result
-	// Match is the rules the request resolved to; nil when it was refused
-	// before (a 400).
-	Match *rules.Match
-	// Redirect is the redirect (or 410) headgate answered, or in shadow
-	// mode would have; nil when none.
-	Redirect *rules.Redirect
-}
-
 // Observer receives the Record of one request, once, just before its
 // response headers go out (or, when none go out, as the request ends).
 type Observer func(*Record)
@@ -120,10 +93,10 @@ func (rs *reqState) observed() {
 	}
 	hk.told = true
 	rec := hk.rec
-	rec.Outcome = rs.outcome
+	rec.Outcome, rec.Kind, rec.Skip = rs.outcome, rs.kind, rs.skip
 	rec.Match = rs.m
 	if rec.Outcome == "" {
-		rec.Outcome = outPassthrough
+		rec.Outcome = Passthrough
 	}
 	if rs.result != nil {
 		res := *rs.result

@@ -58,7 +58,7 @@ deny = true
 	t.Run("rewritten", func(t *testing.T) {
 		w, recs := serve("/p")
 		r := recs[0]
-		if r.Outcome != string(rewrite.Rewritten) || r.UpstreamStatus != 200 {
+		if r.Outcome != Outcome(rewrite.Rewritten) || r.UpstreamStatus != 200 {
 			t.Fatalf("outcome %q, upstream status %d", r.Outcome, r.UpstreamStatus)
 		}
 		if got := r.UpstreamHeader.Get("ETag"); got != `"up1"` {
@@ -80,7 +80,7 @@ deny = true
 	t.Run("not HTML", func(t *testing.T) {
 		_, recs := serve("/asset.css")
 		r := recs[0]
-		if r.Outcome != outPassthrough || r.UpstreamStatus != 200 || r.Result != nil || r.Upstream != nil {
+		if r.Outcome != Passthrough || r.UpstreamStatus != 200 || r.Result != nil || r.Upstream != nil {
 			t.Errorf("%+v", r)
 		}
 		if r.UpstreamHeader.Get("Content-Type") != "text/css" {
@@ -95,13 +95,13 @@ deny = true
 	})
 	t.Run("denied", func(t *testing.T) {
 		w, recs := serve("/internal/x")
-		if r := recs[0]; r.Outcome != outDenied || r.UpstreamStatus != 0 || r.UpstreamHeader != nil || w.Code != 404 {
+		if r := recs[0]; r.Outcome != Denied || r.UpstreamStatus != 0 || r.UpstreamHeader != nil || w.Code != 404 {
 			t.Errorf("%d %+v", w.Code, r)
 		}
 	})
 	t.Run("bad request", func(t *testing.T) {
 		_, recs := serve("/a/%2e%2e/b")
-		if r := recs[0]; r.Outcome != outBadRequest || r.UpstreamStatus != 0 {
+		if r := recs[0]; r.Outcome != BadRequest || r.UpstreamStatus != 0 {
 			t.Errorf("%+v", r)
 		}
 	})

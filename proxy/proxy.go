@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/headgate/headgate/internal/clientaddr"
 	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
@@ -42,7 +43,7 @@ type Options struct {
 	Sitemap func(cfg *rules.Config, fetch func(ctx context.Context, path string) (io.ReadCloser, error)) SitemapHandler
 	// Demo returns the address of the builtin:demo upstream, starting it on
 	// first use; nil: a config whose upstream is builtin:demo is refused.
-	// cmd/headgate supplies it (internal/wire.Demo): the proxy knows no
+	// cmd/headgate supplies it (app.Demo): the proxy knows no
 	// demo site.
 	Demo func() (*url.URL, error)
 }
@@ -67,7 +68,8 @@ type Proxy struct {
 	swapMu  sync.Mutex // serialises Swap
 	ready   readiness
 	bufPool bufferPool
-	idle    idleConns // the public port's idle keep-alive connections (limits.go)
+	idle    idleConns  // the public port's idle keep-alive connections (limits.go)
+	clocks  *deadlines // upstream_timeout's clocks (timer.go); their sweeper runs until Close
 }
 
 // state is everything that changes with the config; requests load it once.
@@ -82,8 +84,9 @@ type state struct {
 	warned    sync.Map       // refused rule values already logged under this config
 	plans     *rewrite.Cache // rewrites of heads already seen, under this config
 
-	redirects      bool           // the config redirects something (§11)
-	redirectErrors redirectErrors // requests whose redirect rules could not be followed
+	trust          clientaddr.Trust // server.trusted_proxies: who the client is, and its scheme
+	redirects      bool             // the config redirects something (§11)
+	redirectErrors redirectErrors   // requests whose redirect rules could not be followed
 }
 
 // New returns a Proxy serving cfg.
@@ -114,7 +117,18 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 	if err := p.Swap(cfg); err != nil {
 		return nil, err
 	}
+	p.clocks = newDeadlines()
 	return p, nil
+}
+
+// Close stops what New started: the goroutine that keeps
+// server.upstream_timeout's clocks. Call it once no request is served any
+// more (after http.Server.Shutdown); a request still in flight then keeps
+// no upstream_timeout. It always returns nil; calling it again does
+// nothing.
+func (p *Proxy) Close() error {
+	p.clocks.close()
+	return nil
 }
 
 // flushInterval is how soon a rewritten response's bytes reach the client
@@ -138,6 +152,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 		cfg:     cfg,
 		shadow:  cfg.Site.Mode == rules.ModeShadow,
 		staging: cfg.Site.Mode == rules.ModeStaging,
+		trust:   clientaddr.New(cfg.Server.TrustedProxies),
 	}
 	st.redirects = cfg.HasRedirects()
 	p.warnRedirects(cfg)
@@ -257,15 +272,15 @@ func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
 	}
 	d := rs.st.cfg.Server.UpstreamTimeout
 	if r.Body == nil || r.Body == http.NoBody {
-		clocks.start(&rs.clock, phaseHeader, d)
+		p.clocks.start(&rs.clock, phaseHeader, d)
 	} else {
 		// As ResponseHeaderTimeout did, the wait for the headers starts
 		// once the request's body is written: a slow upload is the
 		// client's time, not the upstream's.
-		r.Body = &bodyClock{ReadCloser: r.Body, c: &rs.clock, d: d}
+		r.Body = &bodyClock{ReadCloser: r.Body, clocks: p.clocks, c: &rs.clock, d: d}
 	}
 	res, err := rs.st.transport.RoundTrip(r)
-	clocks.endHeader(&rs.clock)
+	p.clocks.endHeader(&rs.clock)
 	return res, err
 }
 

@@ -58,6 +58,7 @@ func newTestProxy(t testing.TB, h http.HandlerFunc, extra string) (*Proxy, *http
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { p.Close() })
 	front := httptest.NewServer(p)
 	t.Cleanup(front.Close)
 	return p, front

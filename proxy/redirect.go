@@ -4,20 +4,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
-	"net/netip"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/headgate/headgate/internal/clientaddr"
 	"github.com/headgate/headgate/rules"
 )
-
-// outRedirected is the outcome of a request headgate answered with a
-// redirect (or a 410) of §11 itself.
-const outRedirected = "redirected"
 
 // redirectMetrics counts the redirects headgate answers.
 type redirectMetrics struct {
@@ -38,7 +33,7 @@ func newRedirectMetrics(reg prometheus.Registerer, m *metrics) (*redirectMetrics
 	if err := reg.Register(rm.total); err != nil {
 		return nil, err
 	}
-	m.requests.WithLabelValues(outRedirected)
+	m.requests.WithLabelValues(string(Redirected))
 	return rm, nil
 }
 
@@ -96,7 +91,7 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 	}
 	https := false
 	if st.cfg.Normalize.HTTPS { // the only rule that asks how the request came
-		_, https = st.peer(r)
+		https = st.trust.HTTPS(r)
 	}
 	var rd rules.Redirect // on the stack: only its Location is allocated
 	ok, err := st.cfg.RedirectInto(rules.RedirectRequest{Method: r.Method, Host: r.Host, HTTPS: https, Target: target}, &rd)
@@ -125,7 +120,7 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 			"location", rd.Location, "source", rd.Source, "where", rd.Where())
 		return false
 	}
-	rs.outcome, rs.redirect = outRedirected, rd.Source
+	rs.outcome, rs.kind, rs.redirect = Redirected, KindRedirect, rd.Source
 	writeRedirect(rs.w, r, &rd)
 	return true
 }
@@ -205,99 +200,7 @@ func appendHTMLEscaped(b []byte, s string) []byte {
 	return append(b, s[last:]...)
 }
 
-// ---- trusted proxies (§11.1, §17) ----
-
-// trusted reports whether the peer at remoteAddr is in
-// server.trusted_proxies.
-func (st *state) trusted(remoteAddr string) bool {
-	ps := st.cfg.Server.TrustedProxies
-	if len(ps) == 0 {
-		return false
-	}
-	ap, err := netip.ParseAddrPort(remoteAddr)
-	if err != nil {
-		return false
-	}
-	return inPrefixes(ps, ap.Addr())
-}
-
-func inPrefixes(ps []netip.Prefix, a netip.Addr) bool {
-	a = a.Unmap()
-	for _, p := range ps {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-// peer returns the client's address and whether the request arrived over
-// https, as headgate believes them: from a trusted proxy its
-// X-Forwarded-For (the rightmost address that is not itself a trusted
-// proxy) and X-Forwarded-Proto (else Forwarded: proto=); from any other
-// peer what headgate saw.
-func (st *state) peer(r *http.Request) (client string, https bool) {
-	host := clientAddr(r)
-	https = r.TLS != nil
-	if !st.trusted(r.RemoteAddr) {
-		return host, https
-	}
-	if proto := forwardedProto(r.Header); proto != "" {
-		https = proto == "https"
-	}
-	if c := forwardedClient(hvalues(r.Header, "X-Forwarded-For"), st.cfg.Server.TrustedProxies); c != "" {
-		host = c
-	}
-	return host, https
-}
-
-// forwardedProto is the scheme a trusted proxy says the client used:
-// X-Forwarded-Proto's first value, else the first proto= of Forwarded;
-// "" when neither says.
-func forwardedProto(h http.Header) string {
-	if v := hget(h, "X-Forwarded-Proto"); v != "" {
-		v, _, _ = strings.Cut(v, ",")
-		return strings.ToLower(strings.TrimSpace(v))
-	}
-	for _, v := range hvalues(h, "Forwarded") {
-		first, _, _ := strings.Cut(v, ",")
-		for _, kv := range strings.Split(first, ";") {
-			k, val, ok := strings.Cut(strings.TrimSpace(kv), "=")
-			if ok && strings.EqualFold(k, "proto") {
-				return strings.ToLower(strings.Trim(val, `"`))
-			}
-		}
-		break
-	}
-	return ""
-}
-
-// forwardedClient walks X-Forwarded-For from the right past trusted
-// proxies: the first address that is not one is the client. A value that
-// is not an address ends the walk (what follows it can not be believed).
-func forwardedClient(vals []string, ps []netip.Prefix) string {
-	var parts []string
-	for _, v := range vals {
-		parts = append(parts, strings.Split(v, ",")...)
-	}
-	client := ""
-	for i := len(parts) - 1; i >= 0; i-- {
-		s := strings.TrimSpace(parts[i])
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			if ap, err2 := netip.ParseAddrPort(s); err2 == nil {
-				a = ap.Addr()
-			} else {
-				break
-			}
-		}
-		client = a.Unmap().String()
-		if !inPrefixes(ps, a) {
-			break
-		}
-	}
-	return client
-}
+// ---- trusted proxies (§11.1, §17): internal/clientaddr decides ----
 
 // setForwarded writes the X-Forwarded-* headers of the upstream request:
 // a trusted peer's X-Forwarded-For is extended with the peer's address
@@ -305,7 +208,7 @@ func forwardedClient(vals []string, ps []netip.Prefix) string {
 // replaced with what headgate saw (ReverseProxy has already removed them
 // from the outbound request).
 func setForwarded(pr *httputil.ProxyRequest, st *state) {
-	trusted := st.trusted(pr.In.RemoteAddr)
+	trusted := st.trust.FromTrusted(pr.In)
 	if trusted {
 		if prior := hvalues(pr.In.Header, "X-Forwarded-For"); len(prior) > 0 {
 			pr.Out.Header["X-Forwarded-For"] = append([]string(nil), prior...)
@@ -313,17 +216,20 @@ func setForwarded(pr *httputil.ProxyRequest, st *state) {
 	}
 	pr.SetXForwarded()
 	if trusted {
-		if proto := forwardedProto(pr.In.Header); proto == "http" || proto == "https" {
+		if proto := clientaddr.ForwardedProto(pr.In.Header); proto == "http" || proto == "https" {
 			hset(pr.Out.Header, "X-Forwarded-Proto", proto)
 		}
 	}
 }
 
-// client is the access log's client address: the peer's (clientAddr), or
-// the one a trusted proxy's X-Forwarded-For names.
+// client is the access log's client address: the peer's as the connection
+// gave it (clientAddr), or the one a trusted proxy's X-Forwarded-For
+// names.
 func (st *state) client(r *http.Request) string {
-	c, _ := st.peer(r)
-	return c
+	if a, forwarded := st.trust.Client(r); forwarded {
+		return a.String()
+	}
+	return clientAddr(r)
 }
 
 // redirectAttr names a redirect's source in the access log.

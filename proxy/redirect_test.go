@@ -167,7 +167,7 @@ func TestRedirectResponses(t *testing.T) {
 	if got := counterValue(p.rm.total.WithLabelValues("rule", "307")); got != 1 {
 		t.Errorf(`redirects_total{rule,307} = %v, want 1`, got)
 	}
-	if got := counterValue(p.m.requests.WithLabelValues(outRedirected)); got != 8 {
+	if got := counterValue(p.m.requests.WithLabelValues(string(Redirected))); got != 8 {
 		t.Errorf(`requests_total{redirected} = %v, want 8`, got)
 	}
 	// The access log names the source and the client.

@@ -74,6 +74,7 @@ func Serve(ctx context.Context, path string, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	defer p.Close() // after the servers' Shutdown, deferred below
 
 	pubL, err := net.Listen("tcp", cfg.Server.Listen)
 	if err != nil {

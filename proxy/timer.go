@@ -21,7 +21,8 @@ var errHeaderTimeout = errors.New("upstream sent no response headers within upst
 // transport turns into an error and proxyError into a 504.
 //
 // The clocks are entries in one list, ordered by deadline, that one
-// goroutine watches (sweep), instead of a runtime timer each: the
+// goroutine per Proxy watches (sweep; started by New, stopped by Close),
+// instead of a runtime timer each: the
 // transport's ResponseHeaderTimeout cost a timer and a channel select per
 // request, and per-request timers cost a timer-heap update on every start
 // and stop and a scheduler that checks the heap on every turn (measured in
@@ -50,11 +51,30 @@ type deadlines struct {
 	head, tail *clock
 	sleepUntil time.Duration // the deadline the sweeper waits for; 0: it waits for a signal
 	wake       chan struct{}
-	once       sync.Once
+	quit       chan struct{} // closed by stop: the sweeper returns
+	done       chan struct{} // closed by the sweeper as it returns
+	closing    sync.Once
 	epoch      time.Time
 }
 
-var clocks = deadlines{wake: make(chan struct{}, 1), epoch: time.Now()}
+// newDeadlines returns a running list: its sweeper runs until close.
+func newDeadlines() *deadlines {
+	d := &deadlines{
+		wake:  make(chan struct{}, 1),
+		quit:  make(chan struct{}),
+		done:  make(chan struct{}),
+		epoch: time.Now(),
+	}
+	go d.sweep()
+	return d
+}
+
+// close stops the sweeper and waits for it to return. Clocks still running
+// then never fire: close comes after the last request (Proxy.Close).
+func (d *deadlines) close() {
+	d.closing.Do(func() { close(d.quit) })
+	<-d.done
+}
 
 func (d *deadlines) now() time.Duration { return time.Since(d.epoch) }
 
@@ -66,7 +86,6 @@ func (d *deadlines) start(c *clock, phase int8, dur time.Duration) {
 // startIf is start; with unlessHeaderDone, it does nothing once the
 // header phase has ended (endHeader), decided under the same lock.
 func (d *deadlines) startIf(c *clock, phase int8, dur time.Duration, unlessHeaderDone bool) {
-	d.once.Do(func() { go d.sweep() })
 	at := d.now() + dur
 	d.mu.Lock()
 	if unlessHeaderDone && c.headerDone {
@@ -134,6 +153,7 @@ func (d *deadlines) unlink(c *clock) {
 // sweep cancels the requests whose clocks ran out, then sleeps until the
 // next deadline, or until a clock starts that ends sooner.
 func (d *deadlines) sweep() {
+	defer close(d.done)
 	t := time.NewTimer(time.Hour)
 	t.Stop()
 	type fired struct {
@@ -167,7 +187,11 @@ func (d *deadlines) sweep() {
 			}
 		}
 		if next == 0 {
-			<-d.wake
+			select {
+			case <-d.wake:
+			case <-d.quit:
+				return
+			}
 			continue
 		}
 		t.Reset(next - now)
@@ -175,6 +199,9 @@ func (d *deadlines) sweep() {
 		case <-t.C:
 		case <-d.wake:
 			t.Stop()
+		case <-d.quit:
+			t.Stop()
+			return
 		}
 	}
 }
@@ -194,6 +221,7 @@ func (d *deadlines) endHeader(c *clock) {
 // transport has read all of it.
 type bodyClock struct {
 	io.ReadCloser
+	clocks  *deadlines
 	c       *clock
 	d       time.Duration
 	started bool
@@ -203,7 +231,7 @@ func (b *bodyClock) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err == io.EOF && !b.started {
 		b.started = true
-		clocks.startIf(b.c, phaseHeader, b.d, true)
+		b.clocks.startIf(b.c, phaseHeader, b.d, true)
 	}
 	return n, err
 }

@@ -87,7 +87,8 @@ func TestFetchHeaderTimeout(t *testing.T) {
 // cause; a stopped clock cancels nothing; a clock that ends sooner than the
 // one the sweeper waits for wakes it; the list stays in deadline order.
 func TestClocks(t *testing.T) {
-	d := &deadlines{wake: make(chan struct{}, 1), epoch: time.Now()}
+	d := newDeadlines()
+	defer d.close()
 	type req struct {
 		rs     *reqState
 		causes chan error
@@ -242,5 +243,32 @@ func TestHeaderTimeoutAfterUpload(t *testing.T) {
 	}
 	if d := time.Since(t0); d > 5*time.Second {
 		t.Errorf("took %v with upstream_timeout 300ms", d)
+	}
+}
+
+// The sweeper belongs to its Proxy: New starts it, Close stops it (and
+// waits for it), and a second Close does nothing.
+func TestCloseStopsClocks(t *testing.T) {
+	p, _ := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {}, testRules)
+	r := &reqState{}
+	r.cancel = func(error) {}
+	r.clock.rs = r
+	p.clocks.start(&r.clock, phaseHeader, time.Hour) // the sweeper waits on its timer
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.clocks.done:
+	default:
+		t.Fatal("Close returned with the sweeper still running")
+	}
+	p.Close()
+
+	d := newDeadlines() // a sweeper with nothing to wait for
+	d.close()
+	select {
+	case <-d.done:
+	default:
+		t.Fatal("close returned with the idle sweeper still running")
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/internal/linkheader"
@@ -143,21 +142,28 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 	h := res.Header
 	method := res.Request.Method
 
-	if mayRewrite(method) && res.StatusCode == http.StatusOK && htmlType(hget(h, "Content-Type")) {
+	switch {
+	case !mayRewrite(method):
+		rs.skip = SkipMethod
+	case res.StatusCode != http.StatusOK:
+		rs.skip = SkipStatus
+	case !htmlType(hget(h, "Content-Type")):
+		rs.skip = SkipNotHTML
+	default:
 		coding, ok := codec.Normalize(hget(h, "Content-Encoding"))
 		switch {
 		case !ok:
-			rs.outcome = outSkippedEncoding
+			rs.outcome, rs.skip = SkippedEncoding, SkipEncoding
 		case !rs.m.Rewrite():
 			// rewrite = false (§16.1): proxied with the §4.8/§4.9 headers.
-			rs.outcome = outSkippedRule
+			rs.outcome, rs.skip = SkippedRule, SkipRule
 		case !rs.m.Any() && !cfg.Site.CorrectUpstream:
 			// Nothing could change: skip the tokenizer.
-			rs.outcome = outPassthrough
+			rs.outcome, rs.skip = Passthrough, SkipNothing
 		case isAttachment(hget(h, "Content-Disposition")):
 			// A download (an export, a saved page): a file, not a page a
 			// browser shows; its bytes are the user's (§16.1).
-			rs.outcome = outPassthrough
+			rs.outcome, rs.skip = Passthrough, SkipDownload
 		case method == http.MethodHead:
 			p.headResponse(res, rs)
 			return nil
@@ -166,7 +172,7 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 		}
 	}
 	if rs.outcome == "" {
-		rs.outcome = outPassthrough
+		rs.outcome = Passthrough
 	}
 	if !st.shadow {
 		p.applyHeaders(res, rs, nil, true)
@@ -212,9 +218,9 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		Cache:           st.plans,
 		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
 	})
-	clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
+	p.clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
 	err, panicked := prepare(rr)
-	clocks.stop(&rs.clock)
+	p.clocks.stop(&rs.clock)
 	if rs.obs != nil {
 		rs.result = rr.Result()
 	}
@@ -236,13 +242,13 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	if panicked != nil {
 		// Fail open: the page goes out as the upstream sent it.
 		p.log.Error("rewriter panic: page passed through unchanged", "path", rs.m.Path, "panic", fmt.Sprint(panicked))
-		rs.outcome = outPassthrough
+		rs.outcome = Passthrough
 	} else {
-		rs.outcome = string(res0.Outcome)
+		rs.outcome = Outcome(res0.Outcome)
 		if st.shadow && res0.Outcome == rewrite.Rewritten {
 			// What went out is the upstream's page: say so, in the
 			// metric and the access log alike.
-			rs.outcome = outShadow
+			rs.outcome = Shadow
 		}
 		p.m.countResult(res0)
 	}
@@ -250,36 +256,7 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	if !rewritten || st.shadow {
 		// Output equals input: send the upstream's own bytes, coding and
 		// length, and spare the re-encoding.
-		if dec != nil {
-			body.replay()
-			res.Body = body
-			dec.Release()
-		} else {
-			rs.rbodyv = rewrittenBody{r: rr, up: body, coding: coding}
-			res.Body = &rs.rbodyv
-		}
-		switch {
-		case st.shadow && rewritten:
-			p.logShadow(rs, res0)
-			if cfg.Server.ChangeHeader {
-				hset(h, "Headgate-Changes", changeHeader(res0, rs.m))
-			}
-		case !st.shadow && res0.Outcome == rewrite.Unchanged && panicked == nil:
-			// The upstream's bytes, but under this config: tie the ETag to
-			// it, so a config that would change the page is never
-			// answered with a 304 for the old one.
-			if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
-				hset(h, "Etag", tag)
-			}
-			p.applyHeaders(res, rs, res0.Head, false)
-		case !st.shadow:
-			// Skipped (too large, charset) or failed: §4.8 headers.
-			p.applyHeaders(res, rs, nil, true)
-		}
-		if res0.Outcome == rewrite.SkippedTooLarge || res0.Outcome == rewrite.SkippedCharset {
-			p.log.Info("head not rewritten", "path", rs.m.Path, "outcome", res0.Outcome, "reason", res0.Reason)
-		}
-		p.finishHeaders(h, rs)
+		p.passUnchanged(res, rs, rr, dec, coding, rewritten, panicked != nil)
 		return nil
 	}
 
@@ -329,6 +306,44 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	return nil
 }
 
+// passUnchanged sends a page the rewriter read but did not change (or, in
+// shadow mode, would have): the upstream's own bytes, coding and length,
+// with the headers its outcome calls for.
+func (p *Proxy) passUnchanged(res *http.Response, rs *reqState, rr *rewrite.Reader, dec codec.Decoder, coding string, rewritten, panicked bool) {
+	st, cfg, body, h := rs.st, rs.st.cfg, rs.body, res.Header
+	res0 := rr.Result()
+	if dec != nil {
+		body.replay()
+		res.Body = body
+		dec.Release()
+	} else {
+		rs.rbodyv = rewrittenBody{r: rr, up: body, coding: coding}
+		res.Body = &rs.rbodyv
+	}
+	switch {
+	case st.shadow && rewritten:
+		p.logShadow(rs, res0)
+		if cfg.Server.ChangeHeader {
+			hset(h, "Headgate-Changes", changeHeader(res0, rs.m))
+		}
+	case !st.shadow && res0.Outcome == rewrite.Unchanged && !panicked:
+		// The upstream's bytes, but under this config: tie the ETag to
+		// it, so a config that would change the page is never
+		// answered with a 304 for the old one.
+		if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
+			hset(h, "Etag", tag)
+		}
+		p.applyHeaders(res, rs, res0.Head, false)
+	case !st.shadow:
+		// Skipped (too large, charset) or failed: §4.8 headers.
+		p.applyHeaders(res, rs, nil, true)
+	}
+	if res0.Outcome == rewrite.SkippedTooLarge || res0.Outcome == rewrite.SkippedCharset {
+		p.log.Info("head not rewritten", "path", rs.m.Path, "outcome", res0.Outcome, "reason", res0.Reason)
+	}
+	p.finishHeaders(h, rs)
+}
+
 // upstreamBytesHeaders describe the upstream's bytes, which a rewritten
 // body no longer is: its ranges and digests. They are deleted from the map
 // directly, in canonical form (textproto.CanonicalMIMEHeaderKey(k) == k,
@@ -350,7 +365,7 @@ func prepare(rr *rewrite.Reader) (err error, panicked any) {
 // headResponse gives a HEAD the headers its GET would most likely get.
 func (p *Proxy) headResponse(res *http.Response, rs *reqState) {
 	st, cfg, h := rs.st, rs.st.cfg, res.Header
-	rs.outcome = outPassthrough
+	rs.outcome, rs.skip = Passthrough, SkipHEAD
 	if !st.shadow {
 		if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
 			hset(h, "Etag", tag)
@@ -553,227 +568,6 @@ func (st *state) warnOnce(log *slog.Logger, d rules.Drop) {
 		return
 	}
 	log.Warn("rule value not written", "rule", d.Rule, "field", d.Field, "reason", d.Reason, "value", d.Value)
-}
-
-// ---- bodies ----
-
-// upstreamBody is the upstream's response body: it remembers the first
-// read error (to tell a failing upstream from a client that went away),
-// records what the head's decoding read, and can replay it.
-type upstreamBody struct {
-	rc        io.ReadCloser
-	err       error
-	rec       *[]byte // recorded bytes; nil when not recording nor replaying
-	recording bool
-	limit     int  // most bytes recorded (recordLimit)
-	overLimit bool // the head search read past limit: recording stopped
-	replaying bool
-	off       int // replay position in *rec
-	closed    bool
-}
-
-var recPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
-
-func (b *upstreamBody) startRecording(limit int) {
-	b.rec = recPool.Get().(*[]byte)
-	*b.rec = (*b.rec)[:0]
-	b.recording, b.limit = true, limit
-}
-
-func (b *upstreamBody) stopRecording() { b.recording = false }
-
-// replay makes the next reads return the recorded bytes, then the rest.
-func (b *upstreamBody) replay() { b.replaying, b.off = true, 0 }
-
-func (b *upstreamBody) Read(p []byte) (int, error) {
-	if b.replaying {
-		if b.off < len(*b.rec) {
-			n := copy(p, (*b.rec)[b.off:])
-			b.off += n
-			return n, nil
-		}
-		b.replaying = false
-		b.release()
-	} else if b.rec != nil && !b.recording {
-		b.release()
-	}
-	n, err := b.rc.Read(p)
-	if err != nil && err != io.EOF && b.err == nil {
-		b.err = err
-	}
-	if b.recording {
-		*b.rec = append(*b.rec, p[:n]...)
-		if len(*b.rec) > b.limit {
-			// Bytes that decode to (almost) nothing: stop the head
-			// search here; the page goes out as it came (passRecorded).
-			b.recording, b.overLimit = false, true
-			if err == nil {
-				err = errRecordLimit
-			}
-		}
-	}
-	return n, err
-}
-
-func (b *upstreamBody) release() {
-	if b.rec != nil {
-		if cap(*b.rec) <= 1<<20 {
-			recPool.Put(b.rec)
-		}
-		b.rec = nil
-	}
-}
-
-func (b *upstreamBody) Close() error {
-	if b.closed {
-		return nil
-	}
-	b.closed = true
-	b.release()
-	return b.rc.Close()
-}
-
-// failed returns err for proxyError, noting it as the body's error.
-func (b *upstreamBody) failed(err error) error {
-	if b.err == nil {
-		b.err = err
-	}
-	return err
-}
-
-// rewrittenBody is the rewriter's output over the decoded upstream body.
-type rewrittenBody struct {
-	r      *rewrite.Reader
-	dec    codec.Decoder
-	up     *upstreamBody
-	coding string
-}
-
-func (b *rewrittenBody) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF && b.up.err == nil {
-		// The upstream's own errors are noted by up; what is left is the
-		// coding.
-		b.up.err = fmt.Errorf("%w: %s: %w", codec.ErrBadEncoding, b.coding, err)
-	}
-	return n, err
-}
-
-func (b *rewrittenBody) Close() error {
-	if b.dec != nil {
-		b.dec.Release()
-		b.dec = nil
-	}
-	return b.up.Close()
-}
-
-// ---- response writer ----
-
-// responseWriter records status and bytes for the access log, and encodes
-// a rewritten body when ModifyResponse asks for it. Flushes pass through
-// the encoder, so a paused upstream's bytes still reach the client.
-type responseWriter struct {
-	w           http.ResponseWriter
-	status      int
-	bytes       int64
-	wroteHeader bool
-	enc         encoder
-	wire        wire
-	onHeader    func()   // called once, as the status goes out (an Observer's report)
-	lat         *latency // the flush timer of a rewritten body of unknown length; nil for others
-}
-
-// wire is where the encoder writes: the client connection, counted.
-type wire struct{ rw *responseWriter }
-
-func (w wire) Write(b []byte) (int, error) {
-	n, err := w.rw.w.Write(b)
-	w.rw.bytes += int64(n)
-	return n, err
-}
-
-func (w *responseWriter) startEncoding(coding string) {
-	w.wire.rw = w
-	w.enc = newEncoder(coding, w.wire)
-}
-
-func (w *responseWriter) Header() http.Header { return w.w.Header() }
-
-func (w *responseWriter) WriteHeader(code int) {
-	if !w.wroteHeader && code >= 200 {
-		w.status, w.wroteHeader = code, true
-		if w.onHeader != nil {
-			w.onHeader()
-		}
-	}
-	w.w.WriteHeader(code)
-}
-
-func (w *responseWriter) Write(b []byte) (int, error) {
-	if !w.wroteHeader {
-		w.WriteHeader(http.StatusOK)
-	}
-	if w.lat != nil {
-		return w.writeLater(b)
-	}
-	if w.enc != nil {
-		return w.enc.Write(b)
-	}
-	n, err := w.w.Write(b)
-	w.bytes += int64(n)
-	return n, err
-}
-
-// writeLater writes under the flush timer (flush.go).
-func (w *responseWriter) writeLater(b []byte) (n int, err error) {
-	w.lat.mu.Lock()
-	defer w.lat.mu.Unlock()
-	if w.enc != nil {
-		n, err = w.enc.Write(b)
-	} else {
-		n, err = w.w.Write(b)
-		w.bytes += int64(n)
-	}
-	w.lat.wrote()
-	return n, err
-}
-
-func (w *responseWriter) FlushError() error {
-	if w.lat != nil {
-		w.lat.mu.Lock()
-		defer w.lat.mu.Unlock()
-		w.lat.pending = false
-	}
-	return w.flush()
-}
-
-// flush sends what is buffered, through the encoder; the caller holds
-// w.lat.mu when there is a timer.
-func (w *responseWriter) flush() error {
-	if w.enc != nil {
-		if err := w.enc.Flush(); err != nil {
-			return err
-		}
-	}
-	return http.NewResponseController(w.w).Flush()
-}
-
-func (w *responseWriter) Flush() { _ = w.FlushError() }
-
-func (w *responseWriter) Unwrap() http.ResponseWriter { return w.w }
-
-// close ends an encoded body.
-func (w *responseWriter) close() error {
-	if w.lat != nil {
-		w.lat.stop()
-	}
-	if w.enc == nil {
-		return nil
-	}
-	err := w.enc.Close()
-	releaseEncoder(w.enc)
-	w.enc = nil
-	return err
 }
 
 // isAttachment reports whether a Content-Disposition says "attachment"

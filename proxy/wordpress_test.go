@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/internal/hgtest"
-	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rules"
 )
@@ -95,7 +95,7 @@ func TestWordPressExampleThroughProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := proxy.New(cfg, proxy.Options{Sitemap: wire.Sitemaps(nil, nil)})
+	p, err := proxy.New(cfg, proxy.Options{Sitemap: app.Sitemaps(nil, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

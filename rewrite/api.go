@@ -33,7 +33,8 @@ type Options struct {
 	// came with it: at most MaxHeadBytes plus 64 KiB and one read) and the
 	// result. The slice is only valid during the call. The proxy sets it
 	// only for a request someone observes (proxy.Observe: the inspector,
-	// the in-process audit) and leaves it nil on every other.
+	// the in-process audit) and leaves it nil on every other. With it set,
+	// Result.UpstreamHead lists the head read.
 	Observe func(upstream []byte, res *Result)
 }
 
@@ -95,6 +96,10 @@ type Result struct {
 	Reason   string      // why a document was skipped, for the log
 	Cached   bool        // replayed from Options.Cache, not scanned
 	Plan     PlanUse     // what the plan cache did; "" without one
+	// UpstreamHead is the upstream's head as the rewriter read it, element
+	// by element (ListHead of the bytes Observe receives); nil unless
+	// Options.Observe is set, so that no other request pays for it.
+	UpstreamHead *HeadList
 }
 
 // PlanUse says how a rewrite used Options.Cache.

@@ -188,6 +188,8 @@ func (r *Reader) Prepare() (err error) {
 		r.res.Reason = "upstream read error: " + r.srcErr.Error()
 	}
 	if r.opts.Observe != nil {
+		hl := ListHead(r.st.buf, r.opts.ContentType, !h.sc.eof)
+		r.res.UpstreamHead = &hl
 		r.opts.Observe(r.st.buf, &r.res)
 	}
 	return r.srcErr
@@ -341,7 +343,7 @@ func (h *headScan) lateHead() bool {
 				h.lateFrom = i // decide once more bytes came
 				break
 			}
-			if hasPrefixFold(b[i:], "</head") || hasPrefixFold(b[i:], "<body") {
+			if lateLiteralAt(b[i:]) {
 				h.late, h.lateSeen = 1, max(h.lateSeen, i+6)
 				return true
 			}

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/audit"
-	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
@@ -50,7 +50,7 @@ func audRun(t *testing.T, o audit.Options, start []string) *audit.Report {
 	t.Helper()
 	if o.Live == "" && o.Handler == nil {
 		// In process, as cmd wires it: headgate's own pipeline.
-		stop, err := wire.AuditInProcess(&o)
+		stop, err := app.AuditInProcess(&o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,7 @@ func TestDependenciesPointOneWay(t *testing.T) {
 	}
 	// internal/hgtest is for tests only: no package headgate ships uses it.
 	forbidden["cmd/headgate"] = nil
-	forbidden["internal/wire"] = nil
+	forbidden["app"] = nil
 	for pkg := range forbidden {
 		forbidden[pkg] = append(forbidden[pkg], mod+"internal/hgtest")
 	}
@@ -36,5 +36,65 @@ func TestDependenciesPointOneWay(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLayering checks issue 33's layering, floor by floor:
+//
+//	cmd → app → proxy, audit, sitemap, indexnow → rewrite, bots → rules → rules/* → internal/*
+//
+// No package imports one on a floor above its own; a package may import
+// one on its own floor (proxy → sitemap). Only the packages' own imports
+// are read: a package's tests (proxy_test drives app's pipeline) and the
+// module's test tree (test/...) stand above every floor.
+func TestLayering(t *testing.T) {
+	const mod = "github.com/headgate/headgate/"
+	floor := func(pkg string) (int, bool) {
+		top, _, _ := strings.Cut(pkg, "/")
+		switch {
+		case top == "cmd" || top == "test":
+			return 0, true
+		case top == "app":
+			return 1, true
+		case top == "proxy" || top == "audit" || top == "sitemap" || top == "indexnow":
+			return 2, true
+		case top == "rewrite" || top == "bots":
+			return 3, true
+		case pkg == "rules":
+			return 4, true
+		case top == "rules":
+			return 5, true
+		case top == "internal":
+			return 6, true
+		}
+		return 0, false
+	}
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", mod+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(f[0], mod)
+		from, ok := floor(pkg)
+		if !ok {
+			t.Errorf("%s is on no floor of the layering: place it in TestLayering", pkg)
+			continue
+		}
+		seen++
+		for _, imp := range f[1:] {
+			dep, ours := strings.CutPrefix(imp, mod)
+			if !ours {
+				continue
+			}
+			to, ok := floor(dep)
+			if ok && to < from {
+				t.Errorf("%s imports %s, a floor above it", pkg, dep)
+			}
+		}
+	}
+	if seen < 10 {
+		t.Fatalf("go list named %d packages: the test reads nothing", seen)
 	}
 }

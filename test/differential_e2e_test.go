@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/audit"
-	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -259,7 +259,7 @@ func diffPipeline(t *testing.T, hg *headgate, upstream string, start []string) m
 		t.Fatal(err)
 	}
 	o := audit.Options{Config: cfg, Upstream: upstream}
-	stop, err := wire.AuditInProcess(&o)
+	stop, err := app.AuditInProcess(&o)
 	if err != nil {
 		t.Fatal(err)
 	}

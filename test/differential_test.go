@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/audit"
-	"github.com/headgate/headgate/internal/wire"
 )
 
 // The one request pipeline (issue 11): the in-process audit reads what
@@ -20,7 +20,7 @@ func TestDifferentialInProcessEqualsServed(t *testing.T) {
 	up := httptest.NewServer(audFixture())
 	defer up.Close()
 	cfg := audConfig(t, up.URL, audFixes)
-	p, stop, err := wire.Proxy(cfg, nil)
+	p, stop, err := app.Proxy(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/headgate/headgate/internal/wire"
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
@@ -20,7 +20,7 @@ import (
 
 // explain and rewrite show what headgate does with one request. Neither
 // decides anything itself: each sends the request through the proxy
-// (wire.Asker), in front of a stand-in upstream, and prints the proxy's
+// (app.Asker), in front of a stand-in upstream, and prints the proxy's
 // answer and its Record.
 
 // answer is the http.ResponseWriter of a one-shot request: a 200's body
@@ -146,15 +146,15 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	})
 	warn := &warnings{}
-	a, err := wire.NewAsker(cfg, slog.New(warn), upstream)
+	a, err := app.NewAsker(cfg, slog.New(warn), upstream)
 	if err != nil {
 		fmt.Fprintf(stderr, "headgate rewrite: %v\n", err)
 		return exitFix
 	}
 	defer a.Close()
 	ans := newAnswer(stdout)
-	rec, err := a.Ask(context.Background(), wire.Request{Target: *path, OnRecord: func(rec *proxy.Record) {
-		if answeredItself(rec.Outcome) {
+	rec, err := a.Ask(context.Background(), app.Request{Target: *path, OnRecord: func(rec *proxy.Record) {
+		if rec.Outcome.AnsweredItself() {
 			ans.body = nil // not the document: its bytes are no answer to print
 		}
 	}}, ans)
@@ -169,7 +169,7 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "headgate rewrite: %v\n", err)
 		return exitFix
 	}
-	if ans.status != http.StatusOK || answeredItself(rec.Outcome) {
+	if ans.status != http.StatusOK || rec.Outcome.AnsweredItself() {
 		fmt.Fprintf(stderr, "headgate rewrite: %q: %s\n", *path, notForwarded(rec, ans))
 		return exitFix
 	}
@@ -179,29 +179,19 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// answeredItself reports whether outcome is an answer of headgate's own,
-// where nothing was forwarded.
-func answeredItself(outcome string) bool {
-	switch outcome {
-	case "bad_request", "denied", "redirected", "sitemap", "robots", "llms_txt":
-		return true
-	}
-	return false
-}
-
 // notForwarded says why headgate answered a one-shot request itself.
 func notForwarded(rec *proxy.Record, ans *answer) string {
 	switch rec.Outcome {
-	case "bad_request":
+	case proxy.BadRequest:
 		return "the proxy answers 400 for this path (a dot segment, a NUL or bad percent-encoding)"
-	case "denied":
+	case proxy.Denied:
 		return "the proxy answers 404 for this path (a deny rule); nothing is forwarded"
-	case "redirected":
+	case proxy.Redirected:
 		if loc := ans.header.Get("Location"); loc != "" {
 			return fmt.Sprintf("the proxy answers %d with Location %s; nothing is forwarded", ans.status, loc)
 		}
 		return fmt.Sprintf("the proxy answers %d; nothing is forwarded", ans.status)
-	case "sitemap", "robots", "llms_txt":
+	case proxy.Sitemap, proxy.Robots, proxy.LLMSTxt:
 		return fmt.Sprintf("headgate serves this path itself (%s); nothing is forwarded", rec.Outcome)
 	}
 	return fmt.Sprintf("the proxy answers %d (%s)", ans.status, rec.Outcome)
@@ -268,7 +258,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		cfg = &c
 	}
 	warn := &warnings{}
-	a, err := wire.NewAsker(cfg, slog.New(warn), http.HandlerFunc(explainUpstream))
+	a, err := app.NewAsker(cfg, slog.New(warn), http.HandlerFunc(explainUpstream))
 	if err != nil {
 		fmt.Fprintf(stderr, "headgate explain: %v\n", err)
 		return exitFix
@@ -276,11 +266,11 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	defer a.Close()
 	ask := func(h http.Header) (*proxy.Record, *answer) {
 		ans := newAnswer(nil)
-		rec, _ := a.Ask(context.Background(), wire.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: h}, ans)
+		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: h}, ans)
 		return rec, ans
 	}
 	rec, ans := ask(nil)
-	if rec.Outcome == "bad_request" {
+	if rec.Outcome == proxy.BadRequest {
 		fmt.Fprintf(stdout, "%s: headgate answers 400 (a dot segment, a NUL or bad percent-encoding); nothing is forwarded\n", target)
 		return exitOK
 	}
@@ -289,10 +279,10 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  headgate logs: %s\n", l)
 	}
 	switch rec.Outcome {
-	case "redirected":
+	case proxy.Redirected:
 		explainRedirect(stdout, rec.Redirect, ans)
 		return exitOK
-	case "sitemap", "robots", "llms_txt":
+	case proxy.Sitemap, proxy.Robots, proxy.LLMSTxt:
 		fmt.Fprintf(stdout, "  headgate serves this itself (%s): %d %s; nothing is forwarded\n", rec.Outcome, ans.status, ans.header.Get("Content-Type"))
 		return exitOK
 	}
@@ -314,7 +304,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  locale: %s\n", m.Locale)
 	}
 	explainReal(stdout, m)
-	if rec.Outcome == "denied" {
+	if rec.Outcome == proxy.Denied {
 		fmt.Fprintln(stdout, "  deny: headgate answers 404; nothing is forwarded")
 		return exitOK
 	}

@@ -15,7 +15,7 @@
 // habit 11) and prints; run holds the whole program so that tests call it
 // in process. What headgate does with a request is decided in package
 // proxy: serve runs it, and sitemap, indexnow, the in-process audit,
-// explain and rewrite ask the same pipeline (internal/wire builds it for
+// explain and rewrite ask the same pipeline (app builds it for
 // them: the proxy, its sitemap handler, the demo site, and for explain and
 // rewrite a stand-in upstream that answers with the document; each reads
 // the response and its proxy.Record), so that what they write or report is

@@ -11,8 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/indexnow"
-	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/sitemap"
 )
 
@@ -46,7 +46,7 @@ func cmdIndexnow(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	// The proxy's own upstream client, as for headgate sitemap.
-	p, stop, err := wire.Proxy(cfg, log)
+	p, stop, err := app.Proxy(cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "headgate indexnow: %v\n", err)
 		return exitFix

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/headgate/headgate/internal/wire"
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -304,7 +304,7 @@ func TestSitemapCommandEqualsServed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, stop, err := wire.Proxy(cfg, nil)
+	p, stop, err := app.Proxy(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"net/url"
 	"os"
 
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/audit"
-	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/sitemap"
 )
 
@@ -29,7 +29,7 @@ func cmdSitemap(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// The proxy's own upstream client: the file written is the one served.
-	p, stop, err := wire.Proxy(cfg, log)
+	p, stop, err := app.Proxy(cfg, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "headgate sitemap: %v\n", err)
 		return exitFix
@@ -118,7 +118,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if *live == "" {
 		// In process: the audit asks headgate's own request pipeline.
-		stop, err := wire.AuditInProcess(&o)
+		stop, err := app.AuditInProcess(&o)
 		if err != nil {
 			fmt.Fprintf(stderr, "headgate audit: %v\n", err)
 			return exitFix

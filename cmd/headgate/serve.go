@@ -13,8 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/internal/gcfloor"
-	"github.com/headgate/headgate/internal/wire"
 	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rules"
 )
@@ -64,13 +64,13 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	demo := &wire.Demo{Logger: log}
+	demo := &app.Demo{Logger: log}
 	defer demo.Close()
 	o := proxy.ServeOptions{
 		Options: proxy.Options{
 			Logger:   log,
 			Registry: reg,
-			Sitemap:  wire.Sitemaps(log, reg),
+			Sitemap:  app.Sitemaps(log, reg),
 			Demo:     demo.URL,
 		},
 		Reload: reload,

@@ -1,10 +1,12 @@
-// Package wire builds headgate's one request pipeline the way every entry
-// point needs it: `headgate serve`, the one-shot commands (sitemap,
-// indexnow, the in-process audit) and the tests that check them against
-// each other. Nothing here decides what happens to a request — package
-// proxy does — it only connects the packages: the proxy, the sitemap
-// handler it serves, and the builtin:demo upstream.
-package wire
+// Package app is headgate's composition root: the one package above
+// proxy, audit and sitemap that imports them all (only cmd/headgate and
+// the tests sit above it). It builds headgate's one request pipeline the
+// way every entry point needs it: `headgate serve`, the one-shot commands
+// (sitemap, indexnow, the in-process audit) and the tests that check them
+// against each other. Nothing here decides what happens to a request —
+// package proxy does — it only connects the packages: the proxy, the
+// sitemap handler it serves, and the builtin:demo upstream.
+package app
 
 import (
 	"context"
@@ -74,7 +76,8 @@ func (d *Demo) Close() {
 
 // Proxy returns headgate's request pipeline for cfg, as `headgate serve`
 // builds it, for a one-shot command: the proxy with its sitemap handler
-// and, for builtin:demo, the demo site (stopped by stop).
+// and, for builtin:demo, the demo site. stop closes the proxy and the demo
+// site.
 func Proxy(cfg *rules.Config, log *slog.Logger) (p *proxy.Proxy, stop func(), err error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -90,7 +93,7 @@ func Proxy(cfg *rules.Config, log *slog.Logger) (p *proxy.Proxy, stop func(), er
 		d.Close()
 		return nil, nil, err
 	}
-	return p, d.Close, nil
+	return p, func() { p.Close(); d.Close() }, nil
 }
 
 // AuditInProcess sets o's Handler, Observe and Upstream to headgate's
@@ -125,5 +128,5 @@ func AuditInProcess(o *audit.Options) (stop func(), err error) {
 // audit the parts of each Record it reads (the audit does not import
 // proxy).
 func AuditObserve(ctx context.Context, fn func(outcome string, upstream []byte, res *rewrite.Result)) context.Context {
-	return proxy.Observe(ctx, func(r *proxy.Record) { fn(r.Outcome, r.Upstream, r.Result) })
+	return proxy.Observe(ctx, func(r *proxy.Record) { fn(string(r.Outcome), r.Upstream, r.Result) })
 }

@@ -1,0 +1,145 @@
+package proxy
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/headgate/headgate/rewrite"
+	"github.com/headgate/headgate/rules"
+)
+
+// Record is what the proxy decided and did with one request: the one
+// decision record it reports, to every observer alike (the in-process
+// audit, the inspector, `headgate explain`). Observers render it; none
+// decides anything again. Everything in it is the observer's to keep.
+type Record struct {
+	// Outcome is the label of headgate_requests_total.
+	Outcome Outcome
+	// Kind is the proxy's decision on the request, before any upstream
+	// answered: refused, answered by headgate, or forwarded with or
+	// without matching rules.
+	Kind Kind
+	// Skip says why a forwarded response did not go through the rewriter;
+	// SkipNone when it did (Result says what it did) or when nothing was
+	// forwarded. SkipReason says it in a sentence.
+	Skip Skip
+	// UpstreamStatus and UpstreamHeader are the upstream's answer as it
+	// came, before headgate changed it; 0 and nil when no upstream
+	// answered (headgate answered itself, or asking failed).
+	UpstreamStatus int
+	UpstreamHeader http.Header
+	// Upstream is a copy of the decoded upstream bytes the rewriter read
+	// (the head and what came with it), at most max_head_bytes + 80 KiB:
+	// every byte the rewriter reads, but for a last read over 16 KiB.
+	// UpstreamCut says it was cut there. nil when the rewriter read none.
+	Upstream    []byte
+	UpstreamCut bool
+	// Result is the rewrite's result: the upstream head the rewriter read
+	// (Result.UpstreamHead), what the rules rendered (Result.Head) and
+	// what it changed (Result.Changes); nil when the rewriter did not run.
+	Result *rewrite.Result
+	// Match is the rules the request resolved to; nil when it was refused
+	// before (a 400).
+	Match *rules.Match
+	// Redirect is the redirect (or 410) headgate answered, or in shadow
+	// mode would have; nil when none. Its Source says which of §11's
+	// normalization, rules and tables answered.
+	Redirect *rules.Redirect
+}
+
+// Outcome is what became of a request: the outcome label of
+// headgate_requests_total and of the access log.
+type Outcome string
+
+// Outcomes. The first five are the rewriter's own (rewrite.Outcome).
+const (
+	Rewritten       = Outcome(rewrite.Rewritten)       // "rewritten": the head was rewritten
+	Passthrough     = Outcome(rewrite.Unchanged)       // "passthrough": served as the upstream sent it, nothing to change or not a page headgate rewrites
+	SkippedTooLarge = Outcome(rewrite.SkippedTooLarge) // "skipped_too_large": the head did not end within max_head_bytes
+	SkippedCharset  = Outcome(rewrite.SkippedCharset)  // "skipped_charset": not an ASCII-compatible charset
+	SkippedFragment = Outcome(rewrite.SkippedFragment) // "skipped_fragment": a text/html response that is no document (§16.1)
+
+	SkippedEncoding Outcome = "skipped_encoding" // a content coding headgate does not decode
+	SkippedRule     Outcome = "skipped_rule"     // a rule says rewrite = false (§16.1)
+	Shadow          Outcome = "shadow"           // shadow mode: served unchanged, the rules would have changed it
+	Redirected      Outcome = "redirected"       // headgate answered a redirect (or a 410) of §11 itself
+	Denied          Outcome = "denied"           // a deny rule: 404 from headgate
+	Sitemap         Outcome = "sitemap"          // answered by the sitemap handler
+	Robots          Outcome = "robots"           // /robots.txt answered by the sitemap handler
+	LLMSTxt         Outcome = "llms_txt"         // /llms.txt answered by the sitemap handler
+	BadRequest      Outcome = "bad_request"      // a path rules.CheckPath refuses: 400 from headgate
+	UpstreamError   Outcome = "upstream_error"   // refused, timed out, corrupt or cut short
+	Canceled        Outcome = "canceled"         // the client went away before the upstream answered
+	Panic           Outcome = "panic"            // headgate panicked serving the request
+)
+
+// AnsweredItself reports whether headgate answered the request itself,
+// forwarding nothing: a 400, a deny, a redirect or the sitemap handler.
+func (o Outcome) AnsweredItself() bool {
+	switch o {
+	case BadRequest, Denied, Redirected, Sitemap, Robots, LLMSTxt:
+		return true
+	}
+	return false
+}
+
+// Kind is the proxy's decision on a request.
+type Kind string
+
+// Kinds, as the inspector's decision.kind shows them.
+const (
+	KindBadRequest Kind = "bad_request" // refused: 400, nothing forwarded
+	KindDeny       Kind = "deny"        // a deny rule: 404, nothing forwarded
+	KindRedirect   Kind = "redirect"    // headgate answered a redirect or 410 (§11)
+	KindHeadgate   Kind = "headgate"    // the sitemap handler answered (sitemap, robots.txt, llms.txt)
+	KindRules      Kind = "rules"       // forwarded; rules match
+	KindNoRules    Kind = "no_rules"    // forwarded; no rule matches
+)
+
+// Skip is why a forwarded response was not handed to the rewriter.
+type Skip uint8
+
+// Skips, in the order the proxy asks (decideResponse).
+const (
+	SkipNone     Skip = iota // the rewriter ran, or nothing was forwarded
+	SkipMethod               // not a GET or HEAD
+	SkipStatus               // the upstream did not answer 200
+	SkipNotHTML              // not text/html or application/xhtml+xml
+	SkipEncoding             // a content coding headgate does not decode
+	SkipRule                 // a rule says rewrite = false (§16.1)
+	SkipNothing              // no rule matches and site.correct_upstream is off: nothing could change
+	SkipDownload             // Content-Disposition: attachment (§16.1)
+	SkipHEAD                 // a HEAD: no body; the headers its GET would most likely get
+)
+
+// SkipReason says in a sentence why the response was not rewritten; ""
+// for SkipNone.
+func (r *Record) SkipReason() string {
+	ct := r.UpstreamHeader.Get("Content-Type")
+	switch r.Skip {
+	case SkipMethod:
+		return "only GET and HEAD responses are rewritten"
+	case SkipStatus:
+		return fmt.Sprintf("the upstream answered %d: only 200 responses are rewritten", r.UpstreamStatus)
+	case SkipNotHTML:
+		return "not HTML (Content-Type " + quoteOrNone(ct) + "): only headers apply (SPEC §4.8)"
+	case SkipEncoding:
+		return "a content coding headgate does not decode"
+	case SkipRule:
+		return "a matching rule says rewrite = false (SPEC §16.1): only headers apply"
+	case SkipNothing:
+		return "no rule matches and correct_upstream is off: nothing could change"
+	case SkipDownload:
+		return "a download (Content-Disposition: attachment): its bytes are the user's (SPEC §16.1)"
+	case SkipHEAD:
+		return "a HEAD: no body to rewrite; the headers are those its GET would most likely get"
+	}
+	return ""
+}
+
+func quoteOrNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return fmt.Sprintf("%q", s)
+}
