@@ -58,7 +58,11 @@ func TestLayering(t *testing.T) {
 			return 1, true
 		case top == "proxy" || top == "audit" || top == "sitemap" || top == "indexnow":
 			return 2, true
-		case top == "rewrite" || top == "bots":
+		case top == "rewrite",
+			top == "bots",     // §18 crawler identity
+			top == "markdown", // §19 the Markdown converter
+			top == "watch",    // §20.2 change alerts
+			top == "insight":  // §20.1 what crawlers do
 			return 3, true
 		case pkg == "rules":
 			return 4, true
