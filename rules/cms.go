@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/headgate/headgate/internal/pct"
 )
 
 // This file holds the rule fields of SPEC §16 (real upstreams): rewrite,
@@ -238,7 +240,7 @@ func (c *Config) upstreamCanonical(abs string) string {
 	}
 	s := c.Site.BaseURL + segmentSpelling(p)
 	if u.RawQuery != "" {
-		s += "?" + canonHex(u.RawQuery) // hex upper-case, as self writes it
+		s += "?" + pct.CanonHex(u.RawQuery) // hex upper-case, as self writes it
 	}
 	return s
 }

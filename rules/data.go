@@ -3,6 +3,8 @@ package rules
 import (
 	"hash/maphash"
 	"strings"
+
+	"github.com/headgate/headgate/internal/pct"
 )
 
 // dataTable holds the rows of one data table (§12) compactly: every cell
@@ -126,25 +128,4 @@ func (b *tableBuilder) finish() [][2]int {
 
 // normPath spells a path as §11.2 compares it: percent-escapes with
 // upper-case hex. It allocates only for a path with a lower-case escape.
-func normPath(p string) string {
-	for i := 0; i+2 < len(p); i++ {
-		if p[i] == '%' && (isLowerHex(p[i+1]) || isLowerHex(p[i+2])) {
-			b := []byte(p)
-			for j := i; j+2 < len(b); j++ {
-				if b[j] == '%' {
-					b[j+1], b[j+2] = upperHex(b[j+1]), upperHex(b[j+2])
-					j += 2
-				}
-			}
-			return string(b)
-		}
-	}
-	return p
-}
-
-func upperHex(c byte) byte {
-	if isLowerHex(c) {
-		return c - 'a' + 'A'
-	}
-	return c
-}
+func normPath(p string) string { return pct.CanonHex(p) }

@@ -13,6 +13,7 @@ import (
 	"github.com/headgate/headgate/internal/langcode"
 
 	"github.com/headgate/headgate/internal/datafile"
+	"github.com/headgate/headgate/internal/pct"
 )
 
 // maxTableBytes bounds one data table's file: a table is held in memory
@@ -648,7 +649,7 @@ func normURL(u string) (string, string) {
 		tail = p + tail[len(path):]
 		u = scheme + "://" + host + tail
 	}
-	if isLowerASCII(scheme) && isLowerASCII(host) && tail != "" && tail[0] == '/' && plainURLTail(tail) {
+	if isLowerASCII(scheme) && isLowerASCII(host) && tail != "" && tail[0] == '/' && pct.Index(tail, pct.URL, pct.Upper) < 0 {
 		return u, ""
 	}
 	if tail == "" || tail[0] != '/' {
@@ -658,48 +659,8 @@ func normURL(u string) (string, string) {
 	b.WriteString(strings.ToLower(scheme))
 	b.WriteString("://")
 	b.WriteString(strings.ToLower(host))
-	const hex = "0123456789ABCDEF"
-	for i := 0; i < len(tail); i++ {
-		switch c := tail[i]; {
-		case c == '%' && i+2 < len(tail) && ishex(tail[i+1]) && ishex(tail[i+2]):
-			b.WriteByte('%')
-			b.WriteByte(upperHex(tail[i+1]))
-			b.WriteByte(upperHex(tail[i+2]))
-			i += 2
-		case rawURLByte(c):
-			b.WriteByte(c)
-		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		}
-	}
+	b.WriteString(pct.Encode(tail, pct.URL, pct.Upper))
 	return b.String(), ""
-}
-
-// rawURLByte reports whether c may stand unencoded in a URL's path, query
-// or fragment as headgate writes one.
-func rawURLByte(c byte) bool {
-	return c > ' ' && c < 0x7f && strings.IndexByte(`"<>\^`+"`"+`{|}%`, c) < 0
-}
-
-// plainURLTail reports whether a path (with query and fragment) is
-// spelled as normURL spells it.
-func plainURLTail(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '%' {
-			if i+2 >= len(s) || !ishex(s[i+1]) || !ishex(s[i+2]) || isLowerHex(s[i+1]) || isLowerHex(s[i+2]) {
-				return false
-			}
-			i += 2
-			continue
-		}
-		if !rawURLByte(c) {
-			return false
-		}
-	}
-	return true
 }
 
 func isLowerASCII(s string) bool {
@@ -826,20 +787,4 @@ func statFile(name string) (int64, error) {
 
 // escapeNonASCII percent-encodes the bytes of s that are not ASCII: a
 // spreadsheet's /über is the /%C3%BCber a request arrives as.
-func escapeNonASCII(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		} else {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
+func escapeNonASCII(s string) string { return pct.Encode(s, pct.ASCII, pct.Plain) }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/headgate/headgate/internal/datafile"
+	"github.com/headgate/headgate/internal/pct"
 )
 
 // Bounds of one redirect table: a million rows of long URLs fit well
@@ -172,7 +173,7 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 	if CheckPath(path) != nil {
 		return fmt.Sprintf("from %q holds a dot segment, a NUL or bad percent-encoding: no request has that path", from)
 	}
-	key := l.cfg.Normalize.path(canonHex(EscapePath(path)))
+	key := l.cfg.Normalize.path(pct.CanonHex(EscapePath(path)))
 	pairs, ok := splitPairs(q)
 	if !ok {
 		return fmt.Sprintf("from %q: the query does not decode", from)
@@ -209,7 +210,7 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 		} else {
 			stored = tg.local()
 		}
-		if len(pairs) == 0 && tg.origin == "" && stored == key && canonHex(EscapePath(path)) != key {
+		if len(pairs) == 0 && tg.origin == "" && stored == key && pct.CanonHex(EscapePath(path)) != key {
 			// Normalization makes the two one address (a row /About,/about
 			// under lowercase, /about/,/about under strip): it redirects
 			// such a request itself, and the row would only lead back to

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/headgate/headgate/internal/pct"
 )
 
 // RedirectRequest is what Config.Redirect needs of a request.
@@ -186,83 +188,16 @@ func parseTarget(origin, s string) (target, string) {
 
 // escapeQuery percent-encodes the bytes a query or fragment may not hold
 // (non-ASCII, quotes, angle brackets), keeping valid escapes.
-func escapeQuery(q string) string {
-	clean := true
-	for i := 0; i < len(q) && clean; i++ {
-		clean = queryByte(q[i]) || q[i] == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2])
-	}
-	if clean {
-		return q
-	}
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if queryByte(c) || c == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2]) {
-			b.WriteByte(c)
-			continue
-		}
-		const hex = "0123456789ABCDEF"
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
+func escapeQuery(q string) string { return pct.Encode(q, pct.Query, pct.Keep) }
 
-func queryByte(c byte) bool { return pathByte(c) || c == '?' || c == '#' }
-
-// requestQueryByte is a byte of the request's query that a redirect keeps
-// as it came (§11.1: the query kept byte for byte): every visible ASCII
-// byte a browser sends raw (| { } ^ and ` included), but those the WHATWG
+// escapeRequestQuery percent-encodes the request's own query as a redirect
+// keeps it (§11.1: the query kept byte for byte): every visible ASCII byte
+// a browser sends raw (| { } ^ and ` included) stays, but those the WHATWG
 // URL standard's query set encodes (" # < >, which never come from a
 // browser raw and would break out of an attribute or end the URL), "\"
 // (which some clients read as "/": no Location holds one) and "%" (a valid
 // escape stays; a stray one is %25, so that the query decodes).
-func requestQueryByte(c byte) bool {
-	return c > ' ' && c < 0x7f && c != '"' && c != '#' && c != '<' && c != '>' && c != '%' && c != '\\'
-}
-
-// escapeRequestQuery is escapeQuery for the request's own query, with
-// requestQueryByte's bytes kept.
-func escapeRequestQuery(q string) string {
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if requestQueryByte(c) || c == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2]) {
-			b.WriteByte(c)
-			continue
-		}
-		const hex = "0123456789ABCDEF"
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
-
-// canonHex spells the hex digits of every percent-escape upper-case
-// (§16.4), so that /%e6 and /%E6 are one path.
-func canonHex(p string) string {
-	i := 0
-	for ; i < len(p); i++ {
-		if p[i] == '%' && i+2 < len(p) && (isLowerHex(p[i+1]) || isLowerHex(p[i+2])) {
-			break
-		}
-	}
-	if i == len(p) {
-		return p
-	}
-	b := []byte(p)
-	for ; i < len(b); i++ {
-		if b[i] == '%' && i+2 < len(b) {
-			b[i+1], b[i+2] = upperHex(b[i+1]), upperHex(b[i+2])
-			i += 2
-		}
-	}
-	return string(b)
-}
-
-// isLowerHex and upperHex are data.go's.
+func escapeRequestQuery(q string) string { return pct.Encode(q, pct.RequestQuery, pct.Keep) }
 
 // path applies the path normalizations to a path with upper-case hex:
 // merge_slashes, then lowercase (outside percent-escapes), then
@@ -527,11 +462,11 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	tg := req.Target
 	i := 0
 	for ; i+4 <= len(tg); i += 4 { // four at a time: the loads overlap
-		if !plainPathBytes[tg[i]] || !plainPathBytes[tg[i+1]] || !plainPathBytes[tg[i+2]] || !plainPathBytes[tg[i+3]] {
+		if !pct.Path.Has(tg[i]) || !pct.Path.Has(tg[i+1]) || !pct.Path.Has(tg[i+2]) || !pct.Path.Has(tg[i+3]) {
 			break
 		}
 	}
-	for i < len(tg) && plainPathBytes[tg[i]] {
+	for i < len(tg) && pct.Path.Has(tg[i]) {
 		i++
 	}
 	reqPath, rawQuery, hasQ := tg, "", false
@@ -542,10 +477,10 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	default:
 		var rawPath string
 		rawPath, rawQuery, hasQ = strings.Cut(tg, "?")
-		reqPath = canonHex(EscapePath(rawPath))
+		reqPath = pct.CanonHex(EscapePath(rawPath))
 	}
 	reqQuery := rawQuery
-	if !plain(rawQuery, &plainRequestQueryBytes) {
+	if pct.Index(rawQuery, pct.RequestQuery, pct.Plain) >= 0 {
 		reqQuery = escapeRequestQuery(rawQuery)
 	}
 	path := reqPath
@@ -642,37 +577,6 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	}
 	dst.Location = final.url(rd.origin)
 	return true, err
-}
-
-// plainPathBytes and plainQueryBytes are the bytes a request path or
-// query may hold as they are, so that EscapePath and canonHex, or
-// escapeQuery, would return it unchanged; '%' is not among them (an escape
-// may need its hex upper-cased or its byte decoded), so a path with one
-// takes the long way.
-var plainPathBytes, plainQueryBytes = func() (p, q [256]bool) {
-	for c := range 256 {
-		p[c] = pathByte(byte(c))
-		q[c] = queryByte(byte(c))
-	}
-	return p, q
-}()
-
-// plainRequestQueryBytes are requestQueryByte's, for plain.
-var plainRequestQueryBytes = func() (q [256]bool) {
-	for c := range 256 {
-		q[c] = requestQueryByte(byte(c))
-	}
-	return q
-}()
-
-// plain reports whether every byte of s is in set.
-func plain(s string, set *[256]bool) bool {
-	for i := 0; i < len(s); i++ {
-		if !set[s[i]] {
-			return false
-		}
-	}
-	return true
 }
 
 // hostOnly is a Host header's host, lower-case, without port.

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/headgate/headgate/internal/pct"
 )
 
 // TestRedirectTableLayouts checks that the serving layout finish builds
@@ -169,13 +171,13 @@ func TestRedirectTableFirstKeys(t *testing.T) {
 func TestPlainBytes(t *testing.T) {
 	for c := range 256 {
 		s := "/a" + string([]byte{byte(c)}) + "b"
-		if plainPathBytes[c] && canonHex(EscapePath(s)) != s {
-			t.Errorf("%#x is plain in a path, but escapes to %q", c, canonHex(EscapePath(s)))
+		if pct.Path.Has(byte(c)) && pct.CanonHex(EscapePath(s)) != s {
+			t.Errorf("%#x is plain in a path, but escapes to %q", c, pct.CanonHex(EscapePath(s)))
 		}
-		if plainQueryBytes[c] && escapeQuery(s) != s {
+		if pct.Query.Has(byte(c)) && escapeQuery(s) != s {
 			t.Errorf("%#x is plain in a query, but escapes to %q", c, escapeQuery(s))
 		}
-		if c == '%' && (plainPathBytes[c] || plainQueryBytes[c]) {
+		if c == '%' && (pct.Path.Has(byte(c)) || pct.Query.Has(byte(c))) {
 			t.Error("% is plain: an escape's hex would not be upper-cased")
 		}
 	}

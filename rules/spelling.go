@@ -1,6 +1,10 @@
 package rules
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/headgate/headgate/internal/pct"
+)
 
 // RespellPath spells the percent-encoding of an escaped path one way
 // (SPEC §16.4, RFC 3986 §6.2.2): hex digits upper-case, and escapes of
@@ -10,11 +14,7 @@ import "strings"
 // the directory above. Invalid escapes are left as they are (EscapePath
 // encodes them first).
 func RespellPath(p string) string {
-	i := strings.IndexByte(p, '%')
-	if i < 0 {
-		return p
-	}
-	if !needsRespell(p[i:]) {
+	if pct.Index(p, pct.All, pct.Normal) < 0 {
 		return p
 	}
 	var b strings.Builder
@@ -27,75 +27,14 @@ func RespellPath(p string) string {
 	return s[:len(s)-1]
 }
 
-// needsRespell reports whether an escaped path has a lower-case hex digit
-// in an escape or an escaped unreserved character.
-func needsRespell(p string) bool {
-	for i := 0; i+2 < len(p); i++ {
-		if p[i] != '%' || !ishex(p[i+1]) || !ishex(p[i+2]) {
-			continue
-		}
-		if isLowerHex(p[i+1]) || isLowerHex(p[i+2]) || unreserved(unhex(p[i+1])<<4|unhex(p[i+2])) {
-			return true
-		}
-		i += 2
-	}
-	return false
-}
-
+// respellSegment writes seg with its escapes spelled as RespellPath says.
 func respellSegment(b *strings.Builder, seg string) {
-	const hex = "0123456789ABCDEF"
-	start := b.Len()
-	dots, other := 0, false
-	for i := 0; i < len(seg); i++ {
-		c := seg[i]
-		if c == '%' && i+2 < len(seg) && ishex(seg[i+1]) && ishex(seg[i+2]) {
-			d := unhex(seg[i+1])<<4 | unhex(seg[i+2])
-			if unreserved(d) {
-				b.WriteByte(d)
-				if d == '.' {
-					dots++
-				} else {
-					other = true
-				}
-			} else {
-				b.WriteByte('%')
-				b.WriteByte(hex[d>>4])
-				b.WriteByte(hex[d&15])
-				other = true
-			}
-			i += 2
-			continue
-		}
-		if c == '.' {
-			dots++
-		} else {
-			other = true
-		}
-		b.WriteByte(c)
-	}
-	if !other && (dots == 1 || dots == 2) && strings.Contains(seg, "%") {
+	out := pct.Encode(seg, pct.All, pct.Normal)
+	if (out == "." || out == "..") && strings.Contains(seg, "%") {
 		// Decoding made a dot segment: write its dots encoded again.
-		s := b.String()[:start]
-		b.Reset()
-		b.WriteString(s)
-		b.WriteString(strings.Repeat("%2E", dots))
+		out = strings.Repeat("%2E", len(out))
 	}
-}
-
-func isLowerHex(c byte) bool { return 'a' <= c && c <= 'f' }
-
-func unhex(c byte) byte {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0'
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
-}
-
-func unreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+	b.WriteString(out)
 }
 
 // respellURLPath re-spells the path of a URL or path template's output:
@@ -127,28 +66,4 @@ func respellURLPath(s, origin string) string {
 // every other byte is encoded with upper-case hex. So a sitemap <loc> and a
 // templated path spell /wiki/Tea_(drink) as the browser's request and the
 // "self" canonical do.
-func escapePathSegment(s string) string {
-	clean := true
-	for i := 0; i < len(s) && clean; i++ {
-		clean = segmentByte(s[i])
-	}
-	if clean {
-		return s
-	}
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if segmentByte(c) {
-			b.WriteByte(c)
-			continue
-		}
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
-
-func segmentByte(c byte) bool { return c != '/' && pathByte(c) }
+func escapePathSegment(s string) string { return pct.Encode(s, pct.Segment, pct.Plain) }

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/headgate/headgate/internal/pct"
 )
 
 // table is the compiled matcher: a tree of literal segments with parameter
@@ -223,7 +225,7 @@ func CheckPath(path string) error {
 		case 0:
 			return ErrBadPath
 		case '%':
-			if i+2 >= len(path) || !ishex(path[i+1]) || !ishex(path[i+2]) {
+			if i+2 >= len(path) || !pct.IsHex(path[i+1]) || !pct.IsHex(path[i+2]) {
 				return ErrBadPath
 			}
 			if path[i+1] == '0' && path[i+2] == '0' {
@@ -305,10 +307,6 @@ func pathToken(path string, i int) (kind, width int) {
 		return pathOther, 3
 	}
 	return pathOther, 1
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // spanBudget bounds the bytes one Resolve feeds to spanning parameters'
