@@ -295,7 +295,7 @@ func (d *groupDec) userAgents(key string, v any) {
 				continue
 			}
 			explicit[aiTrainingList] = key
-			for _, x := range AITrainingAgents {
+			for _, x := range AITrainingAgents() {
 				if !seen[strings.ToLower(x)] {
 					seen[strings.ToLower(x)] = true
 					listed[strings.ToLower(x)] = true

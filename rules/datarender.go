@@ -33,8 +33,6 @@ type DataRow struct {
 	Found bool   // false: a lookup found no row (Line is 0)
 }
 
-var robotsYes, robotsNo = true, false
-
 // resolveData adds what the data tables say to a match: after the rules
 // are merged, so that a page_table row is the most specific layer.
 func (c *Config) resolveData(m *Match) {
@@ -149,15 +147,17 @@ func (m *Match) applyPageRow(pt *pageTable, row int) {
 		words, _ := parseRobotsCell(s) // checked at load
 		f.robotsSet, f.robotsIndex, f.robotsFollow, f.directives = true, nil, nil, nil
 		for _, w := range words {
+			// Each page gets its own *bool: a pointer shared by every
+			// page would let one caller's write change them all.
 			switch w {
 			case "index":
-				f.robotsIndex = &robotsYes
+				f.robotsIndex = new(true)
 			case "noindex":
-				f.robotsIndex = &robotsNo
+				f.robotsIndex = new(false)
 			case "follow":
-				f.robotsFollow = &robotsYes
+				f.robotsFollow = new(true)
 			case "nofollow":
-				f.robotsFollow = &robotsNo
+				f.robotsFollow = new(false)
 			default:
 				f.directives = append(f.directives, w)
 			}

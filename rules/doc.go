@@ -17,9 +17,9 @@
 // and each key is declared there once, with the function that reads it and,
 // if it is required, the problem its absence is. decode reads a table with
 // it: unknown keys (HG140 with a "did you mean"), the early fields in
-// order, the rest in key order. init builds schema from the tables, and
+// order, the rest in key order. newSchema builds the schema from the tables, and
 // TestDocsKeys checks docs/configuration.md against it. A new key is one
-// more field; a new table is one more fields value, declared in init. The
+// more field; a new table is one more fields value, declared in newSchema. The
 // line of each key comes from go-toml's parser (keylines.go); the values
 // from BurntSushi/toml. testdata/problems and testdata/bad hold the golden
 // report of every broken config the tests load.

@@ -27,26 +27,27 @@ type field[T any] struct {
 }
 
 // fields is the declaration of one table: name is its schema path
-// ("rule.open_graph.image").
+// ("rule.open_graph.image"). A fields value is never written after its
+// declaration: the index of its keys is the schema's.
 type fields[T any] struct {
-	name  string
-	list  []field[T]
-	index map[string]int // key → its place in list; built by declare
+	name string
+	list []field[T]
 }
 
 func (fs *fields[T]) schemaName() string { return fs.name }
 
-func (fs *fields[T]) indexKeys() {
-	fs.index = make(map[string]int, len(fs.list))
+func (fs *fields[T]) indexKeys() map[string]int {
+	index := make(map[string]int, len(fs.list))
 	for i, f := range fs.list {
-		fs.index[f.key] = i
+		index[f.key] = i
 	}
+	return index
 }
 
-func (fs *fields[T]) envs() (out []struct{ env, key string }) {
+func (fs *fields[T]) envs() (out []envKey) {
 	for _, f := range fs.list {
 		if f.env != "" {
-			out = append(out, struct{ env, key string }{f.env, sub(fs.name, f.key)})
+			out = append(out, envKey{f.env, sub(fs.name, f.key)})
 		}
 	}
 	return out
@@ -64,8 +65,9 @@ func (fs *fields[T]) keys() []string {
 // (HG140), then the early fields in declaration order, then the rest in
 // key order, so that problems come out in the same order on every run.
 func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T) {
-	if fs.index == nil {
-		panic("rules: table " + fs.name + " is not declared (add it to init in load.go)")
+	index, ok := l.schema.index[fs.name]
+	if !ok {
+		panic("rules: table " + fs.name + " is not declared (add it to newSchema in load.go)")
 	}
 	l.known(path, t, fs.name)
 	for i := range fs.list {
@@ -83,7 +85,7 @@ func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T)
 	}
 	late := make([]*field[T], 0, len(t))
 	for k := range t {
-		if i, ok := fs.index[k]; ok && !fs.list[i].early {
+		if i, ok := index[k]; ok && !fs.list[i].early {
 			late = append(late, &fs.list[i])
 		}
 	}
@@ -117,24 +119,55 @@ func (f *field[T]) required(l *loader, path string) {
 type declaredTable interface {
 	schemaName() string
 	keys() []string
-	envs() []struct{ env, key string }
-	indexKeys()
+	envs() []envKey
+	indexKeys() map[string]int
 }
 
-// declare adds the keys of tables to schema, and their environment
-// overrides to envKeys; a top-level table's name is a key of the document
-// root, "".
-func declare(tables ...declaredTable) {
+// envKey is an environment override of §1: the variable and the key it sets.
+type envKey struct{ env, key string }
+
+// schema lists the keys each table accepts, by table path: "" is the
+// document root, "rule" every [[rule]], "rule.open_graph.image" each image
+// of a rule's open_graph. The tables not listed (headers, json_ld,
+// sitemap_entries[].params) hold keys of the user's choosing. Every key the
+// loader reads is here, and docs/configuration.md documents each one (a test
+// checks both). It is built by newSchema from the tables of fields, where
+// each key is declared: a top-level table's name is a key of "".
+type schema struct {
+	keys  map[string][]string
+	index map[string]map[string]int // table → key → its place in the table's fields
+	// env names the environment overrides of §1, in the order of the
+	// fields that declare them (field.env): the order they enter Config.Hash.
+	env []envKey
+}
+
+// newSchema builds the schema from the tables of fields. It is a pure
+// function of declarations that never change, so each Parse builds its own
+// (a few dozen small maps) rather than sharing package state.
+func newSchema() *schema {
+	s := &schema{keys: map[string][]string{}, index: map[string]map[string]int{}}
+	// The order of the top-level tables is the order of keys[""], in
+	// which "did you mean" looks.
+	s.declare(serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields,
+		hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields)
+	s.declare(ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields,
+		contentSignalFields, groupFields, llmsSectionFields)
+	return s
+}
+
+// declare adds the keys of tables to s, and their environment overrides to
+// s.env; a top-level table's name is a key of the document root, "".
+func (s *schema) declare(tables ...declaredTable) {
 	for _, t := range tables {
 		name := t.schemaName()
-		if _, dup := schema[name]; dup {
+		if _, dup := s.keys[name]; dup {
 			panic("rules: table " + name + " declared twice")
 		}
-		schema[name] = t.keys()
-		t.indexKeys()
-		envKeys = append(envKeys, t.envs()...)
+		s.keys[name] = t.keys()
+		s.index[name] = t.indexKeys()
+		s.env = append(s.env, t.envs()...)
 		if !strings.Contains(name, ".") {
-			schema[""] = append(schema[""], name)
+			s.keys[""] = append(s.keys[""], name)
 		}
 	}
 }

@@ -22,10 +22,6 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// envKeys names the environment overrides of §1, in the order of the
-// fields that declare them (field.env): the order they enter Config.Hash.
-var envKeys []struct{ env, key string }
-
 // Load reads, validates and compiles the configuration file at path, with
 // the HEADGATE_* overrides from the process environment. On a bad
 // configuration the error is a Problems listing every problem.
@@ -40,7 +36,7 @@ func Load(path string) (*Config, error) {
 // Parse is Load for a configuration already in memory. name is used in
 // problems and to find file: sources relative to it; env may be nil.
 func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, error) {
-	l := &loader{file: name, cfg: defaults()}
+	l := &loader{file: name, cfg: defaults(), schema: newSchema()}
 	l.cfg.File = name
 	l.cfg.Dir = filepath.Dir(name)
 	var tree map[string]any
@@ -57,7 +53,7 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 	h := sha256.New()
 	h.Write(src)
 	if env != nil {
-		for _, e := range envKeys {
+		for _, e := range l.schema.env {
 			if v, ok := env(e.env); ok && v != "" {
 				sec, key, _ := strings.Cut(e.key, ".")
 				t, isTable := tree[sec].(map[string]any)
@@ -96,6 +92,7 @@ type loader struct {
 	probs   Problems
 	fromEnv []string
 	data    *dataSet // the data tables, loaded before the rules (dataload.go)
+	schema  *schema  // the keys of every table (fields.go)
 }
 
 func (l *loader) add(code, key, format string, args ...any) {
@@ -119,28 +116,10 @@ func (l *loader) dataFile(name string, sum []byte) {
 	l.hash.Write(sum)
 }
 
-// schema lists the keys each table accepts, by table path: "" is the
-// document root, "rule" every [[rule]], "rule.open_graph.image" each image
-// of a rule's open_graph. The tables not listed (headers, json_ld,
-// sitemap_entries[].params) hold keys of the user's choosing. Every key the
-// loader reads is here, and docs/configuration.md documents each one (a test
-// checks both). It is built from the tables of fields (fields.go), where
-// each key is declared: a top-level table's name is a key of "".
-var schema = map[string][]string{}
-
-func init() {
-	// The order of the top-level tables is the order of schema[""], in
-	// which "did you mean" looks.
-	declare(serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields,
-		hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields)
-	declare(ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields,
-		contentSignalFields, groupFields, llmsSectionFields)
-}
-
 // known reports the keys of table t (at key path path) that the schema of
 // table does not list, with a "did you mean".
 func (l *loader) known(path string, t map[string]any, table string) {
-	keys, ok := schema[table]
+	keys, ok := l.schema.keys[table]
 	if !ok {
 		panic("rules: no schema for table " + strconv.Quote(table))
 	}
