@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/BurntSushi/toml"
@@ -81,6 +82,10 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 	cfg.table = newTable(cfg.Rules, cfg.Site.Locales)
 	cfg.base, _ = url.Parse(cfg.Site.BaseURL + "/")
 	cfg.precompute()
+	cfg.matches = &sync.Pool{New: func() any { return new(Match) }}
+	if cfg.redir != nil {
+		cfg.redir.matches = cfg.matches
+	}
 	return &cfg, nil
 }
 

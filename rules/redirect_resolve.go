@@ -73,6 +73,9 @@ type redirector struct {
 	rules  []*RedirectRule // by Index
 	pt     *table          // the rules' patterns; nil when there are none
 	hosts  map[string]bool
+	// matches is the Config's pool of Matches, which a rule lookup
+	// records into (set by Parse; nil: allocate).
+	matches *sync.Pool
 
 	templated bool // some rule's target is a template: chains go on at request time
 }
@@ -305,11 +308,8 @@ func (rd *redirector) lookup(path string, q *query) hit {
 // match returns the most specific rule whose pattern matches path (file
 // order between equals) and its parameters.
 func (rd *redirector) match(path string) (*RedirectRule, []Param) {
-	m := matchPool.Get().(*Match)
-	defer func() {
-		*m = Match{}
-		matchPool.Put(m)
-	}()
+	m := getMatch(rd.matches)
+	defer m.release(rd.matches)
 	var segBuf [16]string
 	var offBuf [17]int
 	var stack [8]Param
@@ -332,11 +332,6 @@ func (rd *redirector) match(path string) (*RedirectRule, []Param) {
 	}
 	return rd.rules[best.Rule.Index], append([]Param(nil), best.Params...)
 }
-
-// matchPool holds the Match a rule lookup records into: it is large, and
-// holds slices of its own arrays, so it would be a heap allocation per
-// request.
-var matchPool = sync.Pool{New: func() any { return new(Match) }}
 
 // step is one hop's outcome: where it goes, with what status.
 type step struct {
