@@ -440,6 +440,33 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 	return &out, err
 }
 
+// requestSpelling is a request target's own spelling, path and query, with
+// what a URL may not hold raw (a quote, a non-ASCII byte a client sent
+// unencoded) percent-encoded: the no-op for what browsers send, checked in
+// one pass that also finds the query.
+func requestSpelling(tg string) (reqPath, reqQuery string, hasQ bool) {
+	i := 0
+	for ; i+4 <= len(tg); i += 4 { // four at a time: the loads overlap
+		if !pct.Path.Has(tg[i]) || !pct.Path.Has(tg[i+1]) || !pct.Path.Has(tg[i+2]) || !pct.Path.Has(tg[i+3]) {
+			break
+		}
+	}
+	for i < len(tg) && pct.Path.Has(tg[i]) {
+		i++
+	}
+	reqPath, rawQuery := tg, ""
+	switch {
+	case i == len(tg):
+	case tg[i] == '?':
+		reqPath, rawQuery, hasQ = tg[:i], tg[i+1:], true
+	default:
+		var rawPath string
+		rawPath, rawQuery, hasQ = strings.Cut(tg, "?")
+		reqPath = pct.CanonHex(EscapePath(rawPath))
+	}
+	return reqPath, escapeRequestQuery(rawQuery), hasQ
+}
+
 // RedirectInto is Redirect writing the answer into *dst (which it
 // overwrites) and reporting whether there is one: the proxy keeps dst on
 // its stack, so that a request that is served allocates nothing, nor does
@@ -450,34 +477,7 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	if rd == nil {
 		return false, nil
 	}
-	// The request's own spelling, with what a URL may not hold raw (a
-	// quote, a non-ASCII byte a client sent unencoded) percent-encoded:
-	// the no-op for what browsers send, checked in one pass that also
-	// finds the query.
-	tg := req.Target
-	i := 0
-	for ; i+4 <= len(tg); i += 4 { // four at a time: the loads overlap
-		if !pct.Path.Has(tg[i]) || !pct.Path.Has(tg[i+1]) || !pct.Path.Has(tg[i+2]) || !pct.Path.Has(tg[i+3]) {
-			break
-		}
-	}
-	for i < len(tg) && pct.Path.Has(tg[i]) {
-		i++
-	}
-	reqPath, rawQuery, hasQ := tg, "", false
-	switch {
-	case i == len(tg):
-	case tg[i] == '?':
-		reqPath, rawQuery, hasQ = tg[:i], tg[i+1:], true
-	default:
-		var rawPath string
-		rawPath, rawQuery, hasQ = strings.Cut(tg, "?")
-		reqPath = pct.CanonHex(EscapePath(rawPath))
-	}
-	reqQuery := rawQuery
-	if pct.Index(rawQuery, pct.RequestQuery, pct.Plain) >= 0 {
-		reqQuery = escapeRequestQuery(rawQuery)
-	}
+	reqPath, reqQuery, hasQ := requestSpelling(req.Target)
 	path := reqPath
 	norm := false
 	if req.Method == "GET" || req.Method == "HEAD" || req.Method == "" {
