@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // Crawler policy (SPEC §13): [[robots.group]], robots.content_signal,
@@ -269,7 +271,7 @@ var groupFields = &fields[*groupDec]{name: "robots.group", list: []field[*groupD
 // @ai-training added to it (lower-case).
 func (l *loader) robotsGroup(i int, t map[string]any, explicit map[string]string) map[string]bool {
 	path := fmt.Sprintf("robots.group[%d]", i)
-	g := RobotsGroup{Line: lineOf(l.lines, path)}
+	g := RobotsGroup{Line: schema.LineOf(l.lines, path)}
 	d := &groupDec{l: l, g: &g, listed: map[string]bool{}, explicit: explicit}
 	decode(l, path, t, groupFields, d)
 	l.cfg.Robots.Groups = append(l.cfg.Robots.Groups, g)

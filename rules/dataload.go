@@ -10,6 +10,7 @@ import (
 
 	"github.com/headgate/headgate/internal/datafile"
 	"github.com/headgate/headgate/internal/pct"
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // maxTableBytes bounds one data table's file: a table is held in memory
@@ -200,7 +201,7 @@ func (l *loader) columns(code, path, name string, r *dataReader, want []string, 
 		}
 		if !found {
 			msg := fmt.Sprintf("column %q is not %s", c, what)
-			if s := suggest(c, want); s != "" {
+			if s := schema.Suggest(c, want); s != "" {
 				msg += " (did you mean " + s + "?)"
 			}
 			l.addRow(code, name, 1, path, "%s", msg)
@@ -484,7 +485,7 @@ func (l *loader) ruleLookups(key string, v any, r *Rule) {
 			for _, x := range l.data.tables {
 				names = append(names, x.name)
 			}
-			if s := suggest(name, names); s != "" {
+			if s := schema.Suggest(name, names); s != "" {
 				msg += " (did you mean " + s + "?)"
 			}
 			l.add("HG121", lk, "%s", msg)
@@ -548,7 +549,7 @@ func (tc *tmplCtx) dataVar(key string, t *Template, name string) (known, ok bool
 	}
 	if dt.cols != nil && dt.column(col) < 0 {
 		msg := fmt.Sprintf("{%s}: %s has no column %q", name, dt.file, col)
-		if s := suggest(col, dt.cols); s != "" {
+		if s := schema.Suggest(col, dt.cols); s != "" {
 			msg += " (did you mean {" + tname + "." + s + "}?)"
 		}
 		tc.l.add("HG121", key, "%s", msg)

@@ -3,6 +3,8 @@ package rules
 import (
 	"slices"
 	"strings"
+
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // A field is one key of a config table, declared once: its name, how its
@@ -47,7 +49,7 @@ func (fs *fields[T]) indexKeys() map[string]int {
 func (fs *fields[T]) envs() (out []envKey) {
 	for _, f := range fs.list {
 		if f.env != "" {
-			out = append(out, envKey{f.env, sub(fs.name, f.key)})
+			out = append(out, envKey{f.env, schema.Join(fs.name, f.key)})
 		}
 	}
 	return out
@@ -78,7 +80,7 @@ func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T)
 		v, ok := t[f.key]
 		switch {
 		case ok && f.read != nil:
-			f.read(d, sub(path, f.key), v)
+			f.read(d, schema.Join(path, f.key), v)
 		case !ok:
 			f.required(l, path)
 		}
@@ -92,7 +94,7 @@ func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T)
 	slices.SortFunc(late, func(a, b *field[T]) int { return strings.Compare(a.key, b.key) })
 	for _, f := range late {
 		if f.read != nil {
-			f.read(d, sub(path, f.key), t[f.key])
+			f.read(d, schema.Join(path, f.key), t[f.key])
 		}
 	}
 	for i := range fs.list {
@@ -109,7 +111,7 @@ func (f *field[T]) required(l *loader, path string) {
 	switch {
 	case f.need == "":
 	case f.needKey:
-		l.add(f.needCode, sub(path, f.key), "%s", f.need)
+		l.add(f.needCode, schema.Join(path, f.key), "%s", f.need)
 	default:
 		l.add(f.needCode, path, "%s", f.need)
 	}
@@ -126,14 +128,14 @@ type declaredTable interface {
 // envKey is an environment override of §1: the variable and the key it sets.
 type envKey struct{ env, key string }
 
-// schema lists the keys each table accepts, by table path: "" is the
+// keySchema lists the keys each table accepts, by table path: "" is the
 // document root, "rule" every [[rule]], "rule.open_graph.image" each image
 // of a rule's open_graph. The tables not listed (headers, json_ld,
 // sitemap_entries[].params) hold keys of the user's choosing. Every key the
 // loader reads is here, and docs/configuration.md documents each one (a test
 // checks both). It is built by newSchema from the tables of fields, where
 // each key is declared: a top-level table's name is a key of "".
-type schema struct {
+type keySchema struct {
 	keys  map[string][]string
 	index map[string]map[string]int // table → key → its place in the table's fields
 	// env names the environment overrides of §1, in the order of the
@@ -144,8 +146,8 @@ type schema struct {
 // newSchema builds the schema from the tables of fields. It is a pure
 // function of declarations that never change, so each Parse builds its own
 // (a few dozen small maps) rather than sharing package state.
-func newSchema() *schema {
-	s := &schema{keys: map[string][]string{}, index: map[string]map[string]int{}}
+func newSchema() *keySchema {
+	s := &keySchema{keys: map[string][]string{}, index: map[string]map[string]int{}}
 	// The order of the top-level tables is the order of keys[""], in
 	// which "did you mean" looks.
 	s.declare(serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields,
@@ -157,7 +159,7 @@ func newSchema() *schema {
 
 // declare adds the keys of tables to s, and their environment overrides to
 // s.env; a top-level table's name is a key of the document root, "".
-func (s *schema) declare(tables ...declaredTable) {
+func (s *keySchema) declare(tables ...declaredTable) {
 	for _, t := range tables {
 		name := t.schemaName()
 		if _, dup := s.keys[name]; dup {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // Load reads, validates and compiles the configuration file at path, with
@@ -45,7 +47,7 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 		}
 		return nil, Problems{{Code: "HG100", File: name, Line: line, Message: "does not parse: " + err.Error()}}
 	}
-	l.lines = keyLines(src)
+	l.lines = schema.KeyLines(src)
 	h := sha256.New()
 	h.Write(src)
 	if env != nil {
@@ -69,7 +71,7 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 	l.hash = h
 	l.root(tree)
 	if len(l.probs) > 0 {
-		l.probs.sort()
+		l.probs.Sort()
 		return nil, l.probs
 	}
 	l.cfg.Hash = hex.EncodeToString(h.Sum(nil))[:16]
@@ -91,13 +93,13 @@ type loader struct {
 	lines   map[string]int
 	probs   Problems
 	fromEnv []string
-	data    *dataSet // the data tables, loaded before the rules (dataload.go)
-	schema  *schema  // the keys of every table (fields.go)
+	data    *dataSet   // the data tables, loaded before the rules (dataload.go)
+	schema  *keySchema // the keys of every table (fields.go)
 }
 
 func (l *loader) add(code, key, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	line := lineOf(l.lines, key)
+	line := schema.LineOf(l.lines, key)
 	for _, k := range l.fromEnv {
 		if key == k {
 			msg += " (from the environment)"
@@ -133,10 +135,10 @@ func (l *loader) known(path string, t map[string]any, table string) {
 		}
 		if !ok {
 			msg := "unknown key"
-			if s := suggest(k, keys); s != "" {
+			if s := schema.Suggest(k, keys); s != "" {
 				msg += " (did you mean " + s + "?)"
 			}
-			l.add("HG140", sub(path, k), "%s", msg)
+			l.add("HG140", schema.Join(path, k), "%s", msg)
 		}
 	}
 }
@@ -150,47 +152,6 @@ func sortedKeys[V any](t map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-func sub(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}
-
-// suggest returns the known key closest to k, if it is close enough.
-func suggest(k string, keys []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range keys {
-		if d := editDistance(strings.ToLower(k), c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= max(2, len(k)/3) {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func typeName(v any) string {

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // ruleDec is what a rule's fields read into.
@@ -68,7 +70,7 @@ var ruleFields = &fields[*ruleDec]{name: "rule", list: []field[*ruleDec]{
 
 func (l *loader) rule(i int, t map[string]any) {
 	path := fmt.Sprintf("rule[%d]", i)
-	r := &Rule{Index: i, Line: lineOf(l.lines, path)}
+	r := &Rule{Index: i, Line: schema.LineOf(l.lines, path)}
 	l.cfg.Rules = append(l.cfg.Rules, r)
 	decode(l, path, t, ruleFields, &ruleDec{l: l, r: r, tc: &tmplCtx{l: l, rule: r}})
 	l.checkSitemapRule(path, r)
@@ -334,7 +336,7 @@ func (tc *tmplCtx) tmpl(key string, v any) *Template {
 			cands := []string{"locale", "path", "base_url", "canonical", "title", "description", "page.title", "page.description",
 				"page.canonical", "page.lang", "page.og.image"}
 			cands = append(cands, tc.rule.paramNames()...)
-			if s := suggest(name, cands); s != "" {
+			if s := schema.Suggest(name, cands); s != "" {
 				msg += " (did you mean {" + s + "}?)"
 			}
 			tc.l.add("HG121", key, "%s", msg)

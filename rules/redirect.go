@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // Normalize is the [normalize] table (§11.1). Every key is off by default.
@@ -257,7 +259,7 @@ var redirectFields = &fields[*redirectDec]{name: "redirect", list: []field[*redi
 
 func (l *loader) redirectRule(i int, t map[string]any) {
 	path := fmt.Sprintf("redirect[%d]", i)
-	r := &RedirectRule{Index: i, Line: lineOf(l.lines, path), Status: 301}
+	r := &RedirectRule{Index: i, Line: schema.LineOf(l.lines, path), Status: 301}
 	l.cfg.Redirects = append(l.cfg.Redirects, r)
 	d := &redirectDec{l: l, r: r}
 	decode(l, path, t, redirectFields, d)
@@ -295,7 +297,7 @@ func (l *loader) redirectTo(key, s string, p *Pattern) *Template {
 				cands = append(cands, p.Params()...)
 			}
 			msg := fmt.Sprintf("unknown template variable {%s} (a redirect target may use the pattern's parameters, {base_url} and {path})", name)
-			if sg := suggest(name, cands); sg != "" {
+			if sg := schema.Suggest(name, cands); sg != "" {
 				msg += " (did you mean {" + sg + "}?)"
 			}
 			l.add("HG180", key, "%s", msg)
@@ -387,7 +389,7 @@ type redirectTableDec struct {
 
 func (l *loader) redirectTable(i int, t map[string]any) {
 	path := fmt.Sprintf("redirect_table[%d]", i)
-	rt := &RedirectTable{Index: i, Line: lineOf(l.lines, path), Status: 301}
+	rt := &RedirectTable{Index: i, Line: schema.LineOf(l.lines, path), Status: 301}
 	l.cfg.RedirectTables = append(l.cfg.RedirectTables, rt)
 	d := &redirectTableDec{l: l, path: path, rt: rt}
 	decode(l, path, t, redirectTableFields, d)
