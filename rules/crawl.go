@@ -111,9 +111,9 @@ func (r *Rule) EntryText(t *Template, params map[string]string, locale, path, ba
 		return ""
 	}
 	v := vars{locale: locale, path: path, baseURL: baseURL, canonical: baseURL + path, title: title}
-	if r.Pattern != nil && len(r.Pattern.params) > 0 {
-		v.params = make([]Param, 0, len(r.Pattern.params))
-		for _, name := range r.Pattern.params {
+	if r.Pattern != nil && len(r.Pattern.Params()) > 0 {
+		v.params = make([]Param, 0, len(r.Pattern.Params()))
+		for _, name := range r.Pattern.Params() {
 			v.params = append(v.params, Param{Name: name, Value: params[name]})
 		}
 	}

@@ -298,7 +298,7 @@ func validTableName(s string) bool {
 			return false
 		}
 	}
-	return !fixedVars[s]
+	return !isFixedVar(s)
 }
 
 // lookupTable loads one [[table]].

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/headgate/headgate/rules/pattern"
 	"github.com/headgate/headgate/rules/schema"
 )
 
@@ -80,7 +81,7 @@ func (d *ruleDec) match(key string, v any) {
 	r := d.r
 	if d.l.str(key, v, &r.Match) {
 		p, err := ParsePattern(r.Match)
-		if err != nil && indexOutsideBraces(r.Match, "?") >= 0 {
+		if err != nil && pattern.IndexOutsideBraces(r.Match, "?") >= 0 {
 			d.l.add("HG120", key, "%q: %v; a rule looks at the query with its query key (query = { page = \"2\" })", r.Match, err)
 		} else if err != nil {
 			d.l.add("HG120", key, "%q: %v", r.Match, err)
@@ -318,7 +319,7 @@ func (tc *tmplCtx) tmpl(key string, v any) *Template {
 	}
 	tc.l.notePageVars(t)
 	for _, name := range t.Vars() {
-		if fixedVars[name] {
+		if isFixedVar(name) {
 			continue
 		}
 		if known, ok := tc.dataVar(key, t, name); known {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/headgate/headgate/internal/datafile"
 	"github.com/headgate/headgate/internal/pct"
+	"github.com/headgate/headgate/rules/pattern"
 )
 
 // Bounds of one redirect table: a million rows of long URLs fit well
@@ -573,29 +574,30 @@ func (l *loader) checkRedirectSources() {
 // HEAD: patterns see the normalized path, so a literal that normalization
 // always changes names no address a browser arrives at.
 func deadPattern(n *Normalize, p *Pattern) string {
+	segs := p.Segments()
 	if n.Lowercase {
-		for _, s := range p.segs {
-			if s.kind == segLiteral && strings.ToLower(s.lit) != s.lit {
+		for _, s := range segs {
+			if s.Kind == pattern.SegLiteral && strings.ToLower(s.Lit) != s.Lit {
 				return "has upper-case letters, but [normalize] lowercase = true lowercases every path first: write it in lower case"
 			}
 		}
 	}
-	if len(p.segs) == 0 {
+	if len(segs) == 0 {
 		return ""
 	}
-	last := p.segs[len(p.segs)-1]
-	if last.kind == segRegex && n.TrailingSlash == "add" && !last.spans && !canMatchRune(last.expr, '.') {
+	last := segs[len(segs)-1]
+	if last.Kind == pattern.SegRegex && n.TrailingSlash == "add" && !last.Spans && !pattern.CanMatchRune(last.Expr, '.') {
 		// "/old-notes/:id{[0-9]+}": every value it takes is a path that
 		// normalization gives a slash first, which the pattern then misses.
-		return `ends with :` + last.name + `{` + last.expr + `}, which never holds a dot, but [normalize] trailing_slash = "add" adds a / to every such path first: end the pattern with /`
+		return `ends with :` + last.Name + `{` + last.Expr + `}, which never holds a dot, but [normalize] trailing_slash = "add" adds a / to every such path first: end the pattern with /`
 	}
-	if last.kind != segLiteral {
+	if last.Kind != pattern.SegLiteral {
 		return ""
 	}
 	switch {
-	case n.TrailingSlash == "strip" && last.lit == "" && len(p.segs) > 1:
+	case n.TrailingSlash == "strip" && last.Lit == "" && len(segs) > 1:
 		return `ends with /, but [normalize] trailing_slash = "strip" removes it from every path first`
-	case n.TrailingSlash == "add" && last.lit != "" && !strings.Contains(last.lit, "."):
+	case n.TrailingSlash == "add" && last.Lit != "" && !strings.Contains(last.Lit, "."):
 		return `does not end with /, but [normalize] trailing_slash = "add" adds one to every such path first: write it with the slash`
 	}
 	return ""

@@ -145,12 +145,6 @@ func ValidURL(origin string, s string) string {
 	return why
 }
 
-// EscapePath returns a request path in a form safe to write into a URL:
-// valid percent-escapes are kept (re-spelled by RespellPath: upper-case
-// hex, unreserved characters decoded), every other byte outside the
-// characters a path may hold is percent-encoded.
-func EscapePath(p string) string { return RespellPath(pct.Encode(p, pct.Path, pct.Keep)) }
-
 // simplePath reports whether s is an absolute path of plain characters with
 // no dot segment, query or fragment, so that resolving it is a concatenation.
 func simplePath(s string) bool {

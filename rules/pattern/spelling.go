@@ -1,4 +1,4 @@
-package rules
+package pattern
 
 import (
 	"strings"
@@ -37,10 +37,10 @@ func respellSegment(b *strings.Builder, seg string) {
 	b.WriteString(out)
 }
 
-// respellURLPath re-spells the path of a URL or path template's output:
+// RespellURLPath re-spells the path of a URL or path template's output:
 // a path ("/…") or an absolute URL on origin; anything else is returned
 // as it is.
-func respellURLPath(s, origin string) string {
+func RespellURLPath(s, origin string) string {
 	if strings.IndexByte(s, '%') < 0 {
 		return s
 	}
@@ -60,10 +60,10 @@ func respellURLPath(s, origin string) string {
 	return prefix + RespellPath(rest[:end]) + rest[end:]
 }
 
-// escapePathSegment percent-encodes a value for one path segment, in the
+// EscapeSegment percent-encodes a value for one path segment, in the
 // spelling EscapePath gives a request path: the characters a segment may
 // hold raw (RFC 3986 pchar: unreserved, sub-delimiters, ":" and "@") stay,
 // every other byte is encoded with upper-case hex. So a sitemap <loc> and a
 // templated path spell /wiki/Tea_(drink) as the browser's request and the
 // "self" canonical do.
-func escapePathSegment(s string) string { return pct.Encode(s, pct.Segment, pct.Plain) }
+func EscapeSegment(s string) string { return pct.Encode(s, pct.Segment, pct.Plain) }
