@@ -124,8 +124,8 @@ func (r *Rule) EntryText(t *Template, params map[string]string, locale, path, ba
 		for _, lk := range r.lookups {
 			key := lk.key.render(&kv, false)
 			row := -1
-			if lk.table.index != nil {
-				row = lk.table.find(key)
+			if lk.table.Indexed() {
+				row = lk.table.Find(key)
 			}
 			md.rows = append(md.rows, rowHit{mr: mr, t: lk.table, key: key, row: row})
 		}

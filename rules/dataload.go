@@ -10,6 +10,7 @@ import (
 
 	"github.com/headgate/headgate/internal/datafile"
 	"github.com/headgate/headgate/internal/pct"
+	"github.com/headgate/headgate/rules/datatable"
 	"github.com/headgate/headgate/rules/schema"
 )
 
@@ -24,7 +25,7 @@ const maxRowProblems = 20
 
 // dataSet is every data table of a configuration.
 type dataSet struct {
-	tables   []*dataTable // [[table]], by name
+	tables   []*datatable.Table // [[table]], by name
 	pages    []*pageTable
 	hreflang []*hreflangTable
 }
@@ -52,7 +53,7 @@ var pageColumns = [pgFields]string{"title", "description", "canonical", "robots"
 // pageTable is one [[page_table]]: column 0 of t is the path (spelled as
 // normPath spells it), then the fields the file has.
 type pageTable struct {
-	t   *dataTable
+	t   *datatable.Table
 	col [pgFields]int // column of t for each field; -1 when the file has none
 	// m is the layer the rows apply as: its rule names the table, so that
 	// a value the URL rules drop is logged as the table's.
@@ -62,7 +63,7 @@ type pageTable struct {
 // hreflangTable is one [[hreflang_table]]: t's columns are group,
 // hreflang, url (url spelled as normURL spells it, and indexed).
 type hreflangTable struct {
-	t     *dataTable
+	t     *datatable.Table
 	group []uint32 // row → group number
 	order []uint32 // rows by group, in file order within one
 	start []uint32 // group g's rows are order[start[g]:start[g+1]]
@@ -219,7 +220,7 @@ var errBadRow = errors.New("bad row")
 // reports whether the whole file was read, and whether no row was
 // refused; the rows of a file read whole are checked further (duplicates)
 // even when some were refused, so that one run reports every problem.
-func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilder, idx []int, check func(line int, cells []string) bool) (read, clean bool) {
+func (l *loader) readRows(code, path, name string, r *dataReader, b *datatable.Builder, idx []int, check func(line int, cells []string) bool) (read, clean bool) {
 	cells := make([]string, len(idx))
 	bad := 0
 	for {
@@ -261,8 +262,8 @@ func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilde
 			}
 			continue
 		}
-		b.add(rec.Line, cells)
-		if b.tooLarge() {
+		b.Add(rec.Line, cells)
+		if b.TooLarge() {
 			l.addRow(code, name, rec.Line, path, "the table is too large for headgate to hold")
 			return false, false
 		}
@@ -271,13 +272,13 @@ func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilde
 }
 
 // reportDups reports rows whose key repeats an earlier row's.
-func (l *loader) reportDups(code, path, name string, t *dataTable, dups [][2]int, what string) {
+func (l *loader) reportDups(code, path, name string, t *datatable.Table, dups [][2]int, what string) {
 	for i, d := range dups {
 		if i == maxRowProblems {
-			l.addRow(code, name, int(t.lines[d[1]]), path, "%d more duplicates", len(dups)-i)
+			l.addRow(code, name, int(t.Line(d[1])), path, "%d more duplicates", len(dups)-i)
 			return
 		}
-		l.addRow(code, name, int(t.lines[d[1]]), path, "duplicate %s %q (first on line %d)", what, clip(t.cell(d[1], t.key)), t.lines[d[0]])
+		l.addRow(code, name, int(t.Line(d[1])), path, "duplicate %s %q (first on line %d)", what, clip(t.Cell(d[1], t.Key)), t.Line(d[0]))
 	}
 }
 
@@ -312,35 +313,35 @@ func (l *loader) lookupTable(i int, t map[string]any) {
 		}
 		if tname != "" {
 			// Declared, so that templates naming it are not also reported.
-			l.data.tables = append(l.data.tables, &dataTable{kind: "table", name: tname})
+			l.data.tables = append(l.data.tables, &datatable.Table{Kind: "table", Name: tname})
 		}
 		return
 	}
 	defer r.Close()
-	dt := &dataTable{kind: "table", name: tname, file: name, cols: r.Columns(), key: -1}
+	dt := &datatable.Table{Kind: "table", Name: tname, File: name, Cols: r.Columns(), Key: -1}
 	l.data.tables = append(l.data.tables, dt)
-	idx := make([]int, len(dt.cols))
+	idx := make([]int, len(dt.Cols))
 	seen := map[string]bool{}
-	for c, col := range dt.cols {
+	for c, col := range dt.Cols {
 		idx[c] = c
 		if seen[col] {
 			l.addRow("HG177", name, 1, path, "column %q appears twice", col)
-			dt.cols = nil
+			dt.Cols = nil
 			return
 		}
 		seen[col] = true
 		if col == key {
-			dt.key = c
+			dt.Key = c
 		}
 	}
-	if dt.key < 0 {
-		l.add("HG177", path+".key", "%q is not a column of %s (columns: %s)", key, name, strings.Join(dt.cols, ", "))
-		dt.cols = nil
+	if dt.Key < 0 {
+		l.add("HG177", path+".key", "%q is not a column of %s (columns: %s)", key, name, strings.Join(dt.Cols, ", "))
+		dt.Cols = nil
 		return
 	}
-	b := newTableBuilder(dt, fileSize(name))
+	b := datatable.NewBuilder(dt, fileSize(name))
 	read, clean := l.readRows("HG177", path, name, r, b, idx, func(line int, cells []string) bool {
-		if cells[dt.key] == "" {
+		if cells[dt.Key] == "" {
 			l.addRow("HG177", name, line, path, "the key cell (%s) is empty", key)
 			return false
 		}
@@ -349,7 +350,7 @@ func (l *loader) lookupTable(i int, t map[string]any) {
 	if !read {
 		return
 	}
-	dups := b.finish()
+	dups := b.Finish()
 	l.reportDups("HG177", path, name, dt, dups, "key")
 	if clean && len(dups) == 0 {
 		l.dataFile(name, r.Sum())
@@ -357,9 +358,9 @@ func (l *loader) lookupTable(i int, t map[string]any) {
 }
 
 // table returns the [[table]] named name, or nil.
-func (d *dataSet) table(name string) *dataTable {
+func (d *dataSet) table(name string) *datatable.Table {
 	for _, t := range d.tables {
-		if t.name == name {
+		if t.Name == name {
 			return t
 		}
 	}
@@ -384,19 +385,19 @@ func (l *loader) pageTable(i int, t map[string]any) {
 		return
 	}
 	pt := &pageTable{}
-	dt := &dataTable{kind: "page_table", file: name, cols: []string{"path"}}
+	dt := &datatable.Table{Kind: "page_table", File: name, Cols: []string{"path"}}
 	cidx := []int{idx[0]}
 	for f := range pgFields {
 		pt.col[f] = -1
 		if idx[f+1] >= 0 {
-			pt.col[f] = len(dt.cols)
-			dt.cols = append(dt.cols, pageColumns[f])
+			pt.col[f] = len(dt.Cols)
+			dt.Cols = append(dt.Cols, pageColumns[f])
 			cidx = append(cidx, idx[f+1])
 		}
 	}
 	pt.t = dt
 	pt.m = Matched{Rule: &Rule{Index: -1, Match: "page_table " + name}}
-	b := newTableBuilder(dt, fileSize(name))
+	b := datatable.NewBuilder(dt, fileSize(name))
 	read, clean := l.readRows("HG176", path, name, r, b, cidx, func(line int, cells []string) bool {
 		p := cells[0]
 		switch {
@@ -423,15 +424,15 @@ func (l *loader) pageTable(i int, t map[string]any) {
 	if !read {
 		return
 	}
-	dups := b.finish()
+	dups := b.Finish()
 	l.reportDups("HG176", path, name, dt, dups, "path")
 	if !clean || len(dups) > 0 {
 		return
 	}
 	for _, other := range l.data.pages {
-		for row := range dt.rows() {
-			if o := other.t.find(dt.cell(row, 0)); o >= 0 {
-				l.addRow("HG176", name, int(dt.lines[row]), path, "path %q is also on line %d of %s", clip(dt.cell(row, 0)), other.t.lines[o], other.t.file)
+		for row := range dt.Rows() {
+			if o := other.t.Find(dt.Cell(row, 0)); o >= 0 {
+				l.addRow("HG176", name, int(dt.Line(row)), path, "path %q is also on line %d of %s", clip(dt.Cell(row, 0)), other.t.Line(o), other.t.File)
 				return
 			}
 		}
@@ -483,7 +484,7 @@ func (l *loader) ruleLookups(key string, v any, r *Rule) {
 			msg := fmt.Sprintf("no [[table]] is named %q", name)
 			var names []string
 			for _, x := range l.data.tables {
-				names = append(names, x.name)
+				names = append(names, x.Name)
 			}
 			if s := schema.Suggest(name, names); s != "" {
 				msg += " (did you mean " + s + "?)"
@@ -521,7 +522,7 @@ func (l *loader) ruleLookups(key string, v any, r *Rule) {
 
 // lookup is one entry of a rule's lookup table.
 type lookup struct {
-	table *dataTable
+	table *datatable.Table
 	key   *Template
 }
 
@@ -547,9 +548,9 @@ func (tc *tmplCtx) dataVar(key string, t *Template, name string) (known, ok bool
 		tc.l.add("HG121", key, "{%s} names table %s, but the rule has no lookup = { %s = \"…\" }", name, tname, tname)
 		return true, false
 	}
-	if dt.cols != nil && dt.column(col) < 0 {
-		msg := fmt.Sprintf("{%s}: %s has no column %q", name, dt.file, col)
-		if s := schema.Suggest(col, dt.cols); s != "" {
+	if dt.Cols != nil && dt.Column(col) < 0 {
+		msg := fmt.Sprintf("{%s}: %s has no column %q", name, dt.File, col)
+		if s := schema.Suggest(col, dt.Cols); s != "" {
 			msg += " (did you mean {" + tname + "." + s + "}?)"
 		}
 		tc.l.add("HG121", key, "%s", msg)
@@ -569,3 +570,7 @@ func statFile(name string) (int64, error) {
 // escapeNonASCII percent-encodes the bytes of s that are not ASCII: a
 // spreadsheet's /über is the /%C3%BCber a request arrives as.
 func escapeNonASCII(s string) string { return pct.Encode(s, pct.ASCII, pct.Plain) }
+
+// normPath spells a path as §11.2 compares it: percent-escapes with
+// upper-case hex. It allocates only for a path with a lower-case escape.
+func normPath(p string) string { return pct.CanonHex(p) }

@@ -9,6 +9,7 @@ import (
 	"github.com/headgate/headgate/internal/langcode"
 
 	"github.com/headgate/headgate/internal/pct"
+	"github.com/headgate/headgate/rules/datatable"
 )
 
 // hreflangTable loads one [[hreflang_table]] and checks it (HG175).
@@ -32,12 +33,12 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 	if !ok {
 		return
 	}
-	dt := &dataTable{kind: "hreflang_table", file: name, cols: []string{"group", "hreflang", "url"}, key: hlURL}
+	dt := &datatable.Table{Kind: "hreflang_table", File: name, Cols: []string{"group", "hreflang", "url"}, Key: hlURL}
 	ht := &hreflangTable{t: dt}
 	groups := map[string]uint32{}
 	var count []uint32
 	langs := map[[2]string]int{} // group, lower-case code → line
-	b := newTableBuilder(dt, fileSize(name))
+	b := datatable.NewBuilder(dt, fileSize(name))
 	read, clean := l.readRows("HG175", path, name, r, b, idx, func(line int, cells []string) bool {
 		g, lang, u := cells[hlGroup], cells[hlLang], cells[hlURL]
 		if g == "" {
@@ -74,21 +75,21 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 		return
 	}
 	ok = clean
-	for _, d := range b.finish() {
+	for _, d := range b.Finish() {
 		if ht.group[d[0]] != ht.group[d[1]] {
-			l.addRow("HG175", name, int(dt.lines[d[1]]), path, "url %q is in group %q and in group %q (line %d): a page has one set of language versions",
-				clip(dt.cell(d[1], hlURL)), clip(dt.cell(d[0], hlGroup)), clip(dt.cell(d[1], hlGroup)), dt.lines[d[0]])
+			l.addRow("HG175", name, int(dt.Line(d[1])), path, "url %q is in group %q and in group %q (line %d): a page has one set of language versions",
+				clip(dt.Cell(d[1], hlURL)), clip(dt.Cell(d[0], hlGroup)), clip(dt.Cell(d[1], hlGroup)), dt.Line(d[0]))
 			ok = false
 		}
 	}
-	for row := range dt.rows() {
+	for row := range dt.Rows() {
 		if clean && count[ht.group[row]] == 1 { // with rows refused, the count says little
-			l.addRow("HG175", name, int(dt.lines[row]), path, "group %q has one row: a language version needs another to be one", clip(dt.cell(row, hlGroup)))
+			l.addRow("HG175", name, int(dt.Line(row)), path, "group %q has one row: a language version needs another to be one", clip(dt.Cell(row, hlGroup)))
 			ok = false
 		}
 		for _, other := range l.data.hreflang {
-			if o := other.t.find(dt.cell(row, hlURL)); o >= 0 {
-				l.addRow("HG175", name, int(dt.lines[row]), path, "url %q is also on line %d of %s", clip(dt.cell(row, hlURL)), other.t.lines[o], other.t.file)
+			if o := other.t.Find(dt.Cell(row, hlURL)); o >= 0 {
+				l.addRow("HG175", name, int(dt.Line(row)), path, "url %q is also on line %d of %s", clip(dt.Cell(row, hlURL)), other.t.Line(o), other.t.File)
 				ok = false
 				break
 			}
@@ -103,7 +104,7 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 		ht.start[g+1] = ht.start[g] + n
 	}
 	next := append([]uint32(nil), ht.start[:len(count)]...)
-	ht.order = make([]uint32, dt.rows())
+	ht.order = make([]uint32, dt.Rows())
 	for row, g := range ht.group {
 		ht.order[next[g]] = uint32(row)
 		next[g]++

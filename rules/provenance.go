@@ -104,14 +104,14 @@ func (m *Match) pageRowSets(key string) string {
 		col = pgTwImage
 	}
 	pt, row := m.data.page, m.data.pageRow
-	if col < 0 || pt.col[col] < 0 || pt.t.cell(row, pt.col[col]) == "" {
+	if col < 0 || pt.col[col] < 0 || pt.t.Cell(row, pt.col[col]) == "" {
 		return ""
 	}
 	cfg := ""
 	if m.cfg != nil {
 		cfg = filepath.Base(m.cfg.File)
 	}
-	return fmt.Sprintf("row %d of %s (%s [[page_table]]) sets it", pt.t.lines[row], filepath.Base(pt.t.file), cfg)
+	return fmt.Sprintf("row %d of %s (%s [[page_table]]) sets it", pt.t.Line(row), filepath.Base(pt.t.File), cfg)
 }
 
 // ruleSets reports whether rule r sets the head field named by identity
