@@ -66,7 +66,7 @@
 // [[redirect_table]] compile into one redirector; cfg.Redirect(req) is
 // called per request, after the 400 checks, deny and headgate's own
 // endpoints. Tables are read with internal/datafile and held in a byte
-// arena with fixed-size rows and an open-addressing hash (redirTable), so
+// arena with fixed-size rows and an open-addressing hash (redirect.Table), so
 // a million rows cost about 100 bytes each and a lookup is a few memory
 // reads. Chains among rows and static rules are collapsed at load, cycles
 // are HG181; templated targets are followed per request up to 10 steps and

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/headgate/headgate/rules/redirect"
 	"github.com/headgate/headgate/rules/schema"
 )
 
@@ -56,7 +57,7 @@ type RedirectTable struct {
 	// would read as a redirect to themselves.
 	Redundant int
 
-	t *redirTable
+	t *redirect.Table
 }
 
 // redirect statuses a rule or row may name.

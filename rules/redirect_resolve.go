@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/headgate/headgate/internal/pct"
+	"github.com/headgate/headgate/rules/redirect"
 )
 
 // RedirectRequest is what Config.Redirect needs of a request.
@@ -88,7 +89,7 @@ type target struct {
 	query    string
 	hasQuery bool
 	frag     string // "#…" or ""
-	// loc is the whole URL when a table stored it so (see redirTable);
+	// loc is the whole URL when a table stored it so (see redirect.Table);
 	// "" when it is to be built.
 	loc string
 }
@@ -286,12 +287,12 @@ func (h hit) found() bool { return h.table != nil || h.rule != nil }
 
 // lookup finds the table row, else the most specific [[redirect]] rule,
 // for a path on the site's origin (normalized, upper-case hex).
-func (rd *redirector) lookup(path string, q *query) hit {
+func (rd *redirector) lookup(path string, q *redirect.Query) hit {
 	for _, t := range rd.tables {
 		if t.t == nil {
 			continue
 		}
-		if s := t.t.lookup(path, q); s != 0 {
+		if s := t.t.Lookup(path, q); s != 0 {
 			return hit{table: t, row: s}
 		}
 	}
@@ -349,19 +350,19 @@ func (rd *redirector) follow(h hit, cur target) (step, error) {
 	drop := false
 	switch {
 	case h.table != nil:
-		r := h.table.t.row(h.row)
-		st.status, st.source = int(r.status), SourceTable
-		if r.flags&rowGone != 0 {
+		r := h.table.t.Row(h.row)
+		st.status, st.source = int(r.Status), SourceTable
+		if r.Flags&redirect.RowGone != 0 {
 			st.gone = true
 			return st, nil
 		}
-		if r.flags&rowBarePath != 0 {
-			st.next = target{path: r.to, loc: r.loc}
+		if r.Flags&redirect.RowBarePath != 0 {
+			st.next = target{path: r.To, loc: r.Loc}
 		} else {
-			st.next = splitLocal(r.to, r.flags&rowAbs != 0)
-			st.next.loc = r.loc
+			st.next = splitLocal(r.To, r.Flags&redirect.RowAbs != 0)
+			st.next.loc = r.Loc
 		}
-		drop = r.flags&rowDrop != 0
+		drop = r.Flags&redirect.RowDrop != 0
 	default:
 		r := h.rule
 		st.status, st.source, drop = r.Status, SourceRule, r.Drop
@@ -419,7 +420,7 @@ func (rd *redirector) normTarget(t target) target {
 
 func (rd *redirector) where(h hit) string {
 	if h.table != nil {
-		return h.table.Path + ":" + strconv.Itoa(int(h.table.t.row(h.row).line))
+		return h.table.Path + ":" + strconv.Itoa(int(h.table.t.Row(h.row).Line))
 	}
 	return rd.file + ":" + strconv.Itoa(h.rule.Line)
 }
@@ -507,7 +508,7 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	var err error
 	if len(rd.tables) > 0 || rd.pt != nil {
 		for {
-			q := query{raw: cur.query}
+			q := redirect.Query{Raw: cur.query}
 			h := rd.lookup(cur.path, &q)
 			if !h.found() {
 				break

@@ -1,4 +1,4 @@
-package rules
+package redirect
 
 import (
 	"net/url"
@@ -6,24 +6,24 @@ import (
 	"strings"
 )
 
-// query is a request's query, decoded on first need. It holds no slice of
+// Query is a request's query, decoded on first need. It holds no slice of
 // its own array, so that it can live on the caller's stack.
-type query struct {
-	raw    string
+type Query struct {
+	Raw    string // the query as it came, without "?"
 	parsed bool
 	n      int        // strings in buf and more: k, v, k, v …
 	buf    [16]string // the first 8 pairs (a request's query rarely has more)
 	more   []string
 }
 
-func (q *query) kv(i int) string {
+func (q *Query) kv(i int) string {
 	if i < len(q.buf) {
 		return q.buf[i]
 	}
 	return q.more[i-len(q.buf)]
 }
 
-func (q *query) push(s string) {
+func (q *Query) push(s string) {
 	if q.n < len(q.buf) {
 		q.buf[q.n] = s
 	} else {
@@ -32,14 +32,14 @@ func (q *query) push(s string) {
 	q.n++
 }
 
-func (q *query) parse() {
+func (q *Query) parse() {
 	if q.parsed {
 		return
 	}
 	q.parsed = true
 	// One pass over the bytes: a request's query is short, and a loop
 	// costs less than a call to find each '&' and '='.
-	s := q.raw
+	s := q.Raw
 	start, eq, plain := 0, -1, true
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) {
@@ -79,7 +79,7 @@ func (q *query) parse() {
 	}
 }
 
-func (q *query) has(k, v string) bool {
+func (q *Query) has(k, v string) bool {
 	q.parse()
 	for i := 0; i+1 < q.n; i += 2 {
 		if q.kv(i) == k && q.kv(i+1) == v {
@@ -92,11 +92,11 @@ func (q *query) has(k, v string) bool {
 // matches reports whether the request's query carries every pair of r
 // but its first: the pair of r's key, which the query carries (it was
 // found by probing that pair).
-func matches(r *rowv, q *query) bool {
-	if r.npairs <= 1 {
+func matches(r *Row, q *Query) bool {
+	if r.NPairs <= 1 {
 		return true
 	}
-	enc := r.pairs
+	enc := r.Pairs
 	enc = enc[strings.IndexByte(enc, 0)+1:]
 	enc = enc[strings.IndexByte(enc, 0)+1:]
 	for len(enc) > 0 {
@@ -130,11 +130,11 @@ const maxProbes = 64
 // its query selects: the row with the most pairs that the query carries
 // all of (then the first in the file), else the path's row without a
 // query. It returns the row's id, or 0.
-func (t *redirTable) lookup(path string, q *query) uint32 {
+func (t *Table) Lookup(path string, q *Query) uint32 {
 	if t.recs != nil {
 		return t.serve(path, q)
 	}
-	if t.paired && q.raw != "" {
+	if t.paired && q.Raw != "" {
 		q.parse()
 		best := rowPick{}
 		for i := 0; i+1 < q.n && i < 2*maxProbes; i += 2 {
@@ -153,12 +153,12 @@ func (t *redirTable) lookup(path string, q *query) uint32 {
 // firstKeys) hashed, their home slots read, and then the records their
 // fingerprints name, each round side by side before any key is compared,
 // so that the lookup waits for memory twice however many pairs it probes.
-func (t *redirTable) serve(path string, q *query) uint32 {
+func (t *Table) serve(path string, q *Query) uint32 {
 	p := t.head(path)
 	if p == 0 {
 		return 0
 	}
-	if fl := t.recs[p+23]; fl&rowPairedPath == 0 || q.raw == "" {
+	if fl := t.recs[p+23]; fl&rowPairedPath == 0 || q.Raw == "" {
 		if fl&rowMarker != 0 {
 			return 0
 		}
@@ -213,7 +213,7 @@ func (t *redirTable) serve(path string, q *query) uint32 {
 }
 
 // isFirstKey reports whether some row's first query pair has key k.
-func (t *redirTable) isFirstKey(k string) bool {
+func (t *Table) isFirstKey(k string) bool {
 	if t.firstKeys.set != nil {
 		_, ok := t.firstKeys.set[k]
 		return ok
@@ -235,7 +235,7 @@ const (
 )
 
 // noteFirstKey adds a row's first pair key to the set.
-func (t *redirTable) noteFirstKey(k string) {
+func (t *Table) noteFirstKey(k string) {
 	fk := &t.firstKeys
 	if fk.all || t.isFirstKey(k) {
 		return
@@ -269,15 +269,15 @@ type rowPick struct {
 // chain considers the first row of the chain from id, a key the query
 // carries the pair of, that the query matches: the chain is in try order,
 // so it is the chain's best.
-func (b *rowPick) chain(t *redirTable, id uint32, q *query) {
+func (b *rowPick) chain(t *Table, id uint32, q *Query) {
 	for id != 0 {
-		r := t.row(id)
+		r := t.Row(id)
 		if !matches(&r, q) {
-			id = r.next
+			id = r.Next
 			continue
 		}
-		if b.id == 0 || r.npairs > b.pairs || r.npairs == b.pairs && r.line < b.line {
-			*b = rowPick{id, r.npairs, r.line}
+		if b.id == 0 || r.NPairs > b.pairs || r.NPairs == b.pairs && r.Line < b.line {
+			*b = rowPick{id, r.NPairs, r.Line}
 		}
 		return
 	}
