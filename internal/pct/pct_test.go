@@ -50,14 +50,13 @@ func (c *legacyCase) call(s string) string {
 // TestLegacy holds Encode, Index and CanonHex to what the eight encoders
 // and two hex helpers they replaced (rules/urls.go, redirect_resolve.go,
 // spelling.go, dataload.go, data.go, audit/robots.go at a415c6f) wrote for
-// 2,300 inputs: every string of three of the bytes escapes turn on, the
+// 2,395 inputs: every string of three of the bytes escapes turn on, the
 // fuzz corpus that compared the two side by side, and random strings.
 // testdata/legacy.txt holds, a line per input, tab-separated, the input
 // and each old function's output (Go-quoted) in the order of cases, then
-// needsRespell's and
-// plainURLTail's answers (now Index(s, All, Normal) >= 0 and
-// Index(s, URL, Upper) < 0). It was written by the old functions, which
-// are gone: it is not regenerated.
+// needsRespell's and plainURLTail's answers (now Index(s, All, Normal) >= 0
+// and Index(s, URL, Upper) < 0). It was written by the old functions,
+// which are gone: it is not regenerated.
 func TestLegacy(t *testing.T) {
 	src, err := os.ReadFile("testdata/legacy.txt")
 	if err != nil {
