@@ -25,7 +25,11 @@
 //	               key paths, did-you-mean: what every config area reports with
 //	rules/pattern  path patterns (Parse, Fill, Bind), CheckPath, the deny
 //	               forms, the one spelling of a path (EscapePath, RespellPath)
+//	rules/datatable the compact in-memory table of §12 (arena, key index)
+//	rules/redirect the compiled [[redirect_table]] store and request query
 //	internal/pct   the one percent-encoder every package calls
+//
+// Each imports nothing of headgate's but internal/* (TestSubpackagesStandAlone).
 //
 // Inside rules, files go by area: load*.go and fields.go read the file
 // ([server], [site], [sitemap], [[rule]], open_graph/twitter/json_ld);
@@ -55,10 +59,10 @@
 // and each key is declared there once, with the function that reads it and,
 // if it is required, the problem its absence is. decode reads a table with
 // it: unknown keys (HG140 with a "did you mean"), the early fields in
-// order, the rest in key order. newSchema builds the schema from the tables, and
-// TestDocsKeys checks docs/configuration.md against it. A new key is one
-// more field; a new table is one more fields value, declared in newSchema. The
-// line of each key comes from go-toml's parser (keylines.go); the values
+// order, the rest in key order. newSchema builds the schema from the
+// tables, and TestDocsKeys checks docs/configuration.md against it. A new
+// key is one more field; a new table is one more fields value, declared in
+// newSchema. The line of each key comes from go-toml's parser (rules/schema); the values
 // from BurntSushi/toml. testdata/problems and testdata/bad hold the golden
 // report of every broken config the tests load.
 //
@@ -66,7 +70,7 @@
 // [[redirect_table]] compile into one redirector; cfg.Redirect(req) is
 // called per request, after the 400 checks, deny and headgate's own
 // endpoints. Tables are read with internal/datafile and held in a byte
-// arena with fixed-size rows and an open-addressing hash (redirect.Table), so
+// arena with fixed-size rows and an open-addressing hash (rules/redirect), so
 // a million rows cost about 100 bytes each and a lookup is a few memory
 // reads. Chains among rows and static rules are collapsed at load, cycles
 // are HG181; templated targets are followed per request up to 10 steps and
