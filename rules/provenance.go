@@ -78,30 +78,21 @@ func (m *Match) pageRowSets(key string) string {
 	if m.data == nil || m.data.page == nil {
 		return ""
 	}
+	// A head key names its page_table column with "_" for ":" (og:title
+	// is og_title); every og:image or twitter:image property comes from
+	// the one image column.
+	name := key
+	for _, img := range []string{"og:image", "twitter:image"} {
+		if strings.HasPrefix(key, img) {
+			name = img
+		}
+	}
+	name = strings.Replace(name, ":", "_", 1)
 	col := -1
-	switch {
-	case key == "title":
-		col = pgTitle
-	case key == "description":
-		col = pgDescription
-	case key == "canonical":
-		col = pgCanonical
-	case key == "robots":
-		col = pgRobots
-	case key == "og:title":
-		col = pgOGTitle
-	case key == "og:description":
-		col = pgOGDescription
-	case key == "og:type":
-		col = pgOGType
-	case strings.HasPrefix(key, "og:image"):
-		col = pgOGImage
-	case key == "twitter:title":
-		col = pgTwTitle
-	case key == "twitter:description":
-		col = pgTwDescription
-	case strings.HasPrefix(key, "twitter:image"):
-		col = pgTwImage
+	for f, c := range pageColumns {
+		if c == name && f != pgPolicy {
+			col = f
+		}
 	}
 	pt, row := m.data.page, m.data.pageRow
 	if col < 0 || pt.col[col] < 0 || pt.t.Cell(row, pt.col[col]) == "" {
