@@ -95,7 +95,7 @@ func TestLegacy(t *testing.T) {
 // FuzzEncode checks what every caller relies on: the output holds no byte
 // outside the set but as "%XX" (no "%" that does not start a valid
 // escape, when the set has no "%"), Index agrees with Encode, and an
-// encoding that keeps escapes is idempotent.
+// encoding that keeps escapes is idempotent when its set has no "%".
 func FuzzEncode(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
@@ -117,7 +117,10 @@ func FuzzEncode(f *testing.F) {
 					t.Fatalf("%s(%q) = %q: raw %q", c.name, s, out, out[i])
 				}
 			}
-			if c.mode != Plain {
+			// A stray "%" a set keeps raw (Robots, as robots.txt matching
+			// has it) can make an escape of the next pass: "%7%30" is
+			// "%70", then "p". Only a set without "%" is idempotent.
+			if c.mode != Plain && !c.set.Has('%') {
 				if again := Encode(out, c.set, c.mode); again != out {
 					t.Errorf("%s(%q) = %q, and again %q", c.name, s, out, again)
 				}
