@@ -79,13 +79,13 @@ const (
 // runs before the rules, whose templates name the tables.
 func (l *loader) dataTables(tree map[string]any) {
 	l.data = &dataSet{}
-	for i, t := range l.topTables(tree, lookupTableFields.name) {
+	for i, t := range l.topTables(tree, lookupTableFields.Name) {
 		l.lookupTable(i, t)
 	}
-	for i, t := range l.topTables(tree, pageTableFields.name) {
+	for i, t := range l.topTables(tree, pageTableFields.Name) {
 		l.pageTable(i, t)
 	}
-	for i, t := range l.topTables(tree, hreflangTableFields.name) {
+	for i, t := range l.topTables(tree, hreflangTableFields.Name) {
 		l.hreflangTable(i, t)
 	}
 	if len(l.data.tables)+len(l.data.pages)+len(l.data.hreflang) > 0 {
@@ -108,14 +108,14 @@ type dataDec struct {
 }
 
 // fileField is the file key every data table has.
-var fileField = field[*dataDec]{key: "file", read: func(d *dataDec, key string, v any) {
+var fileField = schema.Field[*dataDec]{Key: "file", Read: func(d *dataDec, key string, v any) {
 	d.hasFile = true
 	d.fileOK = d.l.str(key, v, &d.file)
 }}
 
 // lookupTableFields declares the keys of [[table]].
-var lookupTableFields = &fields[*dataDec]{name: "table", list: []field[*dataDec]{
-	{key: "name", early: true, read: func(d *dataDec, key string, v any) {
+var lookupTableFields = &schema.Fields[*dataDec]{Name: "table", List: []schema.Field[*dataDec]{
+	{Key: "name", Early: true, Read: func(d *dataDec, key string, v any) {
 		l := d.l
 		if !l.str(key, v, &d.name) {
 			return
@@ -128,22 +128,22 @@ var lookupTableFields = &fields[*dataDec]{name: "table", list: []field[*dataDec]
 			l.add("HG177", key, "a table named %q is declared twice", d.name)
 			d.name = ""
 		}
-	}, needCode: "HG177", need: `has no name (add name = "products")`},
+	}, NeedCode: "HG177", Need: `has no name (add name = "products")`},
 	fileField,
-	{key: "key", early: true, read: func(d *dataDec, key string, v any) { d.l.str(key, v, &d.key) },
-		needCode: "HG177", need: `has no key (add key = "the column lookups compare with")`},
+	{Key: "key", Early: true, Read: func(d *dataDec, key string, v any) { d.l.str(key, v, &d.key) },
+		NeedCode: "HG177", Need: `has no key (add key = "the column lookups compare with")`},
 }}
 
 // pageTableFields and hreflangTableFields declare the one key of
 // [[page_table]] and of [[hreflang_table]].
 var (
-	pageTableFields     = &fields[*dataDec]{name: "page_table", list: []field[*dataDec]{fileField}}
-	hreflangTableFields = &fields[*dataDec]{name: "hreflang_table", list: []field[*dataDec]{fileField}}
+	pageTableFields     = &schema.Fields[*dataDec]{Name: "page_table", List: []schema.Field[*dataDec]{fileField}}
+	hreflangTableFields = &schema.Fields[*dataDec]{Name: "hreflang_table", List: []schema.Field[*dataDec]{fileField}}
 )
 
 // tableFile reads table entry t (at path) and opens its file; nil when the
 // entry or the file is wrong (reported).
-func (l *loader) tableFile(path string, t map[string]any, fs *fields[*dataDec], code string) (*dataReader, string, *dataDec) {
+func (l *loader) tableFile(path string, t map[string]any, fs *schema.Fields[*dataDec], code string) (*dataReader, string, *dataDec) {
 	d := &dataDec{l: l}
 	decode(l, path, t, fs, d)
 	if !d.hasFile {

@@ -55,15 +55,17 @@
 //   - content_signal (§18, robots.txt Content-Signal): already read by
 //     crawl.go's contentSignalFields under [robots].
 //
-// Config keys (fields.go): each table of the file is a table of fields,
-// and each key is declared there once, with the function that reads it and,
-// if it is required, the problem its absence is. decode reads a table with
-// it: unknown keys (HG140 with a "did you mean"), the early fields in
-// order, the rest in key order. newSchema builds the schema from the
-// tables, and TestDocsKeys checks docs/configuration.md against it. A new
-// key is one more field; a new table is one more fields value, declared in
-// newSchema. The line of each key comes from go-toml's parser (rules/schema); the values
-// from BurntSushi/toml. testdata/problems and testdata/bad hold the golden
+// Config keys: each table of the file is a schema.Fields value beside the
+// code of its area (serverFields in load_site.go, ruleFields in
+// load_rule.go, …), and each key is declared there once, with the function
+// that reads it and, if it is required, the problem its absence is.
+// schema.Decode reads a table with it: unknown keys (HG140 with a "did you
+// mean"), the early fields in order, the rest in key order. newSchema
+// (fields.go) lists every table, and TestDocsKeys checks
+// docs/configuration.md against it. A new key is one more Field; a new
+// table is one more Fields value, listed in newSchema. The line of each
+// key comes from go-toml's parser (rules/schema); the values from
+// BurntSushi/toml. testdata/problems and testdata/bad hold the golden
 // report of every broken config the tests load.
 //
 // Redirects (SPEC §11, redirect*.go): [normalize], [[redirect]] and

@@ -34,7 +34,7 @@ func Load(path string) (*Config, error) {
 // Parse is Load for a configuration already in memory. name is used in
 // problems and to find file: sources relative to it; env may be nil.
 func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, error) {
-	l := &loader{file: name, cfg: defaults(), schema: newSchema()}
+	l := &loader{file: name, cfg: defaults(), keys: newSchema()}
 	l.cfg.File = name
 	l.cfg.Dir = filepath.Dir(name)
 	var tree map[string]any
@@ -51,9 +51,9 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 	h := sha256.New()
 	h.Write(src)
 	if env != nil {
-		for _, e := range l.schema.env {
-			if v, ok := env(e.env); ok && v != "" {
-				sec, key, _ := strings.Cut(e.key, ".")
+		for _, e := range l.keys.Env {
+			if v, ok := env(e.Env); ok && v != "" {
+				sec, key, _ := strings.Cut(e.Key, ".")
 				t, isTable := tree[sec].(map[string]any)
 				if !isTable && tree[sec] != nil {
 					continue // [server] or [site] of the wrong type: reported as such
@@ -63,8 +63,8 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 					tree[sec] = t
 				}
 				t[key] = v
-				l.fromEnv = append(l.fromEnv, e.key)
-				fmt.Fprintf(h, "\x00%s=%s", e.env, v)
+				l.fromEnv = append(l.fromEnv, e.Key)
+				fmt.Fprintf(h, "\x00%s=%s", e.Env, v)
 			}
 		}
 	}
@@ -93,8 +93,8 @@ type loader struct {
 	lines   map[string]int
 	probs   Problems
 	fromEnv []string
-	data    *dataSet   // the data tables, loaded before the rules (dataload.go)
-	schema  *keySchema // the keys of every table (fields.go)
+	data    *dataSet     // the data tables, loaded before the rules (dataload.go)
+	keys    *schema.Keys // the keys of every table (fields.go)
 }
 
 func (l *loader) add(code, key, format string, args ...any) {
@@ -116,31 +116,6 @@ func (l *loader) dataFile(name string, sum []byte) {
 	l.cfg.Files = append(l.cfg.Files, name)
 	fmt.Fprintf(l.hash, "\x00file=%s\x00", name)
 	l.hash.Write(sum)
-}
-
-// known reports the keys of table t (at key path path) that the schema of
-// table does not list, with a "did you mean".
-func (l *loader) known(path string, t map[string]any, table string) {
-	keys, ok := l.schema.keys[table]
-	if !ok {
-		panic("rules: no schema for table " + strconv.Quote(table))
-	}
-	for _, k := range sortedKeys(t) {
-		ok := false
-		for _, want := range keys {
-			if k == want {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			msg := "unknown key"
-			if s := schema.Suggest(k, keys); s != "" {
-				msg += " (did you mean " + s + "?)"
-			}
-			l.add("HG140", schema.Join(path, k), "%s", msg)
-		}
-	}
 }
 
 // sortedKeys returns t's keys in order: problems found while walking a
@@ -339,18 +314,18 @@ func quoteAll(ss []string) []string {
 }
 
 func (l *loader) root(tree map[string]any) {
-	l.known("", tree, "")
+	l.keys.Known(l, "", tree, "")
 	// [server] and [site] are read even when absent: they have required keys.
-	l.server(l.topTable(tree, serverFields.name, true))
-	l.site(l.topTable(tree, siteFields.name, true))
-	if t := l.topTable(tree, sitemapFields.name, false); t != nil {
+	l.server(l.topTable(tree, serverFields.Name, true))
+	l.site(l.topTable(tree, siteFields.Name, true))
+	if t := l.topTable(tree, sitemapFields.Name, false); t != nil {
 		l.sitemap(t)
 	}
-	if t := l.topTable(tree, robotsFields.name, false); t != nil {
+	if t := l.topTable(tree, robotsFields.Name, false); t != nil {
 		l.crawlerPolicy(t)
 	}
 	l.dataTables(tree)
-	for i, t := range l.topTables(tree, ruleFields.name) {
+	for i, t := range l.topTables(tree, ruleFields.Name) {
 		l.rule(i, t)
 	}
 	l.redirects(tree)

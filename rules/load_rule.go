@@ -22,51 +22,51 @@ type ruleDec struct {
 // ruleFields declares the keys of [[rule]]. The early ones are read first:
 // the templates' checks depend on match's parameters, localized, the
 // lookups and the query conditions.
-var ruleFields = &fields[*ruleDec]{name: "rule", list: []field[*ruleDec]{
-	{key: "match", early: true, read: (*ruleDec).match, needCode: "HG120", need: `has no match pattern (add match = "/path")`},
-	{key: "title", read: func(d *ruleDec, key string, v any) { d.r.Title = d.tc.tmpl(key, v) }},
-	{key: "description", read: func(d *ruleDec, key string, v any) { d.r.Description = d.tc.tmpl(key, v) }},
-	{key: "canonical", read: (*ruleDec).canonical},
-	{key: "keep_query", read: func(d *ruleDec, key string, v any) {
+var ruleFields = &schema.Fields[*ruleDec]{Name: "rule", List: []schema.Field[*ruleDec]{
+	{Key: "match", Early: true, Read: (*ruleDec).match, NeedCode: "HG120", Need: `has no match pattern (add match = "/path")`},
+	{Key: "title", Read: func(d *ruleDec, key string, v any) { d.r.Title = d.tc.tmpl(key, v) }},
+	{Key: "description", Read: func(d *ruleDec, key string, v any) { d.r.Description = d.tc.tmpl(key, v) }},
+	{Key: "canonical", Read: (*ruleDec).canonical},
+	{Key: "keep_query", Read: func(d *ruleDec, key string, v any) {
 		if list, ok := d.l.strList(key, v); ok {
 			d.r.KeepQuery, d.r.keepQuery = list, true
 		}
 	}},
-	{key: "robots", read: func(d *ruleDec, key string, v any) { d.r.Robots = d.l.robots(key, v) }},
-	{key: "open_graph", read: func(d *ruleDec, key string, v any) { d.r.OpenGraph = d.tc.openGraph(key, v) }},
-	{key: "twitter", read: func(d *ruleDec, key string, v any) { d.r.Twitter = d.tc.twitter(key, v) }},
-	{key: "json_ld", read: (*ruleDec).jsonLD},
-	{key: "json_ld_file", read: func(d *ruleDec, key string, v any) {
+	{Key: "robots", Read: func(d *ruleDec, key string, v any) { d.r.Robots = d.l.robots(key, v) }},
+	{Key: "open_graph", Read: func(d *ruleDec, key string, v any) { d.r.OpenGraph = d.tc.openGraph(key, v) }},
+	{Key: "twitter", Read: func(d *ruleDec, key string, v any) { d.r.Twitter = d.tc.twitter(key, v) }},
+	{Key: "json_ld", Read: (*ruleDec).jsonLD},
+	{Key: "json_ld_file", Read: func(d *ruleDec, key string, v any) {
 		var f string
 		if d.l.str(key, v, &f) {
 			d.r.JSONLD = append(d.r.JSONLD, d.tc.jsonFile(key, f)...)
 		}
 	}},
-	{key: "replace_json_ld", early: true, read: func(d *ruleDec, key string, v any) { d.l.boolean(key, v, &d.r.ReplaceJSON) }},
-	{key: "headers", read: (*ruleDec).headers},
-	{key: "localized", early: true, read: func(d *ruleDec, key string, v any) {
+	{Key: "replace_json_ld", Early: true, Read: func(d *ruleDec, key string, v any) { d.l.boolean(key, v, &d.r.ReplaceJSON) }},
+	{Key: "headers", Read: (*ruleDec).headers},
+	{Key: "localized", Early: true, Read: func(d *ruleDec, key string, v any) {
 		d.l.boolean(key, v, &d.r.Localized)
 		if d.r.Localized && len(d.l.cfg.Site.Locales) == 0 {
 			d.l.add("HG170", key, "localized = true needs site.locales")
 		}
 	}},
-	{key: "sitemap", early: true, read: func(d *ruleDec, key string, v any) { d.l.boolean(key, v, &d.r.Sitemap) }},
-	{key: "sitemap_source", read: func(d *ruleDec, key string, v any) {
+	{Key: "sitemap", Early: true, Read: func(d *ruleDec, key string, v any) { d.l.boolean(key, v, &d.r.Sitemap) }},
+	{Key: "sitemap_source", Read: func(d *ruleDec, key string, v any) {
 		if d.l.str(key, v, &d.r.SitemapSource) {
 			d.l.checkSource(key, d.r.SitemapSource)
 		}
 	}},
-	{key: "sitemap_entries", read: func(d *ruleDec, key string, v any) { d.r.SitemapEntries = d.l.entries(key, v) }},
-	{key: "policy", read: func(d *ruleDec, key string, v any) {
+	{Key: "sitemap_entries", Read: func(d *ruleDec, key string, v any) { d.r.SitemapEntries = d.l.entries(key, v) }},
+	{Key: "policy", Read: func(d *ruleDec, key string, v any) {
 		var p string
 		d.l.enum(key, v, &p, "override", "fill")
 		d.r.Policy = Policy(p)
 	}},
-	{key: "deny", early: true, read: func(d *ruleDec, key string, v any) { d.l.boolean(key, v, &d.r.Deny) }},
-	{key: "lookup", early: true, read: func(d *ruleDec, key string, v any) { d.l.ruleLookups(key, v, d.r) }}, // dataload.go
-	{key: "rewrite", early: true, read: func(d *ruleDec, key string, v any) { d.r.Rewrite = d.l.optBool(key, v) }},
-	{key: "inherit", early: true, read: func(d *ruleDec, key string, v any) { d.r.Inherit = d.l.optBool(key, v) }},
-	{key: "query", early: true, read: func(d *ruleDec, key string, v any) { d.l.ruleQuery(key, v, d.r) }}, // cms.go
+	{Key: "deny", Early: true, Read: func(d *ruleDec, key string, v any) { d.l.boolean(key, v, &d.r.Deny) }},
+	{Key: "lookup", Early: true, Read: func(d *ruleDec, key string, v any) { d.l.ruleLookups(key, v, d.r) }}, // dataload.go
+	{Key: "rewrite", Early: true, Read: func(d *ruleDec, key string, v any) { d.r.Rewrite = d.l.optBool(key, v) }},
+	{Key: "inherit", Early: true, Read: func(d *ruleDec, key string, v any) { d.r.Inherit = d.l.optBool(key, v) }},
+	{Key: "query", Early: true, Read: func(d *ruleDec, key string, v any) { d.l.ruleQuery(key, v, d.r) }}, // cms.go
 }}
 
 func (l *loader) rule(i int, t map[string]any) {
@@ -192,10 +192,10 @@ type into[T any] struct {
 }
 
 // ruleRobotsFields declares the keys of a rule's robots table.
-var ruleRobotsFields = &fields[into[*Robots]]{name: "rule.robots", list: []field[into[*Robots]]{
-	{key: "index", early: true, read: func(d into[*Robots], key string, v any) { d.v.Index = d.tc.l.optBool(key, v) }},
-	{key: "follow", early: true, read: func(d into[*Robots], key string, v any) { d.v.Follow = d.tc.l.optBool(key, v) }},
-	{key: "directives", early: true, read: func(d into[*Robots], key string, v any) {
+var ruleRobotsFields = &schema.Fields[into[*Robots]]{Name: "rule.robots", List: []schema.Field[into[*Robots]]{
+	{Key: "index", Early: true, Read: func(d into[*Robots], key string, v any) { d.v.Index = d.tc.l.optBool(key, v) }},
+	{Key: "follow", Early: true, Read: func(d into[*Robots], key string, v any) { d.v.Follow = d.tc.l.optBool(key, v) }},
+	{Key: "directives", Early: true, Read: func(d into[*Robots], key string, v any) {
 		l := d.tc.l
 		if list, ok := l.strList(key, v); ok {
 			for i, s := range list {
@@ -238,8 +238,8 @@ func (l *loader) checkSource(key, src string) {
 }
 
 // entryFields declares the keys of one of a rule's sitemap_entries.
-var entryFields = &fields[into[*Entry]]{name: "rule.sitemap_entries", list: []field[into[*Entry]]{
-	{key: "params", early: true, read: func(d into[*Entry], key string, v any) {
+var entryFields = &schema.Fields[into[*Entry]]{Name: "rule.sitemap_entries", List: []schema.Field[into[*Entry]]{
+	{Key: "params", Early: true, Read: func(d into[*Entry], key string, v any) {
 		l := d.tc.l
 		pt, ok := l.table(key, v)
 		if !ok {
@@ -257,7 +257,7 @@ var entryFields = &fields[into[*Entry]]{name: "rule.sitemap_entries", list: []fi
 			}
 		}
 	}},
-	{key: "lastmod", early: true, read: func(d into[*Entry], key string, v any) {
+	{Key: "lastmod", Early: true, Read: func(d into[*Entry], key string, v any) {
 		switch x := v.(type) {
 		case string:
 			d.v.Lastmod = x

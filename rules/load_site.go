@@ -9,27 +9,29 @@ import (
 	"strings"
 
 	"golang.org/x/net/idna"
+
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // serverFields declares the keys of [server].
-var serverFields = &fields[*loader]{name: "server", list: []field[*loader]{
-	{key: "listen", env: "HEADGATE_LISTEN", read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.Listen) }},
-	{key: "admin_listen", env: "HEADGATE_ADMIN_LISTEN", read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.AdminListen) }},
-	{key: "upstream", env: "HEADGATE_UPSTREAM", read: (*loader).upstream,
-		needCode: "HG102", need: `is required: an http(s) URL or "builtin:demo"`, needKey: true},
-	{key: "preserve_host", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.PreserveHost) }},
-	{key: "upstream_timeout", read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Server.UpstreamTimeout) }},
-	{key: "max_head_bytes", read: func(l *loader, key string, v any) { l.size(key, v, 1024, 64<<20, &l.cfg.Server.MaxHeadBytes) }},
-	{key: "shutdown_timeout", read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Server.ShutdownTimeout) }},
-	{key: "compress", read: (*loader).compress},
-	{key: "access_log", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.AccessLog) }},
-	{key: "change_header", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.ChangeHeader) }},
-	{key: "max_idle_connections", read: (*loader).maxIdleConnections}, // limits.go
-	{key: "trusted_proxies", read: (*loader).trustedProxies},          // redirect.go
+var serverFields = &schema.Fields[*loader]{Name: "server", List: []schema.Field[*loader]{
+	{Key: "listen", Env: "HEADGATE_LISTEN", Read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.Listen) }},
+	{Key: "admin_listen", Env: "HEADGATE_ADMIN_LISTEN", Read: func(l *loader, key string, v any) { l.listen(key, v, &l.cfg.Server.AdminListen) }},
+	{Key: "upstream", Env: "HEADGATE_UPSTREAM", Read: (*loader).upstream,
+		NeedCode: "HG102", Need: `is required: an http(s) URL or "builtin:demo"`, NeedKey: true},
+	{Key: "preserve_host", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.PreserveHost) }},
+	{Key: "upstream_timeout", Read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Server.UpstreamTimeout) }},
+	{Key: "max_head_bytes", Read: func(l *loader, key string, v any) { l.size(key, v, 1024, 64<<20, &l.cfg.Server.MaxHeadBytes) }},
+	{Key: "shutdown_timeout", Read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Server.ShutdownTimeout) }},
+	{Key: "compress", Read: (*loader).compress},
+	{Key: "access_log", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.AccessLog) }},
+	{Key: "change_header", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.ChangeHeader) }},
+	{Key: "max_idle_connections", Read: (*loader).maxIdleConnections}, // limits.go
+	{Key: "trusted_proxies", Read: (*loader).trustedProxies},          // redirect.go
 }}
 
 func (l *loader) server(t map[string]any) {
-	decode(l, serverFields.name, t, serverFields, l)
+	decode(l, serverFields.Name, t, serverFields, l)
 	if s := &l.cfg.Server; s.Listen != "" && s.Listen == s.AdminListen {
 		l.add("HG103", "server.admin_listen", "must differ from server.listen: the admin endpoints never share the public port")
 	}
@@ -116,24 +118,24 @@ func checkUpstream(u string) error {
 }
 
 // siteFields declares the keys of [site].
-var siteFields = &fields[*loader]{name: "site", list: []field[*loader]{
-	{key: "base_url", env: "HEADGATE_BASE_URL", read: (*loader).baseURL,
-		needCode: "HG101", need: "is required: the public origin of the site, such as https://www.example.com", needKey: true},
-	{key: "mode", read: func(l *loader, key string, v any) {
+var siteFields = &schema.Fields[*loader]{Name: "site", List: []schema.Field[*loader]{
+	{Key: "base_url", Env: "HEADGATE_BASE_URL", Read: (*loader).baseURL,
+		NeedCode: "HG101", Need: "is required: the public origin of the site, such as https://www.example.com", NeedKey: true},
+	{Key: "mode", Read: func(l *loader, key string, v any) {
 		var m string
 		l.enum(key, v, &m, "production", "staging", "shadow")
 		if m != "" {
 			l.cfg.Site.Mode = Mode(m)
 		}
 	}},
-	{key: "title_template", read: (*loader).titleTemplate},
-	{key: "locales", read: (*loader).locales},
-	{key: "x_default", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.XDefault) }},
-	{key: "correct_upstream", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.CorrectUpstream) }},
-	{key: "og_url_from_canonical", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.OGURLFromCanonical) }},
+	{Key: "title_template", Read: (*loader).titleTemplate},
+	{Key: "locales", Read: (*loader).locales},
+	{Key: "x_default", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.XDefault) }},
+	{Key: "correct_upstream", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.CorrectUpstream) }},
+	{Key: "og_url_from_canonical", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.OGURLFromCanonical) }},
 }}
 
-func (l *loader) site(t map[string]any) { decode(l, siteFields.name, t, siteFields, l) }
+func (l *loader) site(t map[string]any) { decode(l, siteFields.Name, t, siteFields, l) }
 
 func (l *loader) baseURL(key string, v any) {
 	var b string
@@ -258,11 +260,11 @@ func validLocale(s string) bool {
 }
 
 // sitemapFields declares the keys of [sitemap].
-var sitemapFields = &fields[*loader]{name: "sitemap", list: []field[*loader]{
-	{key: "cache_ttl", read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Sitemap.CacheTTL) }},
-	{key: "retry_after", read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Sitemap.RetryAfter) }},
-	{key: "max_urls_per_file", read: func(l *loader, key string, v any) { l.integer(key, v, 1, 50000, &l.cfg.Sitemap.MaxURLsPerFile) }},
-	{key: "max_urls", read: func(l *loader, key string, v any) { l.integer(key, v, 1, 1<<40, &l.cfg.Sitemap.MaxURLs) }},
+var sitemapFields = &schema.Fields[*loader]{Name: "sitemap", List: []schema.Field[*loader]{
+	{Key: "cache_ttl", Read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Sitemap.CacheTTL) }},
+	{Key: "retry_after", Read: func(l *loader, key string, v any) { l.duration(key, v, &l.cfg.Sitemap.RetryAfter) }},
+	{Key: "max_urls_per_file", Read: func(l *loader, key string, v any) { l.integer(key, v, 1, 50000, &l.cfg.Sitemap.MaxURLsPerFile) }},
+	{Key: "max_urls", Read: func(l *loader, key string, v any) { l.integer(key, v, 1, 1<<40, &l.cfg.Sitemap.MaxURLs) }},
 }}
 
-func (l *loader) sitemap(t map[string]any) { decode(l, sitemapFields.name, t, sitemapFields, l) }
+func (l *loader) sitemap(t map[string]any) { decode(l, sitemapFields.Name, t, sitemapFields, l) }

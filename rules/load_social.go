@@ -10,17 +10,19 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // ogFields declares the keys of a rule's open_graph table.
-var ogFields = &fields[into[*OpenGraph]]{name: "rule.open_graph", list: []field[into[*OpenGraph]]{
-	{key: "title", read: func(d into[*OpenGraph], key string, v any) { d.v.Title = d.tc.tmpl(key, v) }},
-	{key: "description", read: func(d into[*OpenGraph], key string, v any) { d.v.Description = d.tc.tmpl(key, v) }},
-	{key: "type", read: func(d into[*OpenGraph], key string, v any) { d.v.Type = d.tc.tmpl(key, v) }},
-	{key: "url", read: func(d into[*OpenGraph], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) }},
-	{key: "site_name", read: func(d into[*OpenGraph], key string, v any) { d.v.SiteName = d.tc.tmpl(key, v) }},
-	{key: "locale", read: func(d into[*OpenGraph], key string, v any) { d.v.Locale = d.tc.tmpl(key, v) }},
-	{key: "image", read: func(d into[*OpenGraph], key string, v any) {
+var ogFields = &schema.Fields[into[*OpenGraph]]{Name: "rule.open_graph", List: []schema.Field[into[*OpenGraph]]{
+	{Key: "title", Read: func(d into[*OpenGraph], key string, v any) { d.v.Title = d.tc.tmpl(key, v) }},
+	{Key: "description", Read: func(d into[*OpenGraph], key string, v any) { d.v.Description = d.tc.tmpl(key, v) }},
+	{Key: "type", Read: func(d into[*OpenGraph], key string, v any) { d.v.Type = d.tc.tmpl(key, v) }},
+	{Key: "url", Read: func(d into[*OpenGraph], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) }},
+	{Key: "site_name", Read: func(d into[*OpenGraph], key string, v any) { d.v.SiteName = d.tc.tmpl(key, v) }},
+	{Key: "locale", Read: func(d into[*OpenGraph], key string, v any) { d.v.Locale = d.tc.tmpl(key, v) }},
+	{Key: "image", Read: func(d into[*OpenGraph], key string, v any) {
 		d.v.Image = []Image{}
 		for i, item := range listOf(v) {
 			ik := key
@@ -34,7 +36,7 @@ var ogFields = &fields[into[*OpenGraph]]{name: "rule.open_graph", list: []field[
 			}
 		}
 	}},
-	{key: "article", read: func(d into[*OpenGraph], key string, v any) { d.v.Article = d.tc.article(key, v) }},
+	{Key: "article", Read: func(d into[*OpenGraph], key string, v any) { d.v.Article = d.tc.article(key, v) }},
 }}
 
 func (tc *tmplCtx) openGraph(key string, v any) *OpenGraph {
@@ -62,14 +64,14 @@ func listOf(x any) []any {
 }
 
 // imageFields declares the keys of an Open Graph image table.
-var imageFields = &fields[into[*Image]]{name: "rule.open_graph.image", list: []field[into[*Image]]{
-	{key: "url", early: true, read: func(d into[*Image], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) },
-		needCode: "HG141", need: "an image table needs url"},
-	{key: "width", early: true, read: func(d into[*Image], key string, v any) { d.tc.l.integer(key, v, 1, 100000, &d.v.Width) }},
-	{key: "height", early: true, read: func(d into[*Image], key string, v any) { d.tc.l.integer(key, v, 1, 100000, &d.v.Height) }},
-	{key: "alt", early: true, read: func(d into[*Image], key string, v any) { d.v.Alt = d.tc.tmpl(key, v) }},
-	{key: "type", early: true, read: func(d into[*Image], key string, v any) { d.v.Type = d.tc.tmpl(key, v) }},
-	{key: "secure_url", early: true, read: func(d into[*Image], key string, v any) { d.v.SecureURL = d.tc.urlTmpl(key, v) }},
+var imageFields = &schema.Fields[into[*Image]]{Name: "rule.open_graph.image", List: []schema.Field[into[*Image]]{
+	{Key: "url", Early: true, Read: func(d into[*Image], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) },
+		NeedCode: "HG141", Need: "an image table needs url"},
+	{Key: "width", Early: true, Read: func(d into[*Image], key string, v any) { d.tc.l.integer(key, v, 1, 100000, &d.v.Width) }},
+	{Key: "height", Early: true, Read: func(d into[*Image], key string, v any) { d.tc.l.integer(key, v, 1, 100000, &d.v.Height) }},
+	{Key: "alt", Early: true, Read: func(d into[*Image], key string, v any) { d.v.Alt = d.tc.tmpl(key, v) }},
+	{Key: "type", Early: true, Read: func(d into[*Image], key string, v any) { d.v.Type = d.tc.tmpl(key, v) }},
+	{Key: "secure_url", Early: true, Read: func(d into[*Image], key string, v any) { d.v.SecureURL = d.tc.urlTmpl(key, v) }},
 }}
 
 func (tc *tmplCtx) image(key string, x any) (Image, bool) {
@@ -87,13 +89,13 @@ func (tc *tmplCtx) image(key string, x any) (Image, bool) {
 }
 
 // articleFields declares the keys of a rule's open_graph.article table.
-var articleFields = &fields[into[*Article]]{name: "rule.open_graph.article", list: []field[into[*Article]]{
-	{key: "published_time", read: func(d into[*Article], key string, v any) { d.v.PublishedTime = d.tc.timeTmpl(key, v) }},
-	{key: "modified_time", read: func(d into[*Article], key string, v any) { d.v.ModifiedTime = d.tc.timeTmpl(key, v) }},
-	{key: "expiration_time", read: func(d into[*Article], key string, v any) { d.v.ExpirationTime = d.tc.timeTmpl(key, v) }},
-	{key: "authors", read: func(d into[*Article], key string, v any) { d.v.Authors = d.tc.tmplList(key, v, d.v.Authors) }},
-	{key: "section", read: func(d into[*Article], key string, v any) { d.v.Section = d.tc.tmpl(key, v) }},
-	{key: "tags", read: func(d into[*Article], key string, v any) { d.v.Tags = d.tc.tmplList(key, v, d.v.Tags) }},
+var articleFields = &schema.Fields[into[*Article]]{Name: "rule.open_graph.article", List: []schema.Field[into[*Article]]{
+	{Key: "published_time", Read: func(d into[*Article], key string, v any) { d.v.PublishedTime = d.tc.timeTmpl(key, v) }},
+	{Key: "modified_time", Read: func(d into[*Article], key string, v any) { d.v.ModifiedTime = d.tc.timeTmpl(key, v) }},
+	{Key: "expiration_time", Read: func(d into[*Article], key string, v any) { d.v.ExpirationTime = d.tc.timeTmpl(key, v) }},
+	{Key: "authors", Read: func(d into[*Article], key string, v any) { d.v.Authors = d.tc.tmplList(key, v, d.v.Authors) }},
+	{Key: "section", Read: func(d into[*Article], key string, v any) { d.v.Section = d.tc.tmpl(key, v) }},
+	{Key: "tags", Read: func(d into[*Article], key string, v any) { d.v.Tags = d.tc.tmplList(key, v, d.v.Tags) }},
 }}
 
 func (tc *tmplCtx) article(key string, x any) *Article {
@@ -131,19 +133,19 @@ func (tc *tmplCtx) tmplList(key string, v any, old []*Template) []*Template {
 }
 
 // twitterFields declares the keys of a rule's twitter table.
-var twitterFields = &fields[into[*Twitter]]{name: "rule.twitter", list: []field[into[*Twitter]]{
-	{key: "card", read: func(d into[*Twitter], key string, v any) {
+var twitterFields = &schema.Fields[into[*Twitter]]{Name: "rule.twitter", List: []schema.Field[into[*Twitter]]{
+	{Key: "card", Read: func(d into[*Twitter], key string, v any) {
 		var c string
 		d.tc.l.enum(key, v, &c, "summary", "summary_large_image", "app", "player")
 		if c != "" {
 			d.v.Card = &Template{Raw: c, parts: []tpart{{lit: c}}}
 		}
 	}},
-	{key: "site", read: func(d into[*Twitter], key string, v any) { d.v.Site = d.tc.tmpl(key, v) }},
-	{key: "creator", read: func(d into[*Twitter], key string, v any) { d.v.Creator = d.tc.tmpl(key, v) }},
-	{key: "title", read: func(d into[*Twitter], key string, v any) { d.v.Title = d.tc.tmpl(key, v) }},
-	{key: "description", read: func(d into[*Twitter], key string, v any) { d.v.Description = d.tc.tmpl(key, v) }},
-	{key: "image", read: func(d into[*Twitter], key string, v any) {
+	{Key: "site", Read: func(d into[*Twitter], key string, v any) { d.v.Site = d.tc.tmpl(key, v) }},
+	{Key: "creator", Read: func(d into[*Twitter], key string, v any) { d.v.Creator = d.tc.tmpl(key, v) }},
+	{Key: "title", Read: func(d into[*Twitter], key string, v any) { d.v.Title = d.tc.tmpl(key, v) }},
+	{Key: "description", Read: func(d into[*Twitter], key string, v any) { d.v.Description = d.tc.tmpl(key, v) }},
+	{Key: "image", Read: func(d into[*Twitter], key string, v any) {
 		d.v.Image = []TwitterImage{}
 		_, isArr := v.([]any)
 		_, isTArr := v.([]map[string]any)
@@ -157,14 +159,14 @@ var twitterFields = &fields[into[*Twitter]]{name: "rule.twitter", list: []field[
 			}
 		}
 	}},
-	{key: "url", read: func(d into[*Twitter], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) }},
+	{Key: "url", Read: func(d into[*Twitter], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) }},
 }}
 
 // twitterImageFields declares the keys of a twitter image table.
-var twitterImageFields = &fields[into[*TwitterImage]]{name: "rule.twitter.image", list: []field[into[*TwitterImage]]{
-	{key: "url", early: true, read: func(d into[*TwitterImage], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) },
-		needCode: "HG141", need: "an image table needs url"},
-	{key: "alt", early: true, read: func(d into[*TwitterImage], key string, v any) { d.v.Alt = d.tc.tmpl(key, v) }},
+var twitterImageFields = &schema.Fields[into[*TwitterImage]]{Name: "rule.twitter.image", List: []schema.Field[into[*TwitterImage]]{
+	{Key: "url", Early: true, Read: func(d into[*TwitterImage], key string, v any) { d.v.URL = d.tc.urlTmpl(key, v) },
+		NeedCode: "HG141", Need: "an image table needs url"},
+	{Key: "alt", Early: true, Read: func(d into[*TwitterImage], key string, v any) { d.v.Alt = d.tc.tmpl(key, v) }},
 }}
 
 func (tc *tmplCtx) twitter(key string, v any) *Twitter {
