@@ -1,0 +1,113 @@
+package audit
+
+import (
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The audit's part of SPEC §23: no canonical-missing on a noindex page,
+// the page budget spent on indexable pages first, and a Location of /\host
+// read as a browser reads it.
+
+// A wiki's edit and history views are noindex and have no canonical: they
+// ask to be left out, so there is no original to name. Through headgate,
+// as `headgate audit` runs by default.
+func TestInProcessNoindexNeedsNoCanonical(t *testing.T) {
+	r, _ := auditInProcess(t, map[string]resp{
+		"/":                        doc(clean("/"), `<a href="/wiki/Tea">Tea</a>`),
+		"/wiki/Tea":                doc(`<title>Tea on the audit's test site</title>`, `<a href="/wiki/Tea?action=edit">edit</a> <a href="/wiki/Tea?action=history">history</a> <a href="/wiki/Tea?action=raw">raw</a>`),
+		"/wiki/Tea?action=edit":    doc(`<title>Editing Tea</title><meta name="robots" content="noindex,nofollow">`, ""),
+		"/wiki/Tea?action=history": {header: map[string]string{"X-Robots-Tag": "noindex"}, body: `<title>History of Tea</title>`},
+		"/wiki/Tea?action=raw":     {header: map[string]string{"X-Robots-Tag": "googlebot: noindex"}, body: `<title>Raw</title>`},
+	}, "", Options{}, "/")
+	if got := pathsOf(r, base, CanonicalMissing); !slices.Equal(got, []string{"/wiki/Tea"}) {
+		t.Errorf("canonical-missing on %v, want only the indexable /wiki/Tea", got)
+	}
+	for _, p := range []string{"/wiki/Tea?action=edit", "/wiki/Tea?action=history", "/wiki/Tea?action=raw"} {
+		if pageOf(r, base+p) == nil {
+			t.Errorf("%s not crawled: a noindex page is still reported", p)
+		}
+	}
+}
+
+// resolveRef reads "\" as "/" before the query in http(s), as the WHATWG
+// URL parser does.
+func TestResolveRefBackslash(t *testing.T) {
+	b, _ := url.Parse("https://site.example/dir/page")
+	for _, tc := range []struct{ in, want string }{
+		{`/\evil.example`, "https://evil.example/"},
+		{`/\evil.example/x?q=\`, `https://evil.example/x?q=\`},
+		{`\\evil.example\x`, "https://evil.example/x"},
+		{`/\\evil.example`, "https://evil.example/"},
+		{`\/evil.example/`, "https://evil.example/"},
+		{`https:\\evil.example\a`, "https://evil.example/a"},
+		{`HTTP:/\evil.example`, "http://evil.example/"},
+		{`\a\b`, "https://site.example/a/b"},
+		{`a\b`, "https://site.example/dir/a/b"},
+		{`/a?x=\\y#\z`, `https://site.example/a?x=\\y`},
+		{`///evil.example/x`, "https://evil.example/x"},
+		{`/ok`, "https://site.example/ok"},
+	} {
+		u, kind := resolveRef(b, tc.in)
+		if kind != refOK || norm(u) != tc.want {
+			t.Errorf("resolveRef(%q) = %v %v, want %s", tc.in, u, kind, tc.want)
+		}
+	}
+	if _, kind := resolveRef(b, `mailto:a\b@x`); kind != refScheme {
+		t.Errorf("mailto: %v", kind)
+	}
+}
+
+// A Location of /\host goes to another host: an external redirect, not a
+// path on the site to crawl. Live and through headgate.
+func TestRedirectBackslashIsAnotherHost(t *testing.T) {
+	site := map[string]resp{
+		"/":    doc(clean("/"), `<a href="/go">go</a> <a href="/go2">go2</a> <a href="/go3">go3</a>`),
+		"/go":  redirect(302, `/\evil.example/landing`),
+		"/go2": redirect(301, `\\evil.example\landing`),
+		"/go3": redirect(301, `/\\evil.example`),
+	}
+	// What net/url alone would make of them: paths on the site.
+	for _, p := range []string{"/evil.example/landing", "/%5Cevil.example/landing", `/\evil.example/landing`, "/%5C%5Cevil.example%5Clanding", "/%5C%5Cevil.example", "//evil.example/landing"} {
+		site[p] = withHead(p, "")
+	}
+	check := func(t *testing.T, r *Report, origin string, up func() []string) {
+		t.Helper()
+		for p, want := range map[string]string{
+			"/go":  "http://evil.example/landing",
+			"/go2": "http://evil.example/landing",
+			"/go3": "http://evil.example/",
+		} {
+			pg := pageOf(r, origin+p)
+			if pg == nil || strings.TrimSuffix(pg.Location, "/") != strings.TrimSuffix(want, "/") || !slices.Equal(pg.Redirects, []string{want}) {
+				t.Errorf("%s = %+v, want a redirect to %s", p, pg, want)
+			}
+		}
+		if n := len(skipped(r, "redirect to another site")); n != 2 {
+			t.Errorf("%d skips of a redirect to another site, want 2 (landing, /): %+v", n, r.Skipped)
+		}
+		if len(r.Pages) != 4 {
+			for _, pg := range r.Pages {
+				t.Logf("crawled %s", pg.URL)
+			}
+			t.Errorf("%d pages crawled, want 4: a backslash Location was followed as a path", len(r.Pages))
+		}
+		if up != nil {
+			for _, u := range up() {
+				if strings.Contains(u, "evil") {
+					t.Errorf("the upstream was asked for %s", u)
+				}
+			}
+		}
+	}
+	t.Run("live", func(t *testing.T) {
+		r, srv := auditLive(t, site, Options{}, "/")
+		check(t, r, srv.URL, nil)
+	})
+	t.Run("in process", func(t *testing.T) {
+		r, up := auditInProcess(t, site, "", Options{}, "/")
+		check(t, r, base, up.requests)
+	})
+}
