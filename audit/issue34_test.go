@@ -111,3 +111,70 @@ func TestRedirectBackslashIsAnotherHost(t *testing.T) {
 		check(t, r, base, up.requests)
 	})
 }
+
+// The page budget goes to indexable pages first: with MaxPages too small
+// for the whole site, every article is crawled before the noindex views
+// that every article links to, and before what is linked only from a
+// noindex page. Through headgate, one worker (a fixed order).
+func TestInProcessBudgetPrefersIndexable(t *testing.T) {
+	site := map[string]resp{}
+	home := ""
+	for _, a := range []string{"/a1", "/a2", "/a3", "/a4", "/a5"} {
+		home += `<a href="` + a + `">x</a> <a href="` + a + `?action=edit">e</a> <a href="` + a + `?action=history">h</a> `
+		site[a] = doc(clean(a), `<a href="`+a+`?action=edit">edit</a>`)
+		site[a+"?action=edit"] = doc(`<title>Editing</title><meta name="robots" content="noindex">`, `<a href="/edit-help">help</a>`)
+		site[a+"?action=history"] = resp{header: map[string]string{"X-Robots-Tag": "noindex"}, body: `<title>History</title>`}
+	}
+	site["/"] = doc(clean("/"), home)
+	site["/edit-help"] = withHead("/edit-help", "")
+	r, _ := auditInProcess(t, site, "", Options{MaxPages: 9, Concurrency: 1}, "/")
+	var got []string
+	for _, pg := range r.Pages {
+		got = append(got, strings.TrimPrefix(pg.URL, base))
+	}
+	// Two edit views and one history view teach the crawl the ?action
+	// shape; after them, no more.
+	want := []string{"/", "/a1", "/a1?action=edit", "/a1?action=history", "/a2", "/a3", "/a4", "/a5", "/edit-help"}
+	if !slices.Equal(got, want) {
+		t.Errorf("crawled %v,\nwant    %v", got, want)
+	}
+	if len(skipped(r, "max pages (9) reached: 8 more URLs not crawled")) != 1 {
+		t.Errorf("skipped %+v", r.Skipped)
+	}
+}
+
+// A link found first on a noindex page waits until the indexable pages'
+// links are crawled; found again on an indexable page, it moves up.
+func TestBudgetLinksOfNoindexPagesWait(t *testing.T) {
+	r, srv := auditLive(t, map[string]resp{
+		"/":   doc(clean("/"), `<a href="/x">x</a> <a href="/b">b</a>`),
+		"/x":  doc(`<title>X</title><meta name="robots" content="noindex, follow">`, `<a href="/c1">1</a> <a href="/c2">2</a> <a href="/c3">3</a>`),
+		"/b":  doc(clean("/b"), `<a href="/d1">1</a> <a href="/d2">2</a> <a href="/c3">3</a>`),
+		"/c1": withHead("/c1", ""), "/c2": withHead("/c2", ""), "/c3": withHead("/c3", ""),
+		"/d1": withHead("/d1", ""), "/d2": withHead("/d2", ""),
+	}, Options{MaxPages: 6, Concurrency: 1}, "/")
+	var got []string
+	for _, pg := range r.Pages {
+		got = append(got, strings.TrimPrefix(pg.URL, srv.URL))
+	}
+	if want := []string{"/", "/b", "/c3", "/d1", "/d2", "/x"}; !slices.Equal(got, want) {
+		t.Errorf("crawled %v, want %v", got, want)
+	}
+	if pg := pageOf(r, srv.URL+"/x"); pg == nil || pg.Status != 200 {
+		t.Errorf("the noindex page is not reported: %+v", pg)
+	}
+}
+
+func TestShapeOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"/wiki/Tea":                             "/wiki/?",
+		"/wiki/Tea?action=edit":                 "/wiki/?action",
+		"/w/index.php?title=Tea&action=history": "/w/?action&title",
+		"/":                                     "/?",
+		"/a/b/?x=1&x=2":                         "/a/b/?x&x",
+	} {
+		if got := shapeOf(in); got != want {
+			t.Errorf("shapeOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
