@@ -330,6 +330,17 @@ func (c *crawler) visit(ctx context.Context, j job) *result {
 		} else {
 			res.skips = append(res.skips, Skip{URL: norm(resp.location), Reason: "redirect to another site, not followed"})
 		}
+	} else if resp.status >= 300 && resp.status < 400 {
+		// A Location no browser follows (file:, ftp:, javascript:, one
+		// that does not parse) still gets its reason in the report.
+		if loc := strings.TrimSpace(resp.header.Get("Location")); loc != "" {
+			_, kind := resolveRef(c.site.parse(j.key), loc)
+			why := "not a URL"
+			if kind == refScheme {
+				why = "not an http(s) URL"
+			}
+			res.skips = append(res.skips, Skip{URL: u, Reason: fmt.Sprintf("redirect to %q, %s: not followed", clip(loc, 200), why)})
+		}
 	}
 	if robotsmeta.HeaderNoindex(resp.xRobots) {
 		p.noindex, p.noindexIn = true, "X-Robots-Tag"

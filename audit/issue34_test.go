@@ -178,3 +178,18 @@ func TestShapeOf(t *testing.T) {
 		}
 	}
 }
+
+// A redirect to file: or ftp: is recorded with its reason.
+func TestRedirectToOtherSchemeHasReason(t *testing.T) {
+	r, srv := auditLive(t, map[string]resp{
+		"/":    doc(clean("/"), `<a href="/f">f</a> <a href="/ftp">ftp</a>`),
+		"/f":   redirect(302, "file:///etc/passwd"),
+		"/ftp": redirect(301, "ftp://files.example/a"),
+	}, Options{}, "/")
+	for p, loc := range map[string]string{"/f": "file:///etc/passwd", "/ftp": "ftp://files.example/a"} {
+		got := skipped(r, `redirect to "`+loc+`", not an http(s) URL: not followed`)
+		if len(got) != 1 || got[0].URL != srv.URL+p {
+			t.Errorf("%s: skipped %+v", p, r.Skipped)
+		}
+	}
+}
