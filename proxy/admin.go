@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -36,7 +37,9 @@ type readiness struct {
 // Host that is an IP literal, localhost or one of Options.AdminHosts is
 // answered (adminHostOK); any other gets 421, on every path.
 func (p *Proxy) Admin() http.Handler {
-	return &adminGuard{next: p.adminMux(), hosts: adminHostSet(p.opts.AdminHosts), log: p}
+	// TODO(lead): read server.admin_hosts from the config (st.cfg.Server.AdminHosts,
+	// in the state Swap builds, so that a reload applies it) once rules loads it.
+	return &adminGuard{next: p.adminMux(), hosts: adminHostSet(p.opts.AdminHosts), log: p.log}
 }
 
 // adminGuard answers 421 to a request for a Host the admin listener does
@@ -49,7 +52,7 @@ func (p *Proxy) Admin() http.Handler {
 type adminGuard struct {
 	next  http.Handler
 	hosts map[string]bool // lower case, no trailing dot
-	log   *Proxy
+	log   *slog.Logger
 }
 
 func (g *adminGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -62,7 +65,7 @@ func (g *adminGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		host = host[:256] + "…"
 	}
 	// Quoted: the Host is the client's bytes, the log line is the operator's.
-	g.log.log.Warn("admin: refused a request for another host (421): add the name to server.admin_hosts if it is yours",
+	g.log.Warn("admin: refused a request for another host (421): add the name to server.admin_hosts if it is yours",
 		"host", strconv.Quote(host), "path", strconv.Quote(r.URL.Path), "client", r.RemoteAddr)
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")

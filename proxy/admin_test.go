@@ -104,7 +104,7 @@ func TestAdminHost(t *testing.T) {
 // quoted.
 func TestAdminHostEscapesLog(t *testing.T) {
 	var logs bytes.Buffer
-	g := &adminGuard{next: http.NotFoundHandler(), hosts: nil, log: &Proxy{log: slog.New(slog.NewTextHandler(&logs, nil))}}
+	g := &adminGuard{next: http.NotFoundHandler(), hosts: nil, log: slog.New(slog.NewTextHandler(&logs, nil))}
 	r := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 	r.Host = "evil.example\n\x1b[2Jlevel=INFO msg=forged"
 	w := httptest.NewRecorder()
