@@ -125,4 +125,8 @@
 //     pooled coders; zstd windows are capped at 8 MiB.
 //   - The admin listener is separate from the public one; the sitemap's
 //     upstream fetches carry none of the client's cookies or headers.
+//   - The admin listener answers only a Host that is an IP literal,
+//     localhost or one of Options.AdminHosts (421 otherwise), against DNS
+//     rebinding; the inspector's link card loads an image only from
+//     base_url's origin or Options.ImageHosts, and its CSP img-src says so.
 package proxy

@@ -154,7 +154,14 @@ func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, code, rep)
 		return
 	}
-	writeInspectPage(w, code, rep)
+	writeInspectPage(w, code, rep, p.imagePolicy(p.state.Load()).imgSrc())
+}
+
+// imagePolicy is where the link card may load images from under st.
+// TODO(lead): read st.cfg.Inspector.ImageHosts once rules loads
+// inspector.image_hosts; until then Options.ImageHosts.
+func (p *Proxy) imagePolicy(st *state) *imagePolicy {
+	return newImagePolicy(st.cfg.Site.BaseURL, p.opts.ImageHosts)
 }
 
 // inspectPath asks the proxy for target and builds the report.
@@ -202,6 +209,7 @@ func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
 	elapsed := time.Since(start)
 
 	rep := buildReport(cfg, target, rec, w)
+	p.imagePolicy(st).apply(rep.Card)
 	rep.UpstreamURL = strings.TrimRight(st.upstream.String(), "/") + target
 	rep.Elapsed = elapsed.Round(time.Millisecond).String()
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errInspectEnough) {
@@ -326,7 +334,7 @@ func inspectError(w http.ResponseWriter, asJSON bool, status int, msg string) {
 		writeJSON(w, status, map[string]string{"error": msg})
 		return
 	}
-	setPageHeaders(w.Header())
+	setPageHeaders(w.Header(), "")
 	w.WriteHeader(status)
 	inspectTemplates.ExecuteTemplate(w, "error", struct {
 		Status int

@@ -46,6 +46,15 @@ type Options struct {
 	// cmd/headgate supplies it (app.Demo): the proxy knows no
 	// demo site.
 	Demo func() (*url.URL, error)
+	// AdminHosts are the names, besides IP literals and localhost, whose
+	// Host the admin listener answers (server.admin_hosts): compared
+	// without case or port. nil: none; every other Host gets 421.
+	AdminHosts []string
+	// ImageHosts are the hosts, besides base_url's origin, from which the
+	// inspector's link card loads an og:image (inspector.image_hosts): a
+	// name, or name:port for a port other than the scheme's. nil: none;
+	// any other image is shown as its URL.
+	ImageHosts []string
 }
 
 // SitemapHandler answers the paths it Handles instead of the upstream.
