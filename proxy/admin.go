@@ -34,12 +34,11 @@ type readiness struct {
 // Admin returns the handler of the admin listener: /metrics, /healthz
 // (alive) and /readyz (a config is loaded and the upstream answered the
 // last probe, with any HTTP status), /inspect and the profiles. Only a
-// Host that is an IP literal, localhost or one of Options.AdminHosts is
-// answered (adminHostOK); any other gets 421, on every path.
+// Host that is an IP literal, localhost or one of server.admin_hosts (of
+// the config in force: a reload applies it) is answered (adminHostOK); any
+// other gets 421, on every path.
 func (p *Proxy) Admin() http.Handler {
-	// TODO(lead): read server.admin_hosts from the config (st.cfg.Server.AdminHosts,
-	// in the state Swap builds, so that a reload applies it) once rules loads it.
-	return &adminGuard{next: p.adminMux(), hosts: adminHostSet(p.opts.AdminHosts), log: p.log}
+	return &adminGuard{next: p.adminMux(), p: p, log: p.log}
 }
 
 // adminGuard answers 421 to a request for a Host the admin listener does
@@ -50,13 +49,13 @@ func (p *Proxy) Admin() http.Handler {
 // attacker can make a name the operator listed, an IP literal or
 // localhost its own origin.
 type adminGuard struct {
-	next  http.Handler
-	hosts map[string]bool // lower case, no trailing dot
-	log   *slog.Logger
+	next http.Handler
+	p    *Proxy // its state's admin: server.admin_hosts, lower case, no trailing dot
+	log  *slog.Logger
 }
 
 func (g *adminGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if adminHostOK(r.Host, g.hosts) {
+	if adminHostOK(r.Host, g.p.state.Load().admin) {
 		g.next.ServeHTTP(w, r)
 		return
 	}

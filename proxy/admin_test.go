@@ -13,7 +13,7 @@ import (
 )
 
 // TestAdminHost: the admin listener answers only a Host that is an IP
-// literal, localhost or a name in AdminHosts (SPEC §23), on every path; a
+// literal, localhost or a name in server.admin_hosts (SPEC §23), on every path; a
 // DNS-rebinding name gets 421 and a log line with the Host quoted.
 func TestAdminHost(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -21,9 +21,8 @@ func TestAdminHost(t *testing.T) {
 	}))
 	t.Cleanup(up.Close)
 	var logs bytes.Buffer
-	p, err := New(testConfig(t, up.URL, testRules), Options{
-		Logger:     slog.New(slog.NewTextHandler(&logs, nil)),
-		AdminHosts: []string{"Headgate-Admin.internal", "ops.example."},
+	p, err := New(testConfig(t, up.URL, "[server]\nadmin_hosts = [\"Headgate-Admin.internal\", \"ops.example.\"]\n\n"+testRules), Options{
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +103,12 @@ func TestAdminHost(t *testing.T) {
 // quoted.
 func TestAdminHostEscapesLog(t *testing.T) {
 	var logs bytes.Buffer
-	g := &adminGuard{next: http.NotFoundHandler(), hosts: nil, log: slog.New(slog.NewTextHandler(&logs, nil))}
+	p, err := New(testConfig(t, "http://127.0.0.1:9", testRules), Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	g := p.Admin()
 	r := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 	r.Host = "evil.example\n\x1b[2Jlevel=INFO msg=forged"
 	w := httptest.NewRecorder()

@@ -157,11 +157,10 @@ func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 	writeInspectPage(w, code, rep, p.imagePolicy(p.state.Load()).imgSrc())
 }
 
-// imagePolicy is where the link card may load images from under st.
-// TODO(lead): read st.cfg.Inspector.ImageHosts once rules loads
-// inspector.image_hosts; until then Options.ImageHosts.
+// imagePolicy is where the link card may load images from under st:
+// base_url's origin and inspector.image_hosts.
 func (p *Proxy) imagePolicy(st *state) *imagePolicy {
-	return newImagePolicy(st.cfg.Site.BaseURL, p.opts.ImageHosts)
+	return newImagePolicy(st.cfg.Site.BaseURL, st.cfg.Inspector.ImageHosts)
 }
 
 // inspectPath asks the proxy for target and builds the report.

@@ -12,7 +12,7 @@ import (
 // or of an intranet URL would make the browser, inside the operator's
 // network, send that request. So the card loads an image only from
 // base_url's origin or a host the operator listed (inspector.image_hosts,
-// Options.ImageHosts); any other is shown as its URL and a link, and the
+// inspector.image_hosts); any other is shown as its URL and a link, and the
 // page's Content-Security-Policy img-src names the same origins, so that a
 // slip in the template cannot load more.
 

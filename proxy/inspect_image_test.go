@@ -15,7 +15,7 @@ import (
 )
 
 // TestInspectCardImageOrigin: the link card loads an og:image only from
-// base_url's origin or a host in ImageHosts (SPEC §23); any other — the
+// base_url's origin or a host in inspector.image_hosts (SPEC §23); any other — the
 // admin listener's own profile, an intranet address, a look-alike host —
 // is shown as its URL and a link, and the CSP's img-src names exactly the
 // allowed origins.
@@ -27,7 +27,7 @@ func TestInspectCardImageOrigin(t *testing.T) {
 			`<meta property="og:image" content="`+html.EscapeString(images[r.URL.Path])+`"></head><body>x</body></html>`)
 	}))
 	t.Cleanup(up.Close)
-	p, err := New(testConfig(t, up.URL, "[[rule]]\nmatch = \"/*\"\n"), Options{ImageHosts: []string{"CDN.example", "img.example:8443"}})
+	p, err := New(testConfig(t, up.URL, "[[rule]]\nmatch = \"/*\"\n\n[inspector]\nimage_hosts = [\"CDN.example\", \"img.example:8443\"]\n"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

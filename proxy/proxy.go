@@ -46,15 +46,6 @@ type Options struct {
 	// cmd/headgate supplies it (app.Demo): the proxy knows no
 	// demo site.
 	Demo func() (*url.URL, error)
-	// AdminHosts are the names, besides IP literals and localhost, whose
-	// Host the admin listener answers (server.admin_hosts): compared
-	// without case or port. nil: none; every other Host gets 421.
-	AdminHosts []string
-	// ImageHosts are the hosts, besides base_url's origin, from which the
-	// inspector's link card loads an og:image (inspector.image_hosts): a
-	// name, or name:port for a port other than the scheme's. nil: none;
-	// any other image is shown as its URL.
-	ImageHosts []string
 }
 
 // SitemapHandler answers the paths it Handles instead of the upstream.
@@ -94,6 +85,7 @@ type state struct {
 	plans     *rewrite.Cache // rewrites of heads already seen, under this config
 
 	trust          clientaddr.Trust // server.trusted_proxies: who the client is, and its scheme
+	admin          map[string]bool  // server.admin_hosts, for the admin listener's Host check
 	redirects      bool             // the config redirects something (§11)
 	redirectErrors redirectErrors   // requests whose redirect rules could not be followed
 }
@@ -162,6 +154,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 		shadow:  cfg.Site.Mode == rules.ModeShadow,
 		staging: cfg.Site.Mode == rules.ModeStaging,
 		trust:   clientaddr.New(cfg.Server.TrustedProxies),
+		admin:   adminHostSet(cfg.Server.AdminHosts),
 	}
 	st.redirects = cfg.HasRedirects()
 	p.warnRedirects(cfg)

@@ -46,6 +46,7 @@ type Config struct {
 	IndexNow *IndexNow // [indexnow]; nil when the file has none
 
 	Normalize      Normalize        // [normalize] (§11.1)
+	Inspector      Inspector        // [inspector] (§23)
 	Redirects      []*RedirectRule  // [[redirect]], in file order
 	RedirectTables []*RedirectTable // [[redirect_table]], in file order
 
@@ -74,6 +75,10 @@ type Server struct {
 	Compress        []string      // default ["zstd", "gzip", "br"]
 	AccessLog       bool          // default true
 	ChangeHeader    bool          // default false
+	// AdminHosts are the names, besides IP literals and localhost, whose
+	// Host the admin listener answers (§23); lower case, no trailing dot,
+	// no port. Default none.
+	AdminHosts []string
 
 	MaxIdleConnections int // default DefaultMaxIdleConnections; 0: no limit
 	// TrustedProxies are the peers whose X-Forwarded-For/-Proto and
@@ -233,4 +238,12 @@ type Header struct {
 type Entry struct {
 	Params  map[string]string
 	Lastmod string // as written; the sitemap normalises it
+}
+
+// Inspector is the [inspector] table.
+type Inspector struct {
+	// ImageHosts are the hosts ("name" or "name:port", lower case), besides
+	// base_url's origin, from which the inspector's link card loads an
+	// image (§23). Default none.
+	ImageHosts []string
 }

@@ -330,6 +330,9 @@ func (l *loader) root(tree map[string]any) {
 	}
 	l.redirects(tree)
 	l.crawl(tree)
+	if t := l.topTable(tree, inspectorFields.Name, false); t != nil {
+		decode(l, inspectorFields.Name, t, inspectorFields, l)
+	}
 }
 
 // topTable returns the top-level table name of tree: nil when it is absent
