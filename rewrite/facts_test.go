@@ -1,6 +1,7 @@
 package rewrite
 
 import (
+	"bytes"
 	"io"
 	"strings"
 	"testing"
@@ -191,4 +192,48 @@ func TestHeadFactsAllocs(t *testing.T) {
 	if f := h.r.res.Upstream; f.Alternates != 1 || f.Robots != robotsmeta.NoIndex || f.JSONLDTypes.Len != 4 {
 		t.Errorf("facts %+v", f)
 	}
+}
+
+// FuzzHeadFacts: whatever the head, the facts neither panic nor outgrow
+// their bounds, and they are the same whether the page is scanned or
+// replayed from a plan.
+func FuzzHeadFacts(f *testing.F) {
+	f.Add([]byte(`<html><head><title>T</title><meta name=robots content=noindex><meta name=googlebot content="max-snippet:1"><link rel=canonical href=/a><link rel=alternate hreflang=en href=/en><script type="application/ld+json">{"@graph":[{"@type":["A","B"]}]}</script></head>`))
+	f.Add([]byte(`<title>` + strings.Repeat("é", 100) + `</title><script type=application/ld+json>"@type":"` + strings.Repeat(`\"`, 40)))
+	f.Add([]byte(`<meta name=description content="&amp;&#0;"><script type=application/ld+json>{"@type" :[ "x" , 1 , "y"`))
+	cfg, err := rules.Parse("c.toml", []byte(factsConfig), nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	m := cfg.Resolve("/p/1")
+	f.Fuzz(func(t *testing.T, page []byte) {
+		c := NewCache(4)
+		var first HeadFacts
+		for i := range 3 {
+			r := NewReader(bytes.NewReader(page), Options{Match: m, ContentType: "text/html", Cache: c})
+			r.Prepare()
+			io.Copy(io.Discard, r)
+			u := r.Result().Upstream
+			for _, x := range []*Fact{&u.Title, &u.Description, &u.Canonical, &u.JSONLDTypes} {
+				if s, ok := x.Text(); len(s) > FactTextMax || ok && int32(len(s)) != x.Len || x.Len < 0 || ok != (x.Len <= FactTextMax) {
+					t.Fatalf("fact out of bounds: %q %d", s, x.Len)
+				}
+			}
+			if i == 0 {
+				first = u
+			} else if u != first {
+				t.Fatalf("replayed facts differ")
+			}
+		}
+		var s typeSet
+		s.scan(page)
+		if s.n > maxTypes {
+			t.Fatalf("%d types", s.n)
+		}
+		for _, v := range s.v[:s.n] {
+			if len(v) == 0 || len(v) > maxTypeLen {
+				t.Fatalf("type %q", v)
+			}
+		}
+	})
 }
