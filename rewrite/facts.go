@@ -126,13 +126,11 @@ func (h *headScan) facts(d *decision) {
 		tag := buf[ht.start:ht.tagEnd]
 		switch ht.identity {
 		case rules.IdentRobots:
-			var ta tagAttrs
-			readAttrs(tag, len("<meta"), &ta)
-			f.Robots |= robotsmeta.Parse(ta.content.val(tag))
+			if ht.kind == kMeta {
+				f.Robots |= robotsmeta.Parse(ht.urlAttr.val(tag)) // a meta's content, URL or not
+			}
 		case rules.IdentAlternates:
-			var ta tagAttrs
-			readAttrs(tag, len("<link"), &ta)
-			lang := trimSpace(ta.hreflang.val(tag))
+			lang := trimSpace(ht.relAttr.val(tag))
 			if len(lang) <= len(hl) {
 				for j, c := range lang {
 					if 'A' <= c && c <= 'Z' {
@@ -145,7 +143,9 @@ func (h *headScan) facts(d *decision) {
 			alt.Reset()
 			alt.Write(lang)
 			alt.WriteByte(0)
-			alt.Write(trimSpace(ta.href.val(tag)))
+			if ht.hasURL {
+				alt.Write(trimSpace(ht.urlAttr.val(tag)))
+			}
 			f.Hreflang += mix(alt.Sum64()) // a sum: the order does not count
 			if f.Alternates < 1<<16-1 {
 				f.Alternates++
@@ -164,9 +164,7 @@ func (h *headScan) facts(d *decision) {
 		case ht.identity == rules.IdentTitle && !seenTitle:
 			seenTitle, title = true, collapseSpace(d.cs.decodeText(ht.text))
 		case ht.identity == rules.IdentDescription && !seenDesc:
-			var ta tagAttrs
-			readAttrs(tag, len("<meta"), &ta)
-			seenDesc, desc = true, strings.TrimSpace(d.cs.decodeText(ta.content.val(tag)))
+			seenDesc, desc = true, strings.TrimSpace(d.cs.decodeText(ht.urlAttr.val(tag)))
 		case ht.identity == rules.IdentCanonical && !seenCanon && ht.hasURL:
 			seenCanon, canon = true, strings.TrimSpace(d.cs.decodeText(ht.urlAttr.val(tag)))
 		}

@@ -237,3 +237,23 @@ func FuzzHeadFacts(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkHeadFacts is what HeadFacts adds to a scan of each corpus
+// page's head (a plan-cache hit adds nothing: the facts are replayed).
+func BenchmarkHeadFacts(b *testing.B) {
+	opts := benchOpts(b)
+	for _, p := range benchPages(b) {
+		b.Run(benchName(p), func(b *testing.B) {
+			r := NewReader(bytes.NewReader(headOf(p.data)), opts)
+			r.Prepare()
+			h := &headScan{r: r, st: r.st}
+			d := decision{match: opts.Match, cs: docCharset{utf8: true}, page: r.res.Page}
+			b.ReportAllocs()
+			for b.Loop() {
+				h.facts(&d)
+			}
+			u := r.res.Upstream
+			b.ReportMetric(float64(u.Alternates), "alternates")
+		})
+	}
+}

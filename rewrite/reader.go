@@ -83,7 +83,7 @@ type headTag struct {
 	why      string
 	fixed    string // the corrected URL
 	relKeep  []byte // a canonical link's other rel tokens ("stylesheet"), kept when it is removed
-	relAttr  attr
+	relAttr  attr   // a canonical's rel; an alternate's hreflang
 	action   Action
 }
 
@@ -685,8 +685,11 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		}
 		rel := ta.rel.val(tag)
 		ht := headTag{kind: kLink, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: id}
-		if id == rules.IdentCanonical {
+		switch id {
+		case rules.IdentCanonical:
 			ht.relAttr, ht.relKeep = ta.rel, otherTokens(rel, "canonical")
+		case rules.IdentAlternates:
+			ht.relAttr = ta.hreflang // for HeadFacts: an alternate's rel is never rewritten
 		}
 		if ta.has&hasHref != 0 {
 			ht.urlAttr, ht.hasURL = ta.href, true
