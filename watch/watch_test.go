@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -326,4 +327,37 @@ func BenchmarkObserve(b *testing.B) {
 			i++
 		}
 	})
+}
+
+// TestMillionPages: 1,000,000 distinct pages through max_pages = 100000
+// keep the heap growth under issue 37's 32 MiB.
+func TestMillionPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("1,000,000 pages")
+	}
+	c := Defaults()
+	f := facts(t, page("A", ""))
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	w, _ := New(Options{Config: c})
+	buf := make([]byte, 0, 32)
+	for i := range 1_000_000 {
+		buf = append(buf[:0], "/p/"...)
+		buf = strconv.AppendInt(buf, int64(i), 10)
+		w.Observe(string(buf), "", Response{Status: 200, Head: f})
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&m1)
+	grew := int64(m1.HeapAlloc) - int64(m0.HeapAlloc)
+	t.Logf("heap grew %.1f MiB for %d pages remembered", float64(grew)/(1<<20), w.Pages())
+	if grew > 32<<20 {
+		t.Errorf("heap grew %d MiB, want ≤ 32", grew>>20)
+	}
+	// Evictions leave the maps fuller than a first fill (TestEntrySize):
+	// a page still costs at most 256 B.
+	if per := grew / int64(w.Pages()); per > 256 {
+		t.Errorf("%d B a page after evictions, want ≤ 256", per)
+	}
+	runtime.KeepAlive(w)
 }
