@@ -232,6 +232,9 @@ func (s *Sender) Close(ctx context.Context) error { return s.close(ctx) }
 
 func (s *Sender) close(ctx context.Context) error {
 	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		failed := s.fail
+		s.mu.Unlock()
 		close(s.stop)
 		go func() { // a send under way ends with ctx
 			select {
@@ -249,6 +252,11 @@ func (s *Sender) close(ctx context.Context) error {
 		s.mu.Unlock()
 		s.closeErr = s.flush(ctx)
 		s.cancel()
+		s.mu.Lock()
+		if s.closeErr == nil && s.fail > failed && ctx.Err() != nil {
+			s.closeErr = ctx.Err() // a batch under way was cut at the deadline
+		}
+		s.mu.Unlock()
 	})
 	return s.closeErr
 }

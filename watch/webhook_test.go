@@ -194,3 +194,31 @@ func TestSlackFormat(t *testing.T) {
 		t.Errorf("text\n%s\nwant\n%s", msg["text"], want)
 	}
 }
+
+// TestSenderHangsInFlight: a batch under way to a receiver that never
+// answers is cut when Close's deadline ends.
+func TestSenderHangsInFlight(t *testing.T) {
+	release, got := make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(got)
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	tick := make(chan time.Time)
+	s, _ := NewSender(SenderOptions{URL: srv.URL, Tick: tick, After: now})
+	s.Send(ev("u", "title", "T"))
+	tick <- time.Time{}
+	<-got // the loop is waiting on the receiver
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Close(ctx); err == nil {
+		t.Errorf("Close reported no error for a batch cut short")
+	}
+	if _, _, failed := s.Stats(); failed != 1 {
+		t.Errorf("failed %d", failed)
+	}
+}
