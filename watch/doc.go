@@ -18,7 +18,8 @@
 // changed. A differing signal becomes an event when it is seen on Confirm
 // responses in a row, each signal counted on its own: a flapping value
 // (A/B heads, a random token) never reaches the count. The first response
-// of a page is its baseline. The signals of the head are compared on 2xx
+// of a page with a head is its baseline (a path never answered with one,
+// an image, takes no room). The signals of the head are compared on 2xx
 // responses whose head was read only; any response's status is compared.
 //
 // Memory is bounded: at most MaxPages pages, least recently seen forgotten

@@ -214,8 +214,9 @@ func TestEvents(t *testing.T) {
 func TestMatch(t *testing.T) {
 	c := Defaults()
 	w, _ := New(Options{Config: c, Match: func(p string) bool { return strings.HasPrefix(p, "/shop/") }})
-	w.Observe("/blog/1", "", Response{Status: 200})
-	w.Observe("/shop/1", "", Response{Status: 200})
+	f := facts(t, page("A", ""))
+	w.Observe("/blog/1", "", Response{Status: 200, Head: f})
+	w.Observe("/shop/1", "", Response{Status: 200, Head: f})
 	if w.Pages() != 1 {
 		t.Errorf("pages %d", w.Pages())
 	}
@@ -360,4 +361,21 @@ func TestMillionPages(t *testing.T) {
 		t.Errorf("%d B a page after evictions, want ≤ 256", per)
 	}
 	runtime.KeepAlive(w)
+}
+
+// TestOnlyPages: a path first seen without a head (an image, a 404) is
+// not remembered; a page's later error is compared.
+func TestOnlyPages(t *testing.T) {
+	w := newWatcher(t, 1, nil)
+	w.Observe("/logo.png", "", Response{Status: 200})
+	w.Observe("/logo.png", "", Response{Status: 404})
+	w.Observe("/gone", "", Response{Status: 404, Head: facts(t, page("Not found", ""))})
+	if w.Pages() != 0 || len(w.Events("")) != 0 {
+		t.Errorf("pages %d events %v", w.Pages(), w.Events(""))
+	}
+	w.Observe("/p", "", Response{Status: 200, Head: facts(t, page("A", ""))})
+	w.Observe("/p", "", Response{Status: 301})
+	if ev := w.Events(Critical); len(ev) != 1 || ev[0].Signal != "status" || ev[0].After != "301" {
+		t.Errorf("events %+v", ev)
+	}
 }

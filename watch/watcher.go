@@ -110,8 +110,10 @@ func (w *Watcher) Close(ctx context.Context) error {
 // reports the changes it confirms. Call it after the head was read, for a
 // GET of a page; it never blocks on anything but a shard's lock, and
 // allocates nothing unless a change is confirmed. A 304 or 1xx response
-// says nothing of the page and is ignored; the first response of a page
-// is its baseline, no event.
+// says nothing of the page and is ignored. A page is remembered from its
+// first 2xx response with a head read (its baseline, no event); a
+// response without one (a redirect, an error, an image) is compared only
+// for a page already remembered, so that assets take no room.
 func (w *Watcher) Observe(path, query string, r Response) {
 	if r.Status == http.StatusNotModified || r.Status < 200 {
 		return
@@ -135,7 +137,7 @@ func (w *Watcher) Observe(path, query string, r Response) {
 	sh := &w.shards[key%nShards]
 	var ch changes
 	sh.mu.Lock()
-	sh.observe(key, &v, &compare, w.confirm, &ch)
+	sh.observe(key, &v, &compare, w.confirm, r.headRead(), &ch)
 	sh.mu.Unlock()
 	if ch.n > 0 {
 		w.emit(path, query, &ch, r.Head)
@@ -177,9 +179,12 @@ type entry struct {
 
 func (s *shard) at(i int32) *entry { return &s.chunks[i/chunk][i%chunk] }
 
-func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confirm uint8, ch *changes) {
+func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confirm uint8, page bool, ch *changes) {
 	i, ok := s.m[key]
 	if !ok {
+		if !page {
+			return // not known as a page: an image, a script, a 404 of one
+		}
 		e := s.add(key)
 		e.cur = *v // the baseline
 		return
