@@ -20,7 +20,7 @@ import (
 type clock struct{ ns atomic.Int64 }
 
 func newClock(t time.Time) *clock { c := new(clock); c.ns.Store(t.UnixNano()); return c }
-func (c *clock) now() time.Time  { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) now() time.Time   { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *clock) add(d time.Duration) {
 	c.ns.Add(int64(d))
 }
@@ -179,7 +179,7 @@ func TestWindowRollsOver(t *testing.T) {
 	for _, p := range w.TopPaths {
 		var h int
 		fmt.Sscanf(p.Path, "/h%d", &h)
-		if hour := t0.Add(time.Duration(h) * time.Hour).Unix() / 3600; hour/halfDay < (t0.Add(29*time.Hour).Unix()/3600)/halfDay-1 {
+		if hour := t0.Add(time.Duration(h)*time.Hour).Unix() / 3600; hour/halfDay < (t0.Add(29*time.Hour).Unix()/3600)/halfDay-1 {
 			t.Errorf("top path %s from an older half-day", p.Path)
 		}
 	}
