@@ -50,10 +50,11 @@ func (t *Tracker) Handler() http.Handler {
 
 // The chart's geometry, in SVG user units.
 const (
-	chartW, chartH = 760, 150
-	padL, padR     = 44, 8
-	padT, padB     = 12, 34
-	barGap         = 3
+	chartW, chartH       = 760, 150
+	refChartW, refChartH = 560, 90
+	padL, padR           = 44, 8
+	padT, padB           = 12, 34
+	barGap               = 3
 )
 
 type bar struct {
@@ -81,8 +82,12 @@ type chart struct {
 	Unit      string // "requests", "visits"
 }
 
+// pagePaths is how many top paths the HTML lists; the JSON has them all.
+const pagePaths = 15
+
 type pageCrawler struct {
 	CrawlerWindow
+	Paths   []PathCount
 	Anchor  string
 	Chart   chart
 	Size    string
@@ -117,8 +122,9 @@ func newPage(s Snapshot) page {
 		p.Crawlers = append(p.Crawlers, pageCrawler{
 			CrawlerWindow: c,
 			Anchor:        "c-" + c.Name,
-			Chart:         newChart("chart-"+c.Name, s.Hours, c.ByHour, c.Spoofed, "requests"),
+			Chart:         newChart("chart-"+c.Name, s.Hours, c.ByHour, c.Spoofed, "requests", chartW, chartH),
 			Size:          humanBytes(c.Bytes),
+			Paths:         c.TopPaths[:min(len(c.TopPaths), pagePaths)],
 			Yes:           c.Verified["yes"], No: c.Verified["no"], Unverif: c.Verified["unverifiable"],
 		})
 	}
@@ -127,19 +133,19 @@ func newPage(s Snapshot) page {
 			p.Quiet = append(p.Quiet, r.Source)
 			continue
 		}
-		p.Sources = append(p.Sources, pageSource{SourceWindow: r, Chart: newChart("ref-"+r.Source, s.Hours, r.ByHour, nil, "visits")})
+		p.Sources = append(p.Sources, pageSource{SourceWindow: r, Chart: newChart("ref-"+r.Source, s.Hours, r.ByHour, nil, "visits", refChartW, refChartH)})
 	}
 	return p
 }
 
-func newChart(id string, hours []time.Time, counts, spoofed []uint64, unit string) chart {
-	c := chart{ID: id, W: chartW, H: chartH, Unit: unit, BaseY: chartH - padB, MaxY: padT, LabelY: chartH - padB + 14}
+func newChart(id string, hours []time.Time, counts, spoofed []uint64, unit string, chartW, chartH int) chart {
+	c := chart{ID: id, W: chartW, H: chartH, Unit: unit, BaseY: float64(chartH - padB), MaxY: padT, LabelY: float64(chartH - padB + 14)}
 	for _, n := range counts {
 		c.Max = max(c.Max, n)
 	}
 	scale := 0.0
 	if c.Max > 0 {
-		scale = float64(chartH-padT-padB) / float64(c.Max)
+		scale = (c.BaseY - padT) / float64(c.Max)
 	}
 	slot := float64(chartW-padL-padR) / float64(len(counts))
 	for i, n := range counts {

@@ -63,16 +63,16 @@ const pageHTML = `{{define "chart"}}<svg class="hours" id="{{.ID}}" role="img" a
 {{range .}}<tr data-crawler="{{.Name}}"><td><a href="#{{.Anchor}}">{{.Name}}</a></td><td>{{or .Category "—"}}</td><td class="n req">{{.Requests}}</td><td class="n ok">{{.Yes}}</td><td class="n{{if .No}} err{{end}}">{{.No}}</td><td class="n">{{.Unverif}}</td><td class="n">{{index .Status "2xx"}}</td><td class="n">{{index .Status "3xx"}}</td><td class="n">{{index .Status "4xx"}}</td><td class="n">{{index .Status "5xx"}}</td><td class="n{{if .RobotsViolations}} err{{end}}">{{.RobotsViolations}}</td><td class="n">{{.Size}}</td></tr>
 {{end}}</table>{{end}}
 
-{{range .Crawlers}}<section class="crawler" id="{{.Anchor}}" data-crawler="{{.Name}}">
+{{range $c := .Crawlers}}<section class="crawler" id="{{.Anchor}}" data-crawler="{{.Name}}">
 <h2>{{.Name}} {{with .Category}}<span class="badge">{{.}}</span>{{end}}{{with .Operator}} <span class="meta">{{.}}</span>{{end}}</h2>
 <p class="sub"><b class="req">{{.Requests}}</b> requests · verified <b class="ok">{{.Yes}}</b>{{if or (index .Verified "ip") (index .Verified "dns") (index .Verified "signature")}} (ip {{index .Verified "ip"}}, dns {{index .Verified "dns"}}, signature {{index .Verified "signature"}}){{end}} · spoofed <b class="{{if .No}}err{{end}} spoofed">{{.No}}</b> · unverifiable <b class="unverifiable">{{.Unverif}}</b> · robots violations <b class="{{if .RobotsViolations}}err{{end}} violations">{{.RobotsViolations}}</b> · {{.Size}} sent</p>
 <div class="cols"><div class="chart">{{template "chart" .Chart}}
 <p class="legend"><span><i class="l-bar"></i>requests</span><span><i class="l-spoof"></i>of them spoofed</span></p></div>
 <div><h3>Status</h3><table class="status"><tr>{{range $k, $v := .Status}}<th class="n">{{$k}}</th>{{end}}</tr><tr>{{range $k, $v := .Status}}<td class="n" data-class="{{$k}}">{{$v}}</td>{{end}}</tr></table>
 <h3>Top paths (since {{$.PathsFrom}})</h3>
-{{with .TopPaths}}<table class="paths"><tr><th>path</th><th class="n">requests</th></tr>
+{{with .Paths}}<table class="paths"><tr><th>path</th><th class="n">requests</th></tr>
 {{range .}}<tr><td class="p mono">{{.Path}}</td><td class="n" title="{{if .Error}}may include up to {{.Error}} requests for other paths{{else}}exact{{end}}">{{if .Error}}≤ {{end}}{{.Count}}</td></tr>
-{{end}}</table>{{else}}<p class="sub">none</p>{{end}}</div></div>
+{{end}}</table>{{if gt (len $c.TopPaths) (len $c.Paths)}}<p class="meta">{{len $c.TopPaths}} tracked; the JSON lists them all.</p>{{end}}{{else}}<p class="sub">none</p>{{end}}</div></div>
 </section>
 {{end}}
 
