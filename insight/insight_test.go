@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -275,5 +276,50 @@ func TestCustomCrawlers(t *testing.T) {
 	tr.Observe(Request{Identity: bots.Identity{Name: "acmebot", Category: bots.Monitor, Verified: bots.VerifiedUnverifiable}, Status: 200})
 	if s := tr.Snapshot(); len(s.Crawlers) != 1 || s.Crawlers[0].Name != "acmebot" || s.Crawlers[0].Category != "monitor" {
 		t.Errorf("crawlers %+v", s.Crawlers)
+	}
+}
+
+// Memory does not grow with traffic: 300,000 requests for distinct
+// long paths, under made-up crawler names and every verdict, leave the
+// heap where the first thousand did.
+func TestMemoryIsBounded(t *testing.T) {
+	if testing.Short() || raceOn {
+		t.Skip("short, or under the race detector (its shadow memory is what the heap would measure)")
+	}
+	reg := prometheus.NewRegistry()
+	c := newClock(t0)
+	tr := newTracker(t, reg, c)
+	long := strings.Repeat("x", 1000)
+	verdicts := []bots.Verified{bots.VerifiedIP, bots.VerifiedDNS, bots.VerifiedNo, bots.VerifiedUnverifiable, bots.VerifiedSignature, "bogus"}
+	run := func(from, to int) {
+		for i := from; i < to; i++ {
+			name := "googlebot"
+			if i%3 == 0 {
+				name = fmt.Sprintf("agent-%d.example", i) // all "other"
+			}
+			tr.Observe(Request{Identity: bots.Identity{Name: name, Category: bots.Category(fmt.Sprint(i % 11)), Verified: verdicts[i%len(verdicts)]},
+				Path: fmt.Sprintf("/%d/%s", i, long), Status: i % 600, Bytes: 1, RobotsViolation: i%7 == 0,
+				Referer: fmt.Sprintf("https://www.google.com/%d", i)})
+			if i%20000 == 0 {
+				c.add(time.Hour)
+			}
+		}
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	run(0, 1000)
+	before := heap()
+	run(1000, 300_000)
+	after := heap()
+	t.Logf("heap %d KiB after 1,000 requests, %d KiB after 300,000", before>>10, after>>10)
+	if after > before+1<<20 {
+		t.Errorf("heap grew by %d KiB over 300,000 requests", (after-before)>>10)
+	}
+	if n, _ := testutil.GatherAndCount(reg, MetricRequests); n > 2*16*5*4 {
+		t.Errorf("%d series of %s", n, MetricRequests)
 	}
 }
