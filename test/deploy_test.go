@@ -723,11 +723,16 @@ func checkK8sMonitoring(t *testing.T, root string) {
 	}
 }
 
-// deployMetricNames lists the headgate_* metric names registered in the code.
+// deployMetricNames lists the headgate_* metric names registered in the
+// code (`Name: "headgate_…"` or a constant `= "headgate_…"`), and the ones
+// a SPEC section names for a package not merged yet (documentedMetrics).
 func deployMetricNames(t *testing.T, root string) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
-	for _, pkg := range []string{"proxy", "sitemap"} {
+	for _, n := range documentedMetrics {
+		names[n] = true
+	}
+	for _, pkg := range []string{"proxy", "sitemap", "indexnow", "insight", "watch"} {
 		files, _ := filepath.Glob(filepath.Join(root, "..", pkg, "*.go"))
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") {
@@ -737,15 +742,23 @@ func deployMetricNames(t *testing.T, root string) map[string]bool {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, m := range regexp.MustCompile(`Name:\s*"(headgate_[a-z_]+)"`).FindAllSubmatch(src, -1) {
+			for _, m := range regexp.MustCompile(`(?:Name:|=)\s*"(headgate_[a-z_]+)"`).FindAllSubmatch(src, -1) {
 				names[string(m[1])] = true
 			}
 		}
 	}
-	if len(names) == 0 {
-		t.Fatal("no headgate_* metrics found in proxy/ and sitemap/")
+	if len(names) == len(documentedMetrics) {
+		t.Fatal("no headgate_* metrics found in proxy/, sitemap/, indexnow/, insight/, watch/")
 	}
 	return names
+}
+
+// documentedMetrics are metric names a SPEC section gives to a package
+// that is built in parallel: the dashboard and the alerts may use them
+// before it merges. Once the package registers the name, its entry here
+// is redundant; remove it then.
+var documentedMetrics = []string{
+	"headgate_upstream_changes_total", // SPEC §20.2, package watch
 }
 
 // ---- small helpers ----------------------------------------------------------
