@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/headgate/headgate/proxy"
+	"github.com/headgate/headgate/rules"
+)
+
+// exampleExperiment copies docs/examples/experiment.toml, and its product
+// list, next to an upstream that serves every product page.
+func exampleExperiment(t *testing.T) (cfgPath string) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		name := strings.TrimPrefix(r.URL.Path, "/products/")
+		io.WriteString(w, "<!DOCTYPE html><html><head><title>"+name+" | Shop</title></head><body>"+name+"</body></html>")
+	}))
+	t.Cleanup(up.Close)
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../docs/examples/experiment.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src = []byte(strings.Replace(string(src), `"http://127.0.0.1:3000"`, `"`+up.URL+`"`, 1))
+	// The whole window: the export's default time and the server's agree.
+	src = []byte(strings.Replace(string(src), "end = 2026-12-15", "end = 2099-12-15", 1))
+	list, err := os.ReadFile("../../docs/examples/experiment-products.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgPath = filepath.Join(dir, "headgate.toml")
+	os.WriteFile(cfgPath, src, 0o644)
+	os.WriteFile(filepath.Join(dir, "experiment-products.jsonl"), list, 0o644)
+	return cfgPath
+}
+
+// The export lists every sitemap URL under match with the group the
+// server serves it in: the variant's title exactly on the variant's rows.
+func TestExperimentExportIsServed(t *testing.T) {
+	cfgPath := exampleExperiment(t)
+	code, out, errs := runCmd(t, "", "experiment", "export", "-config", cfgPath, "-name", "title-delivery")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil || len(recs) != 101 || recs[0][0] != "url" || recs[0][1] != "group" {
+		t.Fatalf("csv: %v, %d rows, %v", err, len(recs), recs[:1])
+	}
+	code, jout, errs := runCmd(t, "", "experiment", "export", "-config", cfgPath, "-name", "title-delivery", "-format", "json")
+	var js struct {
+		Experiment string
+		Pages      []exportRow
+	}
+	if code != exitOK || json.Unmarshal([]byte(jout), &js) != nil || len(js.Pages) != 100 || js.Experiment != "title-delivery" {
+		t.Fatalf("json: exit %d %s\n%s", code, errs, jout)
+	}
+
+	cfg, err := rules.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := proxy.New(cfg, proxy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(p)
+	defer front.Close()
+	groups := map[string]int{}
+	for i, rec := range recs[1:] {
+		if js.Pages[i].URL != rec[0] || js.Pages[i].Group != rec[1] {
+			t.Errorf("row %d: csv %v, json %v", i, rec, js.Pages[i])
+		}
+		u, _ := url.Parse(rec[0])
+		res, err := http.Get(front.URL + u.EscapedPath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		served := rules.GroupControl
+		if strings.Contains(string(b), "free delivery") {
+			served = rules.GroupVariant
+		}
+		if served != rec[1] {
+			t.Errorf("%s: exported %s, served %s:\n%s", rec[0], rec[1], served, b)
+		}
+		groups[served]++
+	}
+	if groups["variant"] < 30 || groups["control"] < 30 {
+		t.Errorf("groups %v", groups)
+	}
+
+	// explain names the group of a page.
+	first, _ := url.Parse(recs[1][0])
+	code, out, errs = runCmd(t, "", "explain", "-config", cfgPath, first.EscapedPath())
+	if code != exitOK || !strings.Contains(out, "experiment title-delivery: group "+recs[1][1]) {
+		t.Errorf("explain: exit %d\n%s%s", code, out, errs)
+	}
+	code, _, errs = runCmd(t, "", "experiment", "export", "-config", cfgPath, "-name", "nope")
+	if code != exitFix || !strings.Contains(errs, `no experiment "nope"`) {
+		t.Errorf("unknown name: exit %d %s", code, errs)
+	}
+}
