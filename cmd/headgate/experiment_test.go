@@ -110,3 +110,51 @@ func TestExperimentExportIsServed(t *testing.T) {
 		t.Errorf("unknown name: exit %d %s", code, errs)
 	}
 }
+
+// audit -experiment reports findings per group, in text, JSON and HTML.
+func TestExperimentAudit(t *testing.T) {
+	cfgPath := exampleExperiment(t)
+	code, out, errs := runCmd(t, "", "audit", "-config", cfgPath, "-experiment", "title-delivery", "-fail-on", "never", "-format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var rep struct {
+		Experiment struct {
+			Name   string
+			Groups []struct {
+				Group  string
+				Pages  int
+				Checks map[string]int
+			}
+		}
+		Pages []struct{ URL, Group string }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	g := rep.Experiment.Groups
+	if rep.Experiment.Name != "title-delivery" || len(g) != 2 || g[0].Group != "control" || g[1].Group != "variant" || g[0].Pages+g[1].Pages != 100 || g[0].Pages == 0 || g[1].Pages == 0 {
+		t.Errorf("experiment %+v", rep.Experiment)
+	}
+	n := 0
+	for _, p := range rep.Pages {
+		if p.Group != "" {
+			n++
+		}
+	}
+	if n != 100 {
+		t.Errorf("%d pages carry a group, want 100", n)
+	}
+	code, out, _ = runCmd(t, "", "audit", "-config", cfgPath, "-experiment", "title-delivery", "-fail-on", "never")
+	if code != exitOK || !strings.Contains(out, "experiment title-delivery (/products/:slug): findings per group") {
+		t.Errorf("text: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "", "audit", "-config", cfgPath, "-experiment", "title-delivery", "-fail-on", "never", "-format", "html")
+	if code != exitOK || !strings.Contains(out, `id="experiment-groups"`) {
+		t.Errorf("html: exit %d", code)
+	}
+	code, _, errs = runCmd(t, "", "audit", "-config", cfgPath, "-experiment", "nope")
+	if code != exitUsage || !strings.Contains(errs, `no experiment "nope"`) {
+		t.Errorf("unknown: exit %d %s", code, errs)
+	}
+}
