@@ -26,5 +26,5 @@ func BenchmarkExperimentAssignCPU(b *testing.B) {
 	for b.Loop() {
 		_ = e.Group(p, time.Time{})
 	}
-	b.ReportMetric(float64((cpu() - c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((cpu()-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
