@@ -60,6 +60,7 @@ type Config struct {
 
 	experiments []*Experiment    // [[experiment]] (experiment.go), in file order
 	now         func() time.Time // the clock experiments read; nil: time.Now
+	phaseHashes []string         // ETagHash by experiment boundaries passed; nil: Hash
 
 	pageMeta []string // meta names templates read (rules/tmplpage.go)
 	pageLang bool     // some template reads {page.lang}

@@ -3,6 +3,7 @@ package rules
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"slices"
@@ -361,4 +362,51 @@ func (c *Config) treeRules() []*Rule {
 		rs = append(rs, e.Variant)
 	}
 	return rs
+}
+
+// ETagHash is the hash headgate puts in the ETags of rewritten responses
+// now: Hash, changed each time an experiment's start or end passes, so
+// that a cached copy of a page (a crawler's If-None-Match) made before a
+// test started, or before it ended, is not confirmed with a 304 when the
+// page's head has changed since.
+func (c *Config) ETagHash() string {
+	if len(c.phaseHashes) == 0 {
+		return c.Hash
+	}
+	now := time.Now()
+	if c.now != nil {
+		now = c.now()
+	}
+	n := 0
+	for _, e := range c.experiments {
+		if !e.Start.IsZero() && !now.Before(e.Start) {
+			n++
+		}
+		if !e.End.IsZero() && !now.Before(e.End) {
+			n++
+		}
+	}
+	return c.phaseHashes[n]
+}
+
+// phases computes ETagHash's values, once at load: Hash for no boundary
+// passed, and one more 16-hex value per boundary.
+func (c *Config) phases() {
+	n := 0
+	for _, e := range c.experiments {
+		if !e.Start.IsZero() {
+			n++
+		}
+		if !e.End.IsZero() {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	c.phaseHashes = []string{c.Hash}
+	for i := 1; i <= n; i++ {
+		sum := sha256.Sum256(fmt.Appendf(nil, "%s\x00experiment-phase\x00%d", c.Hash, i))
+		c.phaseHashes = append(c.phaseHashes, hex.EncodeToString(sum[:8]))
+	}
 }

@@ -245,6 +245,13 @@ func TestExperimentWindow(t *testing.T) {
 		{end.Add(-time.Nanosecond), GroupVariant},
 		{end, GroupControl},
 	} {
+		seen := map[string]bool{}
+		for _, at := range []time.Time{start.Add(-time.Second), start, end} {
+			seen[c.WithClock(func() time.Time { return at }).ETagHash()] = true
+		}
+		if len(seen) != 3 || !seen[c.Hash] {
+			t.Errorf("ETagHash does not change at start and end: %v", seen)
+		}
 		cc := c.WithClock(func() time.Time { return tc.at })
 		m := cc.Resolve(p)
 		if _, g := m.Experiment(); g != tc.want {

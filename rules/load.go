@@ -79,6 +79,7 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 	cfg.table = newTable(cfg.treeRules(), cfg.Site.Locales)
 	cfg.base, _ = url.Parse(cfg.Site.BaseURL + "/")
 	cfg.precompute()
+	cfg.phases()
 	cfg.matches = &sync.Pool{New: func() any { return new(Match) }}
 	if cfg.redir != nil {
 		cfg.redir.matches = cfg.matches
