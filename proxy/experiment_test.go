@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,5 +199,50 @@ title = "{slug} – free delivery"
 	}
 	if ratio < 0.98 {
 		b.Logf("ratio %.3f is under the 0.98 floor (a shared machine: rerun with more rounds to tell noise from a cost)", ratio)
+	}
+}
+
+// A reload to experiments that overlap, or to a variant with an unknown
+// field, is refused with each problem's code, file:line and key, and the
+// old config keeps serving.
+func TestExperimentReloadRefused(t *testing.T) {
+	up := htmlUpstream(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "headgate.toml")
+	base := "[server]\nupstream = \"" + up.URL + "\"\n[site]\nbase_url = \"https://notes.example\"\n" + expRules
+	if err := os.WriteFile(file, []byte(base), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := rules.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := base + `
+[[experiment]]
+name = "desc"
+match = "/products/*"
+variant_share = 10
+[experiment.variant]
+descripton = "x"
+`
+	if err := os.WriteFile(file, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.Reload("test")
+	if p.Config() != cfg {
+		t.Fatal("the refused config replaced the old one")
+	}
+	for _, want := range []string{
+		"HG210 " + file + ":22: experiment[1].match",
+		"HG211 " + file + ":25: experiment[1].variant.descripton: unknown variant field (did you mean description?)",
+	} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, logs.String())
+		}
 	}
 }

@@ -158,3 +158,17 @@ func TestExperimentAudit(t *testing.T) {
 		t.Errorf("unknown: exit %d %s", code, errs)
 	}
 }
+
+// check reports experiment problems with code, file:line and key.
+func TestExperimentCheck(t *testing.T) {
+	code, out, errs := runCmd(t, "", "check", "-config", "../../rules/testdata/bad/hg211_variant.toml")
+	all := out + errs
+	if code != exitFix || !strings.Contains(all, "HG211 ../../rules/testdata/bad/hg211_variant.toml:16: experiment[0].variant.titel: unknown variant field (did you mean title?)") ||
+		!strings.Contains(all, "HG211 ../../rules/testdata/bad/hg211_variant.toml:12: experiment[0].variant_share") {
+		t.Errorf("exit %d\n%s", code, all)
+	}
+	code, out, errs = runCmd(t, "", "check", "-config", "../../rules/testdata/bad/hg210_overlap.toml")
+	if code != exitFix || !strings.Contains(out+errs, "HG210 ../../rules/testdata/bad/hg210_overlap.toml:17: experiment[1].match") {
+		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}
