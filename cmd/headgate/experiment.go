@@ -150,7 +150,7 @@ func exportRows(ctx context.Context, cfg *rules.Config, sm *sitemap.Sitemap, nam
 // explainExperiment says which split test covers the page and its group
 // (from the decision Record), and on a variant page which fields the
 // variant sets.
-func explainExperiment(w io.Writer, rec *proxy.Record) {
+func explainExperiment(w io.Writer, cfg *rules.Config, rec *proxy.Record) {
 	if rec.Experiment == "" {
 		return
 	}
@@ -161,4 +161,14 @@ func explainExperiment(w io.Writer, rec *proxy.Record) {
 		fmt.Fprint(w, " (served as the rules say)")
 	}
 	fmt.Fprintln(w)
+	if e := cfg.Experiment(rec.Experiment); e != nil {
+		when := func(t time.Time) string {
+			if t.IsZero() {
+				return "—"
+			}
+			return t.Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "    bucket %d of 10000, variant below %d; runs %s to %s (UTC; outside it every page is control)\n",
+			rules.Bucket(e.Name, rules.GroupPath(rec.Match.Path)), e.Share*100, when(e.Start), when(e.End))
+	}
 }
