@@ -22,8 +22,8 @@ func newExperimentPages() *prometheus.CounterVec {
 
 // experimentPage counts a page response of an experiment. Responses
 // headgate answered itself (a deny, a redirect, a 400) are no page of the
-// test. The counters are looked up once per experiment, keyed by the
-// *rules.Experiment of the config that served it.
+// test. The counters are looked up once per experiment name (a map under
+// a read lock: a name's series outlive reloads, as the vector's do).
 func (m *metrics) experimentPage(mt *rules.Match, o Outcome) {
 	if mt == nil || o.AnsweredItself() {
 		return
@@ -32,20 +32,26 @@ func (m *metrics) experimentPage(mt *rules.Match, o Outcome) {
 	if name == "" {
 		return
 	}
-	e := mt.Config().Experiment(name)
-	if e == nil {
-		return
-	}
-	c, ok := m.expCounters.Load(e)
-	if !ok {
-		c, _ = m.expCounters.LoadOrStore(e, &[2]prometheus.Counter{
-			m.expPages.WithLabelValues(name, rules.GroupControl),
-			m.expPages.WithLabelValues(name, rules.GroupVariant),
-		})
+	m.expMu.RLock()
+	c := m.expCounters[name]
+	m.expMu.RUnlock()
+	if c == nil {
+		m.expMu.Lock()
+		if c = m.expCounters[name]; c == nil {
+			c = &[2]prometheus.Counter{
+				m.expPages.WithLabelValues(name, rules.GroupControl),
+				m.expPages.WithLabelValues(name, rules.GroupVariant),
+			}
+			if m.expCounters == nil {
+				m.expCounters = map[string]*[2]prometheus.Counter{}
+			}
+			m.expCounters[name] = c
+		}
+		m.expMu.Unlock()
 	}
 	i := 0
 	if group == rules.GroupVariant {
 		i = 1
 	}
-	c.(*[2]prometheus.Counter)[i].Inc()
+	c[i].Inc()
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/headgate/headgate/rules"
@@ -244,5 +245,22 @@ descripton = "x"
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log does not say %q:\n%s", want, logs.String())
 		}
+	}
+}
+
+// Counting an experiment page allocates nothing once its series exist.
+func TestExperimentPageAllocs(t *testing.T) {
+	cfg := testConfig(t, "http://127.0.0.1:1", expRules)
+	m, err := newMetrics(prometheus.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mt := cfg.Resolve("/products/item-1")
+	m.experimentPage(mt, Rewritten)
+	if n := testing.AllocsPerRun(100, func() { m.experimentPage(mt, Rewritten) }); n != 0 {
+		t.Errorf("%v allocations per page", n)
+	}
+	if got := testutil.ToFloat64(m.expPages.WithLabelValues("title-price", func() string { _, g := mt.Experiment(); return g }())); got != 102 { // once, then AllocsPerRun's warm-up and 100 runs
+		t.Errorf("counted %v, want 102", got)
 	}
 }

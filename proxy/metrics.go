@@ -23,7 +23,8 @@ type metrics struct {
 	idleClosed     prometheus.Counter // of them, closed by server.max_idle_connections
 	plans          map[rewrite.PlanUse]prometheus.Counter
 	expPages       *prometheus.CounterVec // headgate_experiment_pages_total (experiment.go)
-	expCounters    sync.Map               // *rules.Experiment → *[2]prometheus.Counter (control, variant)
+	expMu          sync.RWMutex
+	expCounters    map[string]*[2]prometheus.Counter // experiment name → (control, variant)
 
 	// Per-label counters, looked up once: a rewritten page records a few
 	// dozen changes, and CounterVec hashes its labels on every lookup.
