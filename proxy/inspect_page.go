@@ -165,6 +165,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{with .Decision.Rules}}<table class="rules"><tr><th>#</th><th>rule</th><th>where</th><th>parameters</th></tr>
 {{range $i, $r := .}}<tr><td>{{inc $i}}</td><td class="mono">{{$r.Pattern}}</td><td class="mono">{{$r.Where}}</td><td class="mono">{{range $r.Params}}{{.Name}}={{printf "%q" .Value}} {{end}}</td></tr>{{end}}
 </table>{{end}}
+{{with .Decision.Experiment}}<div class="meta" id="experiment">experiment <span class="mono">{{.}}</span>: group <span class="badge">{{$.Decision.Group}}</span></div>{{end}}
 {{if or .Decision.Policy .Decision.Locale}}<div class="meta">{{with .Decision.Policy}}policy: {{.}}{{end}}{{with .Decision.Locale}} · locale: {{.}}{{end}}</div>{{end}}
 </div>
 

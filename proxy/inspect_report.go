@@ -48,6 +48,10 @@ type inspectDecision struct {
 	Rules    []inspectRule `json:"rules"`
 	Locale   string        `json:"locale,omitempty"`
 	Policy   string        `json:"policy,omitempty"`
+	// Experiment and Group: the split test covering the page and its
+	// group, "control" or "variant" (SPEC §21), from the Record.
+	Experiment string `json:"experiment,omitempty"`
+	Group      string `json:"group,omitempty"`
 }
 
 type inspectRule struct {
@@ -214,6 +218,7 @@ func reportDecision(d *inspectDecision, cfg *rules.Config, m *rules.Match, up *R
 		})
 	}
 	d.Locale = m.Locale
+	d.Experiment, d.Group = up.Experiment, up.Group
 	if m.Any() {
 		d.Policy = string(m.Policy())
 	}

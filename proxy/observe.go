@@ -95,6 +95,9 @@ func (rs *reqState) observed() {
 	rec := hk.rec
 	rec.Outcome, rec.Kind, rec.Skip = rs.outcome, rs.kind, rs.skip
 	rec.Match = rs.m
+	if rs.m != nil {
+		rec.Experiment, rec.Group = rs.m.Experiment()
+	}
 	if rec.Outcome == "" {
 		rec.Outcome = Passthrough
 	}

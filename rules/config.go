@@ -59,6 +59,10 @@ type Config struct {
 	// redirector's rule lookup; nil (a Config not made by Parse): allocate.
 	matches *sync.Pool
 
+	experiments []*Experiment    // [[experiment]] (experiment.go), in file order
+	now         func() time.Time // the clock experiments read; nil: time.Now
+	phaseHashes []string         // ETagHash by experiment boundaries passed; nil: Hash
+
 	pageMeta []string // meta names templates read (rules/tmplpage.go)
 	pageLang bool     // some template reads {page.lang}
 }
@@ -186,6 +190,8 @@ type Rule struct {
 	Rewrite *bool       // rewrite = false: proxied, never rewritten
 	Inherit *bool       // inherit = false: the merge starts afresh here
 	Query   []QueryCond // query conditions, by key
+
+	exp *Experiment // not nil: the variant of this experiment (experiment.go)
 }
 
 // Robots is a rule's robots table.

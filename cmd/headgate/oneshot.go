@@ -57,7 +57,7 @@ func cmdSitemap(ctx context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs, cfgPath := newFlags("audit", "audit -config FILE [-live URL] [-max-pages N] [-concurrency N] [-format text|json|html] [-o FILE] [-fail-on error|warning|never] [-baseline FILE] [-compare URL] [URL...]", stderr)
+	fs, cfgPath := newFlags("audit", "audit -config FILE [-live URL] [-max-pages N] [-concurrency N] [-format text|json|html] [-o FILE] [-fail-on error|warning|never] [-baseline FILE] [-compare URL] [-experiment NAME] [URL...]", stderr)
 	live := fs.String("live", "", "crawl this running site as it answers, instead of the upstream through the rewrite engine")
 	maxPages := fs.Int("max-pages", audit.DefaultMaxPages, "the most URLs to fetch")
 	conc := fs.Int("concurrency", audit.DefaultConcurrency, "requests under way at once")
@@ -67,6 +67,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding is at least this severe: error, warning or never")
 	baseline := fs.String("baseline", "", "the JSON report of an earlier run: mark findings new or known, list the fixed, fail on new findings only")
 	compare := fs.String("compare", "", "crawl this second site (production) along the same paths and report the differences")
+	experiment := fs.String("experiment", "", "report the findings per group of this [[experiment]] (control, variant)")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -107,6 +108,10 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if cfg == nil {
 		return code
 	}
+	if *experiment != "" && cfg.Experiment(*experiment) == nil {
+		fmt.Fprintf(stderr, "headgate audit: -experiment: no experiment %q in %s\n", *experiment, *cfgPath)
+		return exitUsage
+	}
 	o := audit.Options{
 		Compare:     *compare,
 		Config:      cfg,
@@ -135,6 +140,12 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if base != nil {
 		rep.ApplyBaseline(base)
+	}
+	if *experiment != "" {
+		if err := rep.ApplyExperiment(cfg, *experiment); err != nil {
+			fmt.Fprintf(stderr, "headgate audit: -experiment: %v\n", err)
+			return exitUsage
+		}
 	}
 	w := stdout
 	if *out != "" {
