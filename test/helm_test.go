@@ -135,7 +135,13 @@ func helmValues(t *testing.T, v map[string]any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.CreateTemp(t.TempDir(), "values-*.yaml")
+	// Not t.TempDir: its path has the test's name, and helm splits -f at commas.
+	dir, err := os.MkdirTemp("", "headgate-helm-values")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	f, err := os.CreateTemp(dir, "values-*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -616,6 +622,60 @@ func TestHelmKubestrict(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			if err == nil || !strings.Contains(string(out), tc.want) {
 				t.Errorf("err %v, output %s; want an error naming %q", err, out, tc.want)
+			}
+		})
+	}
+}
+
+// TestHelmNotes renders NOTES.txt (helm template leaves it out, and helm
+// install --dry-run wants a cluster) through tpl in a copy of the chart: it
+// says how to open the inspector with kubectl port-forward.
+func TestHelmNotes(t *testing.T) {
+	helm := helmBinary(t)
+	chart := helmChart(t)
+	src, err := os.ReadFile(filepath.Join(chart, "templates", "NOTES.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(chart, "files", "notes-src.txt"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	render := `text: {{ tpl (.Files.Get "files/notes-src.txt") . | toJson }}` + "\n"
+	if err := os.WriteFile(filepath.Join(chart, "templates", "notes-render.yaml"), []byte(render), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		values map[string]any
+		want   []string
+	}{
+		{"defaults", map[string]any{}, []string{
+			"kubectl --namespace seo port-forward deployment/headgate 9090:9090",
+			"http://127.0.0.1:9090/inspect?path=/",
+			"port-forward service/headgate 8080:80",
+			"rolls the pods"}},
+		{"ingress and reload in place", map[string]any{
+			"ingress":        map[string]any{"enabled": true, "tls": []any{map[string]any{"hosts": []any{"www.example.com"}}}},
+			"config":         map[string]any{"rollOnChange": false},
+			"containerPorts": map[string]any{"admin": 9100},
+		}, []string{"port-forward deployment/headgate 9100:9100", "https://www.example.com/", "reloads the mounted config in place"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := helmRun(helm, "template", "headgate", chart, "--namespace", "seo",
+				"--show-only", "templates/notes-render.yaml", "-f", helmValues(t, tc.values))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				Text string `yaml:"text"`
+			}
+			if err := yaml.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(doc.Text, w) {
+					t.Errorf("NOTES.txt does not say %q:\n%s", w, doc.Text)
+				}
 			}
 		})
 	}
