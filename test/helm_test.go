@@ -470,34 +470,46 @@ func TestHelmChecksum(t *testing.T) {
 }
 
 // TestHelmMatchesKustomize renders the chart with the values that describe
-// deploy/kubernetes/ingress and compares the objects with the layout's: the
-// same container (args, ports, probes, mounts, security context, resources),
+// deploy/kubernetes/ingress (and indexnow, the ingress layout plus the
+// IndexNow CronJob) and compares the objects with the layout's: the same
+// container (args, ports, probes, mounts, security context, resources),
 // volumes, pod security context, strategy, Services, autoscaler, budget,
-// Ingress and config.
+// Ingress, config, CronJob and claim.
 func TestHelmMatchesKustomize(t *testing.T) {
 	helm := helmBinary(t)
 	chart := helmChart(t)
-	values := helmValues(t, map[string]any{
-		"image":   map[string]any{"repository": "ghcr.io/example/headgate", "tag": "0.1.0"},
-		"config":  map[string]any{"inline": helmLayoutConfig(t, "ingress")},
-		"hpa":     map[string]any{"enabled": true},
-		"pdb":     map[string]any{"enabled": true},
-		"ingress": map[string]any{"enabled": true, "tls": []any{map[string]any{"hosts": []any{"www.example.com"}, "secretName": "www-example-com-tls"}}},
-	})
-	_, docs := helmTemplate(t, helm, chart, values)
-	got := k8sDecodeAll(t, "helm template", docs)
-	ldocs, err := k8sRender(filepath.Join(deployRoot(t), "kubernetes", "ingress"))
-	if err != nil {
-		t.Fatal(err)
+	for _, layout := range []string{"ingress", "indexnow"} {
+		t.Run(layout, func(t *testing.T) {
+			values := map[string]any{
+				"image":   map[string]any{"repository": "ghcr.io/example/headgate", "tag": "0.1.0"},
+				"config":  map[string]any{"inline": helmLayoutConfig(t, layout)},
+				"hpa":     map[string]any{"enabled": true},
+				"pdb":     map[string]any{"enabled": true},
+				"ingress": map[string]any{"enabled": true, "tls": []any{map[string]any{"hosts": []any{"www.example.com"}, "secretName": "www-example-com-tls"}}},
+			}
+			if layout == "indexnow" {
+				values["indexnow"] = map[string]any{"enabled": true}
+			}
+			_, docs := helmTemplate(t, helm, chart, helmValues(t, values))
+			got := k8sDecodeAll(t, "helm template", docs)
+			ldocs, err := k8sRender(filepath.Join(deployRoot(t), "kubernetes", layout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := k8sDecodeAll(t, layout, ldocs)
+			helmCompareLayout(t, layout, got, want)
+		})
 	}
-	want := k8sDecodeAll(t, "ingress", ldocs)
+}
+
+func helmCompareLayout(t *testing.T, layout string, got, want *k8sObjects) {
 
 	eq := func(what string, g, w any) {
 		t.Helper()
 		if !reflect.DeepEqual(g, w) {
 			gj, _ := json.MarshalIndent(g, "", "  ")
 			wj, _ := json.MarshalIndent(w, "", "  ")
-			t.Errorf("%s differs:\nchart:\n%s\ningress layout:\n%s", what, gj, wj)
+			t.Errorf("%s differs:\nchart:\n%s\n%s layout:\n%s", what, gj, layout, wj)
 		}
 	}
 	if len(got.deployments) != 1 || len(want.deployments) != 1 {
@@ -548,6 +560,24 @@ func TestHelmMatchesKustomize(t *testing.T) {
 	eq("PodDisruptionBudget maxUnavailable", got.pdbs[0].Spec.MaxUnavailable, want.pdbs[0].Spec.MaxUnavailable)
 	eq("Ingress", got.ingresses[0].Spec, want.ingresses[0].Spec)
 	eq("ConfigMap", [2]any{got.configMaps[0].Metadata.Name, got.configMaps[0].Data}, [2]any{want.configMaps[0].Metadata.Name, want.configMaps[0].Data})
+
+	eq("CronJobs (count)", len(got.cronJobs), len(want.cronJobs))
+	if len(got.cronJobs) == 1 && len(want.cronJobs) == 1 {
+		g, w := got.cronJobs[0], want.cronJobs[0]
+		eq("CronJob name", g.Metadata.Name, w.Metadata.Name)
+		for _, cj := range []*k8sCronJob{g, w} {
+			cj.Metadata = k8sObjectMeta{}
+			cj.Spec.JobTemplate.Spec.Template.Metadata = k8sObjectMeta{}
+			for i := range cj.Spec.JobTemplate.Spec.Template.Spec.Containers {
+				cj.Spec.JobTemplate.Spec.Template.Spec.Containers[i].ImagePullPolicy = ""
+			}
+		}
+		eq("CronJob (spec, pod, container, volumes)", g.Spec, w.Spec)
+	}
+	eq("PersistentVolumeClaims (count)", len(got.pvcs), len(want.pvcs))
+	if len(got.pvcs) == 1 && len(want.pvcs) == 1 {
+		eq("PersistentVolumeClaim", [2]any{got.pvcs[0].Metadata.Name, got.pvcs[0].Spec}, [2]any{want.pvcs[0].Metadata.Name, want.pvcs[0].Spec})
+	}
 }
 
 // helmCheckMounts checks that each mount path is a read-only mount of the
