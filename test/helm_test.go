@@ -710,3 +710,30 @@ func TestHelmNotes(t *testing.T) {
 		})
 	}
 }
+
+// TestHelmOutsideGoMod: helm and the Kubernetes modules it pulls in stay in
+// deploy/helm/tools's go.mod, never in headgate's.
+func TestHelmOutsideGoMod(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		b, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []string{"helm.sh/helm", "k8s.io/api ", "k8s.io/client-go", "k8s.io/apimachinery"} {
+			if strings.Contains(string(b), m) {
+				t.Errorf("%s names %s: build helm in deploy/helm/tools, its own module", f, strings.TrimSpace(m))
+			}
+		}
+	}
+	tools, err := os.ReadFile(filepath.Join(root, "deploy", "helm", "tools", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(tools), "tool helm.sh/helm/v3/cmd/helm") {
+		t.Error("deploy/helm/tools/go.mod has no tool helm.sh/helm/v3/cmd/helm")
+	}
+}
