@@ -239,6 +239,8 @@ func TestHelmSchema(t *testing.T) {
 		{"hpa.enabled not a bool", map[string]any{"hpa": map[string]any{"enabled": "true"}}, "enabled", false},
 		{"unknown key under hpa", map[string]any{"hpa": map[string]any{"enabled": true, "targetCPU": 70}}, "targetCPU", false},
 		{"pullPolicy", map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, "pullPolicy", false},
+		{"image tag a number", map[string]any{"image": map[string]any{"tag": 1.2}}, "tag", false},
+		{"table file name not a ConfigMap key", map[string]any{"tables": map[string]any{"files": map[string]any{"seo/products.csv": "k\n"}}}, "seo/products.csv", false}, // helm names the key, not always its path
 		{"port out of range", map[string]any{"containerPorts": map[string]any{"http": 80800}}, "http", false},
 		{"ingress path not absolute", map[string]any{"ingress": map[string]any{"enabled": true, "hosts": []any{
 			map[string]any{"host": "www.example.com", "paths": []any{map[string]any{"path": "x", "pathType": "Prefix"}}}}}}, "path", false},
