@@ -282,7 +282,7 @@ func checkK8sServing(t *testing.T, o *k8sObjects, mode rules.Mode, df *deployDoc
 		c := checkK8sWorkload(t, w, cm, src, df)
 		if c != nil && slices.ContainsFunc(servers, func(s k8sWorkload) bool { return s.c == w.c }) {
 			cfg = c
-			checkK8sServer(t, w, c)
+			checkK8sServer(t, w, c, len(o.monitors) > 0)
 		}
 		if c != nil && slices.ContainsFunc(jobs, func(s k8sWorkload) bool { return s.c == w.c }) {
 			if len(w.c.Args) > 0 && w.c.Args[0] == "indexnow" {
@@ -539,7 +539,7 @@ func checkK8sWorkload(t *testing.T, w k8sWorkload, cm *k8sConfigMap, src string,
 }
 
 // checkK8sServer checks a `headgate serve` container against its config.
-func checkK8sServer(t *testing.T, w k8sWorkload, cfg *rules.Config) {
+func checkK8sServer(t *testing.T, w k8sWorkload, cfg *rules.Config, monitored bool) {
 	t.Helper()
 	where := fmt.Sprintf("%s container %s", w.name, w.c.Name)
 	c := w.c
@@ -589,9 +589,15 @@ func checkK8sServer(t *testing.T, w k8sWorkload, cfg *rules.Config) {
 		t.Errorf("%s: terminationGracePeriodSeconds %d is not above preStop %ds + shutdown_timeout %s", where, grace, sleep, cfg.Server.ShutdownTimeout)
 	}
 
-	// Annotation-based scraping: the admin port.
+	// Annotation-based scraping: the admin port; not beside a
+	// ServiceMonitor (the chart's serviceMonitor.enabled), which would
+	// scrape every sample twice.
 	a := w.pod.Metadata.Annotations
-	if a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != strconv.Itoa(admin) || a["prometheus.io/path"] != "/metrics" {
+	if monitored {
+		if _, ok := a["prometheus.io/scrape"]; ok {
+			t.Errorf("%s: prometheus.io annotations beside a ServiceMonitor: every sample would be scraped twice", w.name)
+		}
+	} else if a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != strconv.Itoa(admin) || a["prometheus.io/path"] != "/metrics" {
 		t.Errorf("%s: prometheus.io annotations %v, want scrape true, port %d, path /metrics", w.name, a, admin)
 	}
 }
