@@ -147,26 +147,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitUsage
 		}
 	}
-	w := stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			fmt.Fprintf(stderr, "headgate audit: %v\n", err)
-			return exitFix
-		}
-		defer f.Close()
-		w = f
-	}
-	var err error
-	switch *format {
-	case "json":
-		err = rep.WriteJSON(w)
-	case "html":
-		err = rep.WriteHTML(w)
-	default:
-		err = rep.WriteText(w)
-	}
-	if err != nil {
+	if err := writeReport(rep, *format, *out, stdout); err != nil {
 		fmt.Fprintf(stderr, "headgate audit: %v\n", err)
 		return exitFix
 	}
@@ -179,6 +160,31 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFix
 	}
 	return exitOK
+}
+
+// writeReport writes the audit's report in format (text, json or html) to
+// the file out, or to stdout when out is "".
+func writeReport(rep *audit.Report, format, out string, stdout io.Writer) (err error) {
+	w := stdout
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		w = f
+	}
+	switch format {
+	case "json":
+		return rep.WriteJSON(w)
+	case "html":
+		return rep.WriteHTML(w)
+	}
+	return rep.WriteText(w)
 }
 
 // isTerminal reports whether w is a character device (a terminal), for the
