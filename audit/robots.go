@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/headgate/headgate/internal/pct"
 	"github.com/headgate/headgate/internal/robotskey"
 )
 
@@ -279,54 +280,7 @@ func collapseStars(p string) string {
 // character decoded ("%7E" is "~"), every other escape kept with upper-case
 // hex. So "Disallow: /café" blocks "/caf%C3%A9" and "/caf%c3%a9" alike, as
 // Google's matcher does. "*" and "$" are ASCII and stay.
-func robotsEncode(s string) string {
-	clean := true
-	for i := 0; i < len(s) && clean; i++ {
-		clean = s[i] > ' ' && s[i] < 0x7f && s[i] != '%'
-	}
-	if clean {
-		return s
-	}
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			v := unhexByte(s[i+1])<<4 | unhexByte(s[i+2])
-			if 'a' <= v && v <= 'z' || 'A' <= v && v <= 'Z' || '0' <= v && v <= '9' || v == '-' || v == '.' || v == '_' || v == '~' {
-				b.WriteByte(v)
-			} else {
-				b.WriteByte('%')
-				b.WriteByte(hex[v>>4])
-				b.WriteByte(hex[v&15])
-			}
-			i += 2
-		case c <= ' ' || c >= 0x7f:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhexByte(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
-}
+func robotsEncode(s string) string { return pct.Encode(s, pct.Robots, pct.Normal) }
 
 // robotsMatch matches a robots.txt path pattern: "*" is any run of
 // characters, a final "$" anchors the end; otherwise a prefix match. The

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/headgate/headgate/internal/codec"
@@ -99,7 +98,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		errorPage(rs.w, http.StatusBadRequest, "This address is not valid.")
 		return
 	}
-	rs.m = matchPool.Get().(*rules.Match)
+	rs.m = st.cfg.PooledMatch()
 	st.cfg.ResolveInto(rs.m, target)
 	if rs.m.Deny {
 		rs.outcome, rs.kind = Denied, KindDeny
@@ -209,16 +208,10 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	// inspector) holds it in its Record. A panic path keeps it: nothing is
 	// sure of who still reads it there.
 	if rs.m != nil && rs.obs == nil {
-		matchPool.Put(rs.m)
+		rs.m.Release()
 		rs.m = nil
 	}
 }
-
-// matchPool holds the requests' Matches: a Match carries inline buffers
-// (1.4 KB) so that resolving allocates nothing else, and a pooled one
-// makes the whole resolve allocation-free — the largest of headgate's own
-// allocations per request, and so of its share of the GC's work.
-var matchPool = sync.Pool{New: func() any { return new(rules.Match) }}
 
 // proxyError answers when the upstream could not: 504 on a timeout, 502
 // otherwise, with a short page and a log line.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -189,7 +188,7 @@ func buildReport(cfg *rules.Config, target string, up *Record, rec *recorder) *i
 		for _, c := range up.Result.Changes {
 			rep.Changes = append(rep.Changes, inspectChange{
 				Action: string(c.Action), Identity: c.Identity, Key: c.Key,
-				Value: showText(clip(c.Value, maxLine)), Reason: changeReason(cfg, m, c),
+				Value: showText(clip(c.Value, maxLine)), Reason: changeReason(m, c),
 			})
 		}
 	}
@@ -290,18 +289,18 @@ func params(ps []rules.Param) []inspectParam {
 }
 
 // changeReason is a change's reason, or what makes a rule write or replace.
-func changeReason(cfg *rules.Config, m *rules.Match, c rewrite.Change) string {
+func changeReason(m *rules.Match, c rewrite.Change) string {
 	if c.Reason != "" {
 		return c.Reason
 	}
 	switch c.Action {
 	case rewrite.Wrote:
-		if by := setBy(cfg, m, c); by != "" {
+		if by := m.SetBy(c.Identity, c.Key); by != "" {
 			return by
 		}
 		return "a matching rule sets it"
 	case rewrite.Replaced:
-		if by := setBy(cfg, m, c); strings.HasPrefix(by, "rule ") {
+		if by := m.SetBy(c.Identity, c.Key); strings.HasPrefix(by, "rule ") {
 			return strings.TrimSuffix(by, " sets it") + " sets this identity (policy override)"
 		}
 		return "a matching rule sets this identity (policy override)"
@@ -586,102 +585,4 @@ func previews(cfg *rules.Config, target string, tags []itag) (*searchPreview, *c
 		c.Domain = u.Host
 	}
 	return s, c
-}
-
-// setBy names the rule a written tag comes from: the most specific
-// matching rule that sets the field explicitly (rules merge field by
-// field, the later winning), or what headgate derived it from. "" when it
-// can not tell.
-func setBy(cfg *rules.Config, m *rules.Match, c rewrite.Change) string {
-	key := c.Key
-	if key == "" {
-		key = c.Identity
-	}
-	sets := func(r *rules.Rule) bool {
-		og, tw := r.OpenGraph, r.Twitter
-		switch {
-		case key == "title":
-			return r.Title != nil
-		case key == "description":
-			return r.Description != nil
-		case key == "canonical":
-			return r.Canonical != nil || r.Localized
-		case key == "robots":
-			return r.Robots != nil
-		case c.Identity == "alternates" || c.Identity == "alternate":
-			return r.Localized
-		case key == "jsonld":
-			return len(r.JSONLD) > 0
-		case strings.HasPrefix(key, "og:image"):
-			return og != nil && og.Image != nil
-		case strings.HasPrefix(key, "article:"):
-			return og != nil && og.Article != nil
-		case strings.HasPrefix(key, "twitter:image"):
-			return tw != nil && tw.Image != nil
-		}
-		if og != nil {
-			switch key {
-			case "og:title":
-				return og.Title != nil
-			case "og:description":
-				return og.Description != nil
-			case "og:type":
-				return og.Type != nil
-			case "og:url":
-				return og.URL != nil
-			case "og:site_name":
-				return og.SiteName != nil
-			case "og:locale":
-				return og.Locale != nil
-			}
-		}
-		if tw != nil {
-			switch key {
-			case "twitter:card":
-				return tw.Card != nil
-			case "twitter:site":
-				return tw.Site != nil
-			case "twitter:creator":
-				return tw.Creator != nil
-			case "twitter:title":
-				return tw.Title != nil
-			case "twitter:description":
-				return tw.Description != nil
-			case "twitter:url":
-				return tw.URL != nil
-			}
-		}
-		return false
-	}
-	if key == "jsonld" {
-		// Blocks add up across rules: name every rule that has some.
-		var from []string
-		for i, mr := range m.Matched {
-			if len(mr.Rule.JSONLD) > 0 {
-				from = append(from, fmt.Sprintf("%s (%s:%d)", m.Patterns()[i], filepath.Base(cfg.File), mr.Rule.Line))
-			}
-		}
-		if len(from) > 0 {
-			return "the json_ld of rule " + strings.Join(from, " and ")
-		}
-	}
-	for i := len(m.Matched) - 1; i >= 0; i-- {
-		if r := m.Matched[i].Rule; sets(r) {
-			return fmt.Sprintf("rule %s (%s:%d) sets it", m.Patterns()[i], filepath.Base(cfg.File), r.Line)
-		}
-	}
-	switch key {
-	case "og:title", "twitter:title":
-		return "derived from the title"
-	case "og:description", "twitter:description":
-		return "derived from the description"
-	case "og:url", "twitter:url":
-		return "derived from the canonical (site.og_url_from_canonical)"
-	case "og:locale", "og:locale:alternate":
-		return "derived from the page's locale"
-	}
-	if c.Identity == "alternates" || c.Identity == "alternate" || strings.HasPrefix(c.Identity, "hreflang") {
-		return "a localized rule: an alternate per locale"
-	}
-	return ""
 }

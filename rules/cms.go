@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/headgate/headgate/internal/pct"
+	"github.com/headgate/headgate/rules/pattern"
 )
 
 // This file holds the rule fields of SPEC §16 (real upstreams): rewrite,
@@ -21,7 +24,7 @@ const UpstreamOrSelf = "upstream-or-self"
 type QueryCond struct {
 	Key string
 	Raw string // the value pattern as written: ":q", ":id{[0-9]+}", "edit"
-	seg segment
+	seg pattern.Segment
 }
 
 // ruleQuery reads a rule's query table (the rule reads rewrite and
@@ -57,16 +60,16 @@ func (l *loader) ruleQuery(key string, v any, r *Rule) {
 			l.add("HG120", qk, "%q: %v", s, err)
 			continue
 		}
-		if sg.name != "" {
-			if seen[sg.name] {
-				l.add("HG120", qk, "%q: duplicate parameter name %q", s, sg.name)
+		if sg.Name != "" {
+			if seen[sg.Name] {
+				l.add("HG120", qk, "%q: duplicate parameter name %q", s, sg.Name)
 				continue
 			}
-			if fixedVars[sg.name] {
-				l.add("HG120", qk, "%q: parameter name %q is reserved for a template variable", s, sg.name)
+			if isFixedVar(sg.Name) {
+				l.add("HG120", qk, "%q: parameter name %q is reserved for a template variable", s, sg.Name)
 				continue
 			}
-			seen[sg.name] = true
+			seen[sg.Name] = true
 		}
 		r.Query = append(r.Query, QueryCond{Key: name, Raw: s, seg: sg})
 	}
@@ -77,23 +80,23 @@ func (l *loader) ruleQuery(key string, v any, r *Rule) {
 
 // parseQuerySegment reads a query value pattern: ":name", ":name{regex}"
 // or a literal, compared after decoding as a form value.
-func parseQuerySegment(s string) (segment, error) {
+func parseQuerySegment(s string) (pattern.Segment, error) {
 	if strings.HasPrefix(s, ":") {
-		sg, err := parseSegment(s)
+		sg, err := pattern.ParseSegment(s)
 		if err != nil {
-			return segment{}, err
+			return pattern.Segment{}, err
 		}
-		sg.spans = false // a query value is one value, whatever it holds
+		sg.Spans = false // a query value is one value, whatever it holds
 		return sg, nil
 	}
 	if s == "*" || strings.ContainsAny(s, "{}") {
-		return segment{}, fmt.Errorf("* and {} belong to parameters (use :name{regex})")
+		return pattern.Segment{}, fmt.Errorf("* and {} belong to parameters (use :name{regex})")
 	}
 	lit, err := url.QueryUnescape(s)
 	if err != nil {
-		return segment{}, err
+		return pattern.Segment{}, err
 	}
-	return segment{kind: segLiteral, lit: lit}, nil
+	return pattern.Segment{Kind: pattern.SegLiteral, Lit: lit}, nil
 }
 
 // paramNames lists the names a rule binds: its pattern's, then its query's.
@@ -103,8 +106,8 @@ func (r *Rule) paramNames() []string {
 		out = append(out, r.Pattern.Params()...)
 	}
 	for _, q := range r.Query {
-		if q.seg.name != "" {
-			out = append(out, q.seg.name)
+		if q.seg.Name != "" {
+			out = append(out, q.seg.Name)
 		}
 	}
 	return out
@@ -149,21 +152,21 @@ func (m *Match) queryParams(r *Rule, ps []Param) ([]Param, bool) {
 		if !ok {
 			return nil, false
 		}
-		switch q.seg.kind {
-		case segLiteral:
-			if v != q.seg.lit {
+		switch q.seg.Kind {
+		case pattern.SegLiteral:
+			if v != q.seg.Lit {
 				return nil, false
 			}
-		case segParam:
+		case pattern.SegParam:
 			if v == "" {
 				return nil, false
 			}
-			ps = append(ps, Param{q.seg.name, v})
-		case segRegex:
-			if v == "" || !q.seg.re.MatchString(v) {
+			ps = append(ps, Param{Name: q.seg.Name, Value: v})
+		case pattern.SegRegex:
+			if v == "" || !q.seg.Re.MatchString(v) {
 				return nil, false
 			}
-			ps = append(ps, Param{q.seg.name, v})
+			ps = append(ps, Param{Name: q.seg.Name, Value: v})
 		}
 	}
 	return ps, true
@@ -238,7 +241,7 @@ func (c *Config) upstreamCanonical(abs string) string {
 	}
 	s := c.Site.BaseURL + segmentSpelling(p)
 	if u.RawQuery != "" {
-		s += "?" + canonHex(u.RawQuery) // hex upper-case, as self writes it
+		s += "?" + pct.CanonHex(u.RawQuery) // hex upper-case, as self writes it
 	}
 	return s
 }
@@ -278,7 +281,7 @@ func segmentSpelling(p string) string {
 		if dec, err := url.PathUnescape(EscapePath(seg)); err != nil {
 			out = append(out, EscapePath(seg))
 		} else {
-			out = append(out, escapePathSegment(dec))
+			out = append(out, pattern.EscapeSegment(dec))
 		}
 	}
 	return "/" + strings.Join(out, "/")

@@ -3,6 +3,7 @@ package rules
 import (
 	"net/netip"
 	"net/url"
+	"sync"
 	"time"
 )
 
@@ -53,6 +54,9 @@ type Config struct {
 	data  *dataSet // the data tables of §12 (dataload.go); nil when none
 
 	redir *redirector // nil when nothing redirects
+	// matches is the one pool of Matches, for PooledMatch and the
+	// redirector's rule lookup; nil (a Config not made by Parse): allocate.
+	matches *sync.Pool
 
 	pageMeta []string // meta names templates read (rules/tmplpage.go)
 	pageLang bool     // some template reads {page.lang}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // Crawler policy (SPEC §13): [[robots.group]], robots.content_signal,
@@ -109,9 +111,9 @@ func (r *Rule) EntryText(t *Template, params map[string]string, locale, path, ba
 		return ""
 	}
 	v := vars{locale: locale, path: path, baseURL: baseURL, canonical: baseURL + path, title: title}
-	if r.Pattern != nil && len(r.Pattern.params) > 0 {
-		v.params = make([]Param, 0, len(r.Pattern.params))
-		for _, name := range r.Pattern.params {
+	if r.Pattern != nil && len(r.Pattern.Params()) > 0 {
+		v.params = make([]Param, 0, len(r.Pattern.Params()))
+		for _, name := range r.Pattern.Params() {
 			v.params = append(v.params, Param{Name: name, Value: params[name]})
 		}
 	}
@@ -122,8 +124,8 @@ func (r *Rule) EntryText(t *Template, params map[string]string, locale, path, ba
 		for _, lk := range r.lookups {
 			key := lk.key.render(&kv, false)
 			row := -1
-			if lk.table.index != nil {
-				row = lk.table.find(key)
+			if lk.table.Indexed() {
+				row = lk.table.Find(key)
 			}
 			md.rows = append(md.rows, rowHit{mr: mr, t: lk.table, key: key, row: row})
 		}
@@ -174,28 +176,28 @@ func robotsPath(p string) string {
 }
 
 // robotsFields declares the keys of [robots] (§13.1, §16.6).
-var robotsFields = &fields[*loader]{name: "robots", list: []field[*loader]{
-	{key: "mode", read: func(l *loader, key string, v any) {
+var robotsFields = &schema.Fields[*loader]{Name: "robots", List: []schema.Field[*loader]{
+	{Key: "mode", Read: func(l *loader, key string, v any) {
 		l.enum(key, v, &l.cfg.Robots.Mode, "generate", "append", "upstream")
 	}},
-	{key: "group", read: (*loader).robotsGroups},
-	{key: "content_signal", read: (*loader).contentSignal},
-	{key: "upstream_sitemaps", read: func(l *loader, key string, v any) {
+	{Key: "group", Read: (*loader).robotsGroups},
+	{Key: "content_signal", Read: (*loader).contentSignal},
+	{Key: "upstream_sitemaps", Read: func(l *loader, key string, v any) {
 		l.enum(key, v, &l.cfg.Robots.UpstreamSitemaps, "replace", "keep")
 	}},
 }}
 
 // contentSignalFields declares the keys of robots.content_signal.
-var contentSignalFields = &fields[into[*ContentSignal]]{name: "robots.content_signal", list: []field[into[*ContentSignal]]{
-	{key: "search", read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.Search) }},
-	{key: "ai_input", read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.AIInput) }},
-	{key: "ai_train", read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.AITrain) }},
+var contentSignalFields = &schema.Fields[into[*ContentSignal]]{Name: "robots.content_signal", List: []schema.Field[into[*ContentSignal]]{
+	{Key: "search", Read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.Search) }},
+	{Key: "ai_input", Read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.AIInput) }},
+	{Key: "ai_train", Read: func(d into[*ContentSignal], key string, v any) { d.tc.l.signal(key, v, &d.v.AITrain) }},
 }}
 
 // crawlerPolicy reads [robots] (§13.1, §16.6).
 func (l *loader) crawlerPolicy(t map[string]any) {
 	r := &l.cfg.Robots
-	decode(l, robotsFields.name, t, robotsFields, l)
+	decode(l, robotsFields.Name, t, robotsFields, l)
 	if r.Mode == "upstream" && r.HasPolicy() {
 		l.add("HG190", "robots.mode", `mode = "upstream" forwards the upstream's robots.txt untouched: robots.group and robots.content_signal would never be written (use "generate" or "append")`)
 	}
@@ -258,18 +260,18 @@ type groupDec struct {
 }
 
 // groupFields declares the keys of [[robots.group]].
-var groupFields = &fields[*groupDec]{name: "robots.group", list: []field[*groupDec]{
-	{key: "user_agents", early: true, read: (*groupDec).userAgents,
-		needCode: "HG190", need: `has no user_agents (add user_agents = ["@ai-training"] or a crawler's token)`},
-	{key: "allow", early: true, read: func(d *groupDec, key string, v any) { d.paths(key, v, &d.g.Allow) }},
-	{key: "disallow", early: true, read: func(d *groupDec, key string, v any) { d.paths(key, v, &d.g.Disallow) }},
+var groupFields = &schema.Fields[*groupDec]{Name: "robots.group", List: []schema.Field[*groupDec]{
+	{Key: "user_agents", Early: true, Read: (*groupDec).userAgents,
+		NeedCode: "HG190", Need: `has no user_agents (add user_agents = ["@ai-training"] or a crawler's token)`},
+	{Key: "allow", Early: true, Read: func(d *groupDec, key string, v any) { d.paths(key, v, &d.g.Allow) }},
+	{Key: "disallow", Early: true, Read: func(d *groupDec, key string, v any) { d.paths(key, v, &d.g.Disallow) }},
 }}
 
 // robotsGroup reads one [[robots.group]]; it returns the agents that
 // @ai-training added to it (lower-case).
 func (l *loader) robotsGroup(i int, t map[string]any, explicit map[string]string) map[string]bool {
 	path := fmt.Sprintf("robots.group[%d]", i)
-	g := RobotsGroup{Line: lineOf(l.lines, path)}
+	g := RobotsGroup{Line: schema.LineOf(l.lines, path)}
 	d := &groupDec{l: l, g: &g, listed: map[string]bool{}, explicit: explicit}
 	decode(l, path, t, groupFields, d)
 	l.cfg.Robots.Groups = append(l.cfg.Robots.Groups, g)
@@ -295,7 +297,7 @@ func (d *groupDec) userAgents(key string, v any) {
 				continue
 			}
 			explicit[aiTrainingList] = key
-			for _, x := range AITrainingAgents {
+			for _, x := range AITrainingAgents() {
 				if !seen[strings.ToLower(x)] {
 					seen[strings.ToLower(x)] = true
 					listed[strings.ToLower(x)] = true
@@ -343,8 +345,8 @@ func (d *groupDec) paths(key string, v any, dst *[]string) {
 }
 
 // llmsFields declares the keys of [llms_txt].
-var llmsFields = &fields[into[*LLMSTxt]]{name: "llms_txt", list: []field[into[*LLMSTxt]]{
-	{key: "title", early: true, read: func(d into[*LLMSTxt], key string, v any) {
+var llmsFields = &schema.Fields[into[*LLMSTxt]]{Name: "llms_txt", List: []schema.Field[into[*LLMSTxt]]{
+	{Key: "title", Early: true, Read: func(d into[*LLMSTxt], key string, v any) {
 		if l := d.tc.l; l.str(key, v, &d.v.Title) {
 			if strings.TrimSpace(d.v.Title) == "" {
 				l.add("HG191", key, "is empty")
@@ -352,14 +354,14 @@ var llmsFields = &fields[into[*LLMSTxt]]{name: "llms_txt", list: []field[into[*L
 				l.add("HG191", key, "holds a line break: the H1 is one line")
 			}
 		}
-	}, needCode: "HG191", need: `has no title (the llms.txt H1, such as title = "Notes")`},
-	{key: "summary", early: true, read: func(d into[*LLMSTxt], key string, v any) { d.tc.l.str(key, v, &d.v.Summary) }},
-	{key: "section", early: true, read: func(d into[*LLMSTxt], key string, v any) { d.tc.l.llmsSections(key, v, d.v) }},
+	}, NeedCode: "HG191", Need: `has no title (the llms.txt H1, such as title = "Notes")`},
+	{Key: "summary", Early: true, Read: func(d into[*LLMSTxt], key string, v any) { d.tc.l.str(key, v, &d.v.Summary) }},
+	{Key: "section", Early: true, Read: func(d into[*LLMSTxt], key string, v any) { d.tc.l.llmsSections(key, v, d.v) }},
 }}
 
 // llmsSectionFields declares the keys of [[llms_txt.section]].
-var llmsSectionFields = &fields[into[*LLMSSection]]{name: "llms_txt.section", list: []field[into[*LLMSSection]]{
-	{key: "name", early: true, read: func(d into[*LLMSSection], key string, v any) {
+var llmsSectionFields = &schema.Fields[into[*LLMSSection]]{Name: "llms_txt.section", List: []schema.Field[into[*LLMSSection]]{
+	{Key: "name", Early: true, Read: func(d into[*LLMSSection], key string, v any) {
 		if l := d.tc.l; l.str(key, v, &d.v.Name) {
 			if strings.TrimSpace(d.v.Name) == "" {
 				l.add("HG191", key, "is empty")
@@ -367,8 +369,8 @@ var llmsSectionFields = &fields[into[*LLMSSection]]{name: "llms_txt.section", li
 				l.add("HG191", key, "holds a line break: the H2 is one line")
 			}
 		}
-	}, needCode: "HG191", need: `has no name (the section's H2, such as name = "Docs")`},
-	{key: "match", early: true, read: func(d into[*LLMSSection], key string, v any) {
+	}, NeedCode: "HG191", Need: `has no name (the section's H2, such as name = "Docs")`},
+	{Key: "match", Early: true, Read: func(d into[*LLMSSection], key string, v any) {
 		s := d.v
 		if l := d.tc.l; l.str(key, v, &s.Match) {
 			p, err := ParsePattern(s.Match)
@@ -378,8 +380,8 @@ var llmsSectionFields = &fields[into[*LLMSSection]]{name: "llms_txt.section", li
 				s.Pattern = p
 			}
 		}
-	}, needCode: "HG191", need: `has no match (the sitemap URLs it lists, such as match = "/docs/*")`},
-	{key: "max_links", early: true, read: func(d into[*LLMSSection], key string, v any) {
+	}, NeedCode: "HG191", Need: `has no match (the sitemap URLs it lists, such as match = "/docs/*")`},
+	{Key: "max_links", Early: true, Read: func(d into[*LLMSSection], key string, v any) {
 		d.tc.l.integer(key, v, 1, 50000, &d.v.MaxLinks)
 	}},
 }}
@@ -387,7 +389,7 @@ var llmsSectionFields = &fields[into[*LLMSSection]]{name: "llms_txt.section", li
 // llmsTxt reads [llms_txt].
 func (l *loader) llmsTxt(t map[string]any) {
 	x := &LLMSTxt{}
-	decode(l, llmsFields.name, t, llmsFields, into[*LLMSTxt]{&tmplCtx{l: l}, x})
+	decode(l, llmsFields.Name, t, llmsFields, into[*LLMSTxt]{&tmplCtx{l: l}, x})
 	l.cfg.LLMSTxt = x
 }
 
@@ -404,15 +406,15 @@ func (l *loader) llmsSections(key string, v any, x *LLMSTxt) {
 }
 
 // indexNowFields declares the keys of [indexnow].
-var indexNowFields = &fields[into[*IndexNow]]{name: "indexnow", list: []field[into[*IndexNow]]{
-	{key: "key", early: true, read: func(d into[*IndexNow], key string, v any) {
+var indexNowFields = &schema.Fields[into[*IndexNow]]{Name: "indexnow", List: []schema.Field[into[*IndexNow]]{
+	{Key: "key", Early: true, Read: func(d into[*IndexNow], key string, v any) {
 		if l := d.tc.l; l.str(key, v, &d.v.Key) {
 			if why := checkIndexNowKey(d.v.Key); why != "" {
 				l.add("HG192", key, "%s", why)
 			}
 		}
-	}, needCode: "HG192", need: "has no key (8 to 128 of a-z, A-Z, 0-9 and -; headgate serves it at /{key}.txt)"},
-	{key: "endpoint", early: true, read: func(d into[*IndexNow], key string, v any) {
+	}, NeedCode: "HG192", Need: "has no key (8 to 128 of a-z, A-Z, 0-9 and -; headgate serves it at /{key}.txt)"},
+	{Key: "endpoint", Early: true, Read: func(d into[*IndexNow], key string, v any) {
 		x, l := d.v, d.tc.l
 		if !l.str(key, v, &x.Endpoint) {
 			return
@@ -430,7 +432,7 @@ var indexNowFields = &fields[into[*IndexNow]]{name: "indexnow", list: []field[in
 // indexNow reads [indexnow].
 func (l *loader) indexNow(t map[string]any) {
 	x := &IndexNow{Endpoint: DefaultIndexNowEndpoint}
-	decode(l, indexNowFields.name, t, indexNowFields, into[*IndexNow]{&tmplCtx{l: l}, x})
+	decode(l, indexNowFields.Name, t, indexNowFields, into[*IndexNow]{&tmplCtx{l: l}, x})
 	l.cfg.IndexNow = x
 }
 
@@ -465,10 +467,10 @@ func (l *loader) crawlChecks() {
 
 // crawl reads the top-level tables of §13.2 and §13.3.
 func (l *loader) crawl(tree map[string]any) {
-	if t := l.topTable(tree, llmsFields.name, false); t != nil {
+	if t := l.topTable(tree, llmsFields.Name, false); t != nil {
 		l.llmsTxt(t)
 	}
-	if t := l.topTable(tree, indexNowFields.name, false); t != nil {
+	if t := l.topTable(tree, indexNowFields.Name, false); t != nil {
 		l.indexNow(t)
 	}
 	l.crawlChecks()

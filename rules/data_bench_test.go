@@ -116,7 +116,7 @@ func BenchmarkTableLookup(b *testing.B) {
 		b.Run("find/"+strconv.Itoa(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for i := range b.N {
-				if dt.find(keys[i&1023]) < 0 {
+				if dt.Find(keys[i&1023]) < 0 {
 					b.Fatal("not found")
 				}
 			}

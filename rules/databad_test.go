@@ -230,7 +230,7 @@ key = "id"
 		}
 	}
 	j := cfg.data.table("j")
-	if r := j.find("y"); r < 0 || j.cell(r, j.column("v")) != "2" {
+	if r := j.Find("y"); r < 0 || j.Cell(r, j.Column("v")) != "2" {
 		t.Errorf("JSON Lines row y: %d", r)
 	}
 	if len(cfg.Files) != 2 {

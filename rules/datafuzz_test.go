@@ -55,18 +55,18 @@ func FuzzTables(f *testing.F) {
 		page := Page{Title: "T", HasTitle: true, Canonical: "https://notes.example/x"}
 		d := cfg.data
 		for _, pt := range d.pages {
-			for row := range pt.t.rows() {
-				m := cfg.Resolve(pt.t.cell(row, 0))
+			for row := range pt.t.Rows() {
+				m := cfg.Resolve(pt.t.Cell(row, 0))
 				if m.data == nil || m.data.page == nil {
-					t.Fatalf("row %d: path %q does not find its row", row, pt.t.cell(row, 0))
+					t.Fatalf("row %d: path %q does not find its row", row, pt.t.Cell(row, 0))
 				}
 				m.Render(page)
 				m.Render(Page{})
 			}
 		}
 		for _, ht := range d.hreflang {
-			for row := range ht.t.rows() {
-				u := ht.t.cell(row, hlURL)
+			for row := range ht.t.Rows() {
+				u := ht.t.Cell(row, hlURL)
 				if cfg.Alternates(u) == nil {
 					t.Fatalf("row %d: url %q is in no group", row, u)
 				}
@@ -77,11 +77,11 @@ func FuzzTables(f *testing.F) {
 			}
 		}
 		for _, dt := range d.tables {
-			for row := range dt.rows() {
-				if dt.find(dt.cell(row, dt.key)) != row {
-					t.Fatalf("row %d: key %q does not find its row", row, dt.cell(row, dt.key))
+			for row := range dt.Rows() {
+				if dt.Find(dt.Cell(row, dt.Key)) != row {
+					t.Fatalf("row %d: key %q does not find its row", row, dt.Cell(row, dt.Key))
 				}
-				m := cfg.Resolve("/k/" + EscapePath(dt.cell(row, dt.key)))
+				m := cfg.Resolve("/k/" + EscapePath(dt.Cell(row, dt.Key)))
 				m.Render(page)
 			}
 		}

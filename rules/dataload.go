@@ -8,11 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/text/language"
-
-	"github.com/headgate/headgate/internal/langcode"
-
 	"github.com/headgate/headgate/internal/datafile"
+	"github.com/headgate/headgate/internal/pct"
+	"github.com/headgate/headgate/rules/datatable"
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // maxTableBytes bounds one data table's file: a table is held in memory
@@ -26,7 +25,7 @@ const maxRowProblems = 20
 
 // dataSet is every data table of a configuration.
 type dataSet struct {
-	tables   []*dataTable // [[table]], by name
+	tables   []*datatable.Table // [[table]], by name
 	pages    []*pageTable
 	hreflang []*hreflangTable
 }
@@ -54,7 +53,7 @@ var pageColumns = [pgFields]string{"title", "description", "canonical", "robots"
 // pageTable is one [[page_table]]: column 0 of t is the path (spelled as
 // normPath spells it), then the fields the file has.
 type pageTable struct {
-	t   *dataTable
+	t   *datatable.Table
 	col [pgFields]int // column of t for each field; -1 when the file has none
 	// m is the layer the rows apply as: its rule names the table, so that
 	// a value the URL rules drop is logged as the table's.
@@ -64,7 +63,7 @@ type pageTable struct {
 // hreflangTable is one [[hreflang_table]]: t's columns are group,
 // hreflang, url (url spelled as normURL spells it, and indexed).
 type hreflangTable struct {
-	t     *dataTable
+	t     *datatable.Table
 	group []uint32 // row → group number
 	order []uint32 // rows by group, in file order within one
 	start []uint32 // group g's rows are order[start[g]:start[g+1]]
@@ -80,13 +79,13 @@ const (
 // runs before the rules, whose templates name the tables.
 func (l *loader) dataTables(tree map[string]any) {
 	l.data = &dataSet{}
-	for i, t := range l.topTables(tree, lookupTableFields.name) {
+	for i, t := range l.topTables(tree, lookupTableFields.Name) {
 		l.lookupTable(i, t)
 	}
-	for i, t := range l.topTables(tree, pageTableFields.name) {
+	for i, t := range l.topTables(tree, pageTableFields.Name) {
 		l.pageTable(i, t)
 	}
-	for i, t := range l.topTables(tree, hreflangTableFields.name) {
+	for i, t := range l.topTables(tree, hreflangTableFields.Name) {
 		l.hreflangTable(i, t)
 	}
 	if len(l.data.tables)+len(l.data.pages)+len(l.data.hreflang) > 0 {
@@ -109,14 +108,14 @@ type dataDec struct {
 }
 
 // fileField is the file key every data table has.
-var fileField = field[*dataDec]{key: "file", read: func(d *dataDec, key string, v any) {
+var fileField = schema.Field[*dataDec]{Key: "file", Read: func(d *dataDec, key string, v any) {
 	d.hasFile = true
 	d.fileOK = d.l.str(key, v, &d.file)
 }}
 
 // lookupTableFields declares the keys of [[table]].
-var lookupTableFields = &fields[*dataDec]{name: "table", list: []field[*dataDec]{
-	{key: "name", early: true, read: func(d *dataDec, key string, v any) {
+var lookupTableFields = &schema.Fields[*dataDec]{Name: "table", List: []schema.Field[*dataDec]{
+	{Key: "name", Early: true, Read: func(d *dataDec, key string, v any) {
 		l := d.l
 		if !l.str(key, v, &d.name) {
 			return
@@ -129,22 +128,22 @@ var lookupTableFields = &fields[*dataDec]{name: "table", list: []field[*dataDec]
 			l.add("HG177", key, "a table named %q is declared twice", d.name)
 			d.name = ""
 		}
-	}, needCode: "HG177", need: `has no name (add name = "products")`},
+	}, NeedCode: "HG177", Need: `has no name (add name = "products")`},
 	fileField,
-	{key: "key", early: true, read: func(d *dataDec, key string, v any) { d.l.str(key, v, &d.key) },
-		needCode: "HG177", need: `has no key (add key = "the column lookups compare with")`},
+	{Key: "key", Early: true, Read: func(d *dataDec, key string, v any) { d.l.str(key, v, &d.key) },
+		NeedCode: "HG177", Need: `has no key (add key = "the column lookups compare with")`},
 }}
 
 // pageTableFields and hreflangTableFields declare the one key of
 // [[page_table]] and of [[hreflang_table]].
 var (
-	pageTableFields     = &fields[*dataDec]{name: "page_table", list: []field[*dataDec]{fileField}}
-	hreflangTableFields = &fields[*dataDec]{name: "hreflang_table", list: []field[*dataDec]{fileField}}
+	pageTableFields     = &schema.Fields[*dataDec]{Name: "page_table", List: []schema.Field[*dataDec]{fileField}}
+	hreflangTableFields = &schema.Fields[*dataDec]{Name: "hreflang_table", List: []schema.Field[*dataDec]{fileField}}
 )
 
 // tableFile reads table entry t (at path) and opens its file; nil when the
 // entry or the file is wrong (reported).
-func (l *loader) tableFile(path string, t map[string]any, fs *fields[*dataDec], code string) (*dataReader, string, *dataDec) {
+func (l *loader) tableFile(path string, t map[string]any, fs *schema.Fields[*dataDec], code string) (*dataReader, string, *dataDec) {
 	d := &dataDec{l: l}
 	decode(l, path, t, fs, d)
 	if !d.hasFile {
@@ -203,7 +202,7 @@ func (l *loader) columns(code, path, name string, r *dataReader, want []string, 
 		}
 		if !found {
 			msg := fmt.Sprintf("column %q is not %s", c, what)
-			if s := suggest(c, want); s != "" {
+			if s := schema.Suggest(c, want); s != "" {
 				msg += " (did you mean " + s + "?)"
 			}
 			l.addRow(code, name, 1, path, "%s", msg)
@@ -221,7 +220,7 @@ var errBadRow = errors.New("bad row")
 // reports whether the whole file was read, and whether no row was
 // refused; the rows of a file read whole are checked further (duplicates)
 // even when some were refused, so that one run reports every problem.
-func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilder, idx []int, check func(line int, cells []string) bool) (read, clean bool) {
+func (l *loader) readRows(code, path, name string, r *dataReader, b *datatable.Builder, idx []int, check func(line int, cells []string) bool) (read, clean bool) {
 	cells := make([]string, len(idx))
 	bad := 0
 	for {
@@ -263,8 +262,8 @@ func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilde
 			}
 			continue
 		}
-		b.add(rec.Line, cells)
-		if b.tooLarge() {
+		b.Add(rec.Line, cells)
+		if b.TooLarge() {
 			l.addRow(code, name, rec.Line, path, "the table is too large for headgate to hold")
 			return false, false
 		}
@@ -273,13 +272,13 @@ func (l *loader) readRows(code, path, name string, r *dataReader, b *tableBuilde
 }
 
 // reportDups reports rows whose key repeats an earlier row's.
-func (l *loader) reportDups(code, path, name string, t *dataTable, dups [][2]int, what string) {
+func (l *loader) reportDups(code, path, name string, t *datatable.Table, dups [][2]int, what string) {
 	for i, d := range dups {
 		if i == maxRowProblems {
-			l.addRow(code, name, int(t.lines[d[1]]), path, "%d more duplicates", len(dups)-i)
+			l.addRow(code, name, int(t.Line(d[1])), path, "%d more duplicates", len(dups)-i)
 			return
 		}
-		l.addRow(code, name, int(t.lines[d[1]]), path, "duplicate %s %q (first on line %d)", what, clip(t.cell(d[1], t.key)), t.lines[d[0]])
+		l.addRow(code, name, int(t.Line(d[1])), path, "duplicate %s %q (first on line %d)", what, clip(t.Cell(d[1], t.Key)), t.Line(d[0]))
 	}
 }
 
@@ -300,7 +299,7 @@ func validTableName(s string) bool {
 			return false
 		}
 	}
-	return !fixedVars[s]
+	return !isFixedVar(s)
 }
 
 // lookupTable loads one [[table]].
@@ -314,35 +313,35 @@ func (l *loader) lookupTable(i int, t map[string]any) {
 		}
 		if tname != "" {
 			// Declared, so that templates naming it are not also reported.
-			l.data.tables = append(l.data.tables, &dataTable{kind: "table", name: tname})
+			l.data.tables = append(l.data.tables, &datatable.Table{Kind: "table", Name: tname})
 		}
 		return
 	}
 	defer r.Close()
-	dt := &dataTable{kind: "table", name: tname, file: name, cols: r.Columns(), key: -1}
+	dt := &datatable.Table{Kind: "table", Name: tname, File: name, Cols: r.Columns(), Key: -1}
 	l.data.tables = append(l.data.tables, dt)
-	idx := make([]int, len(dt.cols))
+	idx := make([]int, len(dt.Cols))
 	seen := map[string]bool{}
-	for c, col := range dt.cols {
+	for c, col := range dt.Cols {
 		idx[c] = c
 		if seen[col] {
 			l.addRow("HG177", name, 1, path, "column %q appears twice", col)
-			dt.cols = nil
+			dt.Cols = nil
 			return
 		}
 		seen[col] = true
 		if col == key {
-			dt.key = c
+			dt.Key = c
 		}
 	}
-	if dt.key < 0 {
-		l.add("HG177", path+".key", "%q is not a column of %s (columns: %s)", key, name, strings.Join(dt.cols, ", "))
-		dt.cols = nil
+	if dt.Key < 0 {
+		l.add("HG177", path+".key", "%q is not a column of %s (columns: %s)", key, name, strings.Join(dt.Cols, ", "))
+		dt.Cols = nil
 		return
 	}
-	b := newTableBuilder(dt, fileSize(name))
+	b := datatable.NewBuilder(dt, fileSize(name))
 	read, clean := l.readRows("HG177", path, name, r, b, idx, func(line int, cells []string) bool {
-		if cells[dt.key] == "" {
+		if cells[dt.Key] == "" {
 			l.addRow("HG177", name, line, path, "the key cell (%s) is empty", key)
 			return false
 		}
@@ -351,7 +350,7 @@ func (l *loader) lookupTable(i int, t map[string]any) {
 	if !read {
 		return
 	}
-	dups := b.finish()
+	dups := b.Finish()
 	l.reportDups("HG177", path, name, dt, dups, "key")
 	if clean && len(dups) == 0 {
 		l.dataFile(name, r.Sum())
@@ -359,9 +358,9 @@ func (l *loader) lookupTable(i int, t map[string]any) {
 }
 
 // table returns the [[table]] named name, or nil.
-func (d *dataSet) table(name string) *dataTable {
+func (d *dataSet) table(name string) *datatable.Table {
 	for _, t := range d.tables {
-		if t.name == name {
+		if t.Name == name {
 			return t
 		}
 	}
@@ -386,19 +385,19 @@ func (l *loader) pageTable(i int, t map[string]any) {
 		return
 	}
 	pt := &pageTable{}
-	dt := &dataTable{kind: "page_table", file: name, cols: []string{"path"}}
+	dt := &datatable.Table{Kind: "page_table", File: name, Cols: []string{"path"}}
 	cidx := []int{idx[0]}
 	for f := range pgFields {
 		pt.col[f] = -1
 		if idx[f+1] >= 0 {
-			pt.col[f] = len(dt.cols)
-			dt.cols = append(dt.cols, pageColumns[f])
+			pt.col[f] = len(dt.Cols)
+			dt.Cols = append(dt.Cols, pageColumns[f])
 			cidx = append(cidx, idx[f+1])
 		}
 	}
 	pt.t = dt
 	pt.m = Matched{Rule: &Rule{Index: -1, Match: "page_table " + name}}
-	b := newTableBuilder(dt, fileSize(name))
+	b := datatable.NewBuilder(dt, fileSize(name))
 	read, clean := l.readRows("HG176", path, name, r, b, cidx, func(line int, cells []string) bool {
 		p := cells[0]
 		switch {
@@ -425,15 +424,15 @@ func (l *loader) pageTable(i int, t map[string]any) {
 	if !read {
 		return
 	}
-	dups := b.finish()
+	dups := b.Finish()
 	l.reportDups("HG176", path, name, dt, dups, "path")
 	if !clean || len(dups) > 0 {
 		return
 	}
 	for _, other := range l.data.pages {
-		for row := range dt.rows() {
-			if o := other.t.find(dt.cell(row, 0)); o >= 0 {
-				l.addRow("HG176", name, int(dt.lines[row]), path, "path %q is also on line %d of %s", clip(dt.cell(row, 0)), other.t.lines[o], other.t.file)
+		for row := range dt.Rows() {
+			if o := other.t.Find(dt.Cell(row, 0)); o >= 0 {
+				l.addRow("HG176", name, int(dt.Line(row)), path, "path %q is also on line %d of %s", clip(dt.Cell(row, 0)), other.t.Line(o), other.t.File)
 				return
 			}
 		}
@@ -464,262 +463,6 @@ func parseRobotsCell(s string) ([]string, string) {
 	return out, ""
 }
 
-// hreflangTable loads one [[hreflang_table]] and checks it (HG175).
-func (l *loader) hreflangTable(i int, t map[string]any) {
-	path := fmt.Sprintf("hreflang_table[%d]", i)
-	r, name, _ := l.tableFile(path, t, hreflangTableFields, "HG175")
-	if r == nil {
-		return
-	}
-	defer r.Close()
-	idx, ok := l.columns("HG175", path, name, r, []string{"group", "hreflang", "url"}, "an hreflang_table column (group, hreflang, url)")
-	if !ok {
-		return
-	}
-	for c, col := range []string{"group", "hreflang", "url"} {
-		if idx[c] < 0 {
-			l.addRow("HG175", name, 1, path, "has no %s column", col)
-			ok = false
-		}
-	}
-	if !ok {
-		return
-	}
-	dt := &dataTable{kind: "hreflang_table", file: name, cols: []string{"group", "hreflang", "url"}, key: hlURL}
-	ht := &hreflangTable{t: dt}
-	groups := map[string]uint32{}
-	var count []uint32
-	langs := map[[2]string]int{} // group, lower-case code → line
-	b := newTableBuilder(dt, fileSize(name))
-	read, clean := l.readRows("HG175", path, name, r, b, idx, func(line int, cells []string) bool {
-		g, lang, u := cells[hlGroup], cells[hlLang], cells[hlURL]
-		if g == "" {
-			l.addRow("HG175", name, line, path, "the group cell is empty")
-			return false
-		}
-		if why := checkHreflang(lang); why != "" {
-			l.addRow("HG175", name, line, path, "hreflang %q: %s", clip(lang), why)
-			return false
-		}
-		nu, why := normURL(u)
-		if why != "" {
-			l.addRow("HG175", name, line, path, "url %q: %s", clip(u), why)
-			return false
-		}
-		k := [2]string{g, strings.ToLower(lang)}
-		if first, dup := langs[k]; dup {
-			l.addRow("HG175", name, line, path, "group %q has hreflang %q twice (first on line %d)", clip(g), lang, first)
-			return false
-		}
-		langs[k] = line
-		cells[hlURL] = nu
-		gi, seen := groups[g]
-		if !seen {
-			gi = uint32(len(count))
-			groups[g] = gi
-			count = append(count, 0)
-		}
-		count[gi]++
-		ht.group = append(ht.group, gi)
-		return true
-	})
-	if !read {
-		return
-	}
-	ok = clean
-	for _, d := range b.finish() {
-		if ht.group[d[0]] != ht.group[d[1]] {
-			l.addRow("HG175", name, int(dt.lines[d[1]]), path, "url %q is in group %q and in group %q (line %d): a page has one set of language versions",
-				clip(dt.cell(d[1], hlURL)), clip(dt.cell(d[0], hlGroup)), clip(dt.cell(d[1], hlGroup)), dt.lines[d[0]])
-			ok = false
-		}
-	}
-	for row := range dt.rows() {
-		if clean && count[ht.group[row]] == 1 { // with rows refused, the count says little
-			l.addRow("HG175", name, int(dt.lines[row]), path, "group %q has one row: a language version needs another to be one", clip(dt.cell(row, hlGroup)))
-			ok = false
-		}
-		for _, other := range l.data.hreflang {
-			if o := other.t.find(dt.cell(row, hlURL)); o >= 0 {
-				l.addRow("HG175", name, int(dt.lines[row]), path, "url %q is also on line %d of %s", clip(dt.cell(row, hlURL)), other.t.lines[o], other.t.file)
-				ok = false
-				break
-			}
-		}
-	}
-	if !ok {
-		return
-	}
-	// Rows by group, in file order within each.
-	ht.start = make([]uint32, len(count)+1)
-	for g, n := range count {
-		ht.start[g+1] = ht.start[g] + n
-	}
-	next := append([]uint32(nil), ht.start[:len(count)]...)
-	ht.order = make([]uint32, dt.rows())
-	for row, g := range ht.group {
-		ht.order[next[g]] = uint32(row)
-		next[g]++
-	}
-	l.data.hreflang = append(l.data.hreflang, ht)
-	l.dataFile(name, r.Sum())
-}
-
-// checkHreflang says why an hreflang code is refused (§12.3), or "": an
-// ISO 639-1 language, optionally a script subtag, optionally an ISO 3166-1
-// alpha-2 region; or x-default.
-func checkHreflang(s string) string {
-	if strings.EqualFold(s, "x-default") {
-		return ""
-	}
-	parts := strings.Split(s, "-")
-	if len(parts) > 3 || len(parts[0]) != 2 {
-		return "not an ISO 639-1 language (two letters) with an optional script and ISO 3166-1 region, nor x-default"
-	}
-	if !langcode.Language(parts[0]) {
-		// The audit's list (internal/langcode): a withdrawn code such as
-		// "iw" (Hebrew is "he") is not written, as the audit would report it.
-		return fmt.Sprintf("%q is not an ISO 639-1 language", parts[0])
-	}
-	rest := parts[1:]
-	if len(rest) > 0 && len(rest[0]) == 4 {
-		if _, err := language.ParseScript(rest[0]); err != nil || !isLetters(rest[0]) {
-			return fmt.Sprintf("%q is not a script subtag", rest[0])
-		}
-		rest = rest[1:]
-	}
-	switch {
-	case len(rest) == 0:
-		return ""
-	case len(rest) > 1 || len(rest[0]) != 2 || !isLetters(rest[0]):
-		return "not an ISO 639-1 language (two letters) with an optional script and ISO 3166-1 region, nor x-default"
-	case strings.EqualFold(rest[0], "UK"):
-		return `"UK" is not an ISO 3166-1 region (the United Kingdom is GB)`
-	}
-	if !langcode.Region(rest[0]) {
-		return fmt.Sprintf("%q is not an ISO 3166-1 alpha-2 region", rest[0])
-	}
-	return ""
-}
-
-func isLetters(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i] | 0x20; c < 'a' || c > 'z' {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// normURL checks that u is an absolute http(s) URL headgate may write and
-// spells it one way: scheme and host in lower case, percent-escapes in
-// upper case, other bytes a URL may not hold raw (non-ASCII, space, quote,
-// angle brackets) percent-encoded, "/" for an empty path. Head, sitemap and
-// Link headers all compare and write this spelling. A URL spelled so
-// already is returned as it is, without an allocation.
-func normURL(u string) (string, string) {
-	scheme, rest, ok := cutScheme(u)
-	if !ok || !strings.EqualFold(scheme, "http") && !strings.EqualFold(scheme, "https") || !strings.HasPrefix(rest, "//") {
-		return "", "not an absolute http(s) URL"
-	}
-	if _, why := AbsURL(nil, u); why != "" {
-		return "", dropText(why)
-	}
-	hostEnd := len(rest)
-	if i := strings.IndexAny(rest[2:], "/?#"); i >= 0 {
-		hostEnd = 2 + i
-	}
-	host, tail := rest[2:hostEnd], rest[hostEnd:]
-	if host == "" || strings.ContainsAny(host, "@") {
-		return "", "not an absolute http(s) URL with a host (and no user info)"
-	}
-	if strings.IndexByte(tail, '#') >= 0 {
-		return "", "holds a fragment (#…): a language version is a page's address, which has none"
-	}
-	// One spelling, as every URL headgate builds (§16.4): no default port,
-	// the path's escapes of unreserved characters decoded.
-	if h, port, ok := strings.Cut(host, ":"); ok && !strings.Contains(port, ":") &&
-		portOf(port, strings.ToLower(scheme)) == portOf("", strings.ToLower(scheme)) {
-		host = h
-		u = scheme + "://" + host + tail
-	}
-	if path, _, _ := strings.Cut(tail, "?"); RespellPath(path) != path {
-		p := RespellPath(path)
-		tail = p + tail[len(path):]
-		u = scheme + "://" + host + tail
-	}
-	if isLowerASCII(scheme) && isLowerASCII(host) && tail != "" && tail[0] == '/' && plainURLTail(tail) {
-		return u, ""
-	}
-	if tail == "" || tail[0] != '/' {
-		tail = "/" + tail
-	}
-	var b strings.Builder
-	b.WriteString(strings.ToLower(scheme))
-	b.WriteString("://")
-	b.WriteString(strings.ToLower(host))
-	const hex = "0123456789ABCDEF"
-	for i := 0; i < len(tail); i++ {
-		switch c := tail[i]; {
-		case c == '%' && i+2 < len(tail) && ishex(tail[i+1]) && ishex(tail[i+2]):
-			b.WriteByte('%')
-			b.WriteByte(upperHex(tail[i+1]))
-			b.WriteByte(upperHex(tail[i+2]))
-			i += 2
-		case rawURLByte(c):
-			b.WriteByte(c)
-		default:
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		}
-	}
-	return b.String(), ""
-}
-
-// rawURLByte reports whether c may stand unencoded in a URL's path, query
-// or fragment as headgate writes one.
-func rawURLByte(c byte) bool {
-	return c > ' ' && c < 0x7f && strings.IndexByte(`"<>\^`+"`"+`{|}%`, c) < 0
-}
-
-// plainURLTail reports whether a path (with query and fragment) is
-// spelled as normURL spells it.
-func plainURLTail(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '%' {
-			if i+2 >= len(s) || !ishex(s[i+1]) || !ishex(s[i+2]) || isLowerHex(s[i+1]) || isLowerHex(s[i+2]) {
-				return false
-			}
-			i += 2
-			continue
-		}
-		if !rawURLByte(c) {
-			return false
-		}
-	}
-	return true
-}
-
-func isLowerASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-// canonKey is the spelling of a canonical the hreflang index compares.
-func canonKey(u string) string {
-	u, _, _ = strings.Cut(u, "#") // a crawler drops a canonical's fragment
-	if n, why := normURL(u); why == "" {
-		return n
-	}
-	return u
-}
-
 func fileSize(name string) int64 {
 	if st, err := statFile(name); err == nil {
 		return st
@@ -741,9 +484,9 @@ func (l *loader) ruleLookups(key string, v any, r *Rule) {
 			msg := fmt.Sprintf("no [[table]] is named %q", name)
 			var names []string
 			for _, x := range l.data.tables {
-				names = append(names, x.name)
+				names = append(names, x.Name)
 			}
-			if s := suggest(name, names); s != "" {
+			if s := schema.Suggest(name, names); s != "" {
 				msg += " (did you mean " + s + "?)"
 			}
 			l.add("HG121", lk, "%s", msg)
@@ -779,7 +522,7 @@ func (l *loader) ruleLookups(key string, v any, r *Rule) {
 
 // lookup is one entry of a rule's lookup table.
 type lookup struct {
-	table *dataTable
+	table *datatable.Table
 	key   *Template
 }
 
@@ -805,9 +548,9 @@ func (tc *tmplCtx) dataVar(key string, t *Template, name string) (known, ok bool
 		tc.l.add("HG121", key, "{%s} names table %s, but the rule has no lookup = { %s = \"…\" }", name, tname, tname)
 		return true, false
 	}
-	if dt.cols != nil && dt.column(col) < 0 {
-		msg := fmt.Sprintf("{%s}: %s has no column %q", name, dt.file, col)
-		if s := suggest(col, dt.cols); s != "" {
+	if dt.Cols != nil && dt.Column(col) < 0 {
+		msg := fmt.Sprintf("{%s}: %s has no column %q", name, dt.File, col)
+		if s := schema.Suggest(col, dt.Cols); s != "" {
 			msg += " (did you mean {" + tname + "." + s + "}?)"
 		}
 		tc.l.add("HG121", key, "%s", msg)
@@ -826,20 +569,8 @@ func statFile(name string) (int64, error) {
 
 // escapeNonASCII percent-encodes the bytes of s that are not ASCII: a
 // spreadsheet's /über is the /%C3%BCber a request arrives as.
-func escapeNonASCII(s string) string {
-	if isASCII(s) {
-		return s
-	}
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-		} else {
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
+func escapeNonASCII(s string) string { return pct.Encode(s, pct.ASCII, pct.Plain) }
+
+// normPath spells a path as §11.2 compares it: percent-escapes with
+// upper-case hex. It allocates only for a path with a lower-case escape.
+func normPath(p string) string { return pct.CanonHex(p) }

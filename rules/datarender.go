@@ -1,6 +1,10 @@
 package rules
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/headgate/headgate/rules/datatable"
+)
 
 // matchData is what the data tables say about one request: the rows the
 // matched rules looked up and the page_table row of the path. nil on a
@@ -18,7 +22,7 @@ type matchData struct {
 // key.
 type rowHit struct {
 	mr  *Matched
-	t   *dataTable
+	t   *datatable.Table
 	key string
 	row int
 }
@@ -32,8 +36,6 @@ type DataRow struct {
 	Key   string // the key looked up, the path, or the url
 	Found bool   // false: a lookup found no row (Line is 0)
 }
-
-var robotsYes, robotsNo = true, false
 
 // resolveData adds what the data tables say to a match: after the rules
 // are merged, so that a page_table row is the most specific layer.
@@ -55,8 +57,8 @@ func (c *Config) resolveData(m *Match) {
 			v := vars{params: mr.Params, locale: m.Locale, path: EscapePath(m.Path), baseURL: c.Site.BaseURL}
 			key := lk.key.render(&v, false)
 			row := -1
-			if lk.table.index != nil {
-				row = lk.table.find(key)
+			if lk.table.Indexed() {
+				row = lk.table.Find(key)
 			}
 			x := get()
 			x.rows = append(x.rows, rowHit{mr: mr, t: lk.table, key: key, row: row})
@@ -65,7 +67,7 @@ func (c *Config) resolveData(m *Match) {
 	if len(d.pages) > 0 {
 		p := normPath(m.Path)
 		for _, pt := range d.pages {
-			if row := pt.t.find(p); row >= 0 {
+			if row := pt.t.Find(p); row >= 0 {
 				x := get()
 				x.page, x.pageRow = pt, row
 				m.applyPageRow(pt, row)
@@ -91,17 +93,17 @@ func (v *vars) tableValue(name string) (string, bool) {
 	}
 	for i := range v.data.rows {
 		h := &v.data.rows[i]
-		if h.mr != v.mr || h.t.name != tname {
+		if h.mr != v.mr || h.t.Name != tname {
 			continue
 		}
 		if h.row < 0 {
 			return "", true
 		}
-		c := h.t.column(col)
+		c := h.t.Column(col)
 		if c < 0 {
 			return "", true
 		}
-		return h.t.cell(h.row, c), true
+		return h.t.Cell(h.row, c), true
 	}
 	return "", false
 }
@@ -130,7 +132,7 @@ func (m *Match) applyPageRow(pt *pageTable, row int) {
 	mr := &pt.m
 	cell := func(field int) string {
 		if c := pt.col[field]; c >= 0 {
-			return pt.t.cell(row, c)
+			return pt.t.Cell(row, c)
 		}
 		return ""
 	}
@@ -149,15 +151,17 @@ func (m *Match) applyPageRow(pt *pageTable, row int) {
 		words, _ := parseRobotsCell(s) // checked at load
 		f.robotsSet, f.robotsIndex, f.robotsFollow, f.directives = true, nil, nil, nil
 		for _, w := range words {
+			// Each page gets its own *bool: a pointer shared by every
+			// page would let one caller's write change them all.
 			switch w {
 			case "index":
-				f.robotsIndex = &robotsYes
+				f.robotsIndex = new(true)
 			case "noindex":
-				f.robotsIndex = &robotsNo
+				f.robotsIndex = new(false)
 			case "follow":
-				f.robotsFollow = &robotsYes
+				f.robotsFollow = new(true)
 			case "nofollow":
-				f.robotsFollow = &robotsNo
+				f.robotsFollow = new(false)
 			default:
 				f.directives = append(f.directives, w)
 			}
@@ -193,7 +197,7 @@ func (d *dataSet) group(u string) (*hreflangTable, int) {
 	}
 	k := canonKey(u)
 	for _, ht := range d.hreflang {
-		if row := ht.t.find(k); row >= 0 {
+		if row := ht.t.Find(k); row >= 0 {
 			return ht, int(ht.group[row])
 		}
 	}
@@ -215,7 +219,7 @@ func (c *Config) Alternates(u string) []Alternate {
 	rows := ht.rowsOf(g)
 	out := make([]Alternate, len(rows))
 	for i, r := range rows {
-		out[i] = Alternate{ht.t.cell(int(r), hlLang), ht.t.cell(int(r), hlURL)}
+		out[i] = Alternate{ht.t.Cell(int(r), hlLang), ht.t.Cell(int(r), hlURL)}
 	}
 	return out
 }
@@ -231,7 +235,7 @@ func (m *Match) hreflangRender(canon string) (alts []Alternate, own string, ok b
 	rows := ht.rowsOf(g)
 	alts = make([]Alternate, 0, len(rows))
 	for _, r := range rows {
-		lang, u := ht.t.cell(int(r), hlLang), ht.t.cell(int(r), hlURL)
+		lang, u := ht.t.Cell(int(r), hlLang), ht.t.Cell(int(r), hlURL)
 		alts = append(alts, Alternate{lang, u})
 		if u == k && (own == "" || strings.EqualFold(own, "x-default")) {
 			own = lang
@@ -255,7 +259,7 @@ func (m *Match) DataRows(h *Head) []DataRow {
 	if h != nil && h.HreflangTable {
 		if ht, g := m.cfg.data.group(h.hreflangKey); ht != nil {
 			for _, r := range ht.rowsOf(g) {
-				out = append(out, DataRow{Kind: "hreflang_table", File: ht.t.file, Line: int(ht.t.lines[r]), Key: ht.t.cell(int(r), hlURL), Found: true})
+				out = append(out, DataRow{Kind: "hreflang_table", File: ht.t.File, Line: ht.t.Line(int(r)), Key: ht.t.Cell(int(r), hlURL), Found: true})
 			}
 		}
 	}
@@ -266,14 +270,14 @@ func (m *Match) DataRows(h *Head) []DataRow {
 func (m *Match) dataRows(out []DataRow) []DataRow {
 	md := m.data
 	for _, h := range md.rows {
-		r := DataRow{Kind: "table", Table: h.t.name, File: h.t.file, Key: h.key, Found: h.row >= 0}
+		r := DataRow{Kind: "table", Table: h.t.Name, File: h.t.File, Key: h.key, Found: h.row >= 0}
 		if h.row >= 0 {
-			r.Line = int(h.t.lines[h.row])
+			r.Line = int(h.t.Line(h.row))
 		}
 		out = append(out, r)
 	}
 	if md.page != nil {
-		out = append(out, DataRow{Kind: "page_table", File: md.page.t.file, Line: int(md.page.t.lines[md.pageRow]), Key: md.page.t.cell(md.pageRow, 0), Found: true})
+		out = append(out, DataRow{Kind: "page_table", File: md.page.t.File, Line: int(md.page.t.Line(md.pageRow)), Key: md.page.t.Cell(md.pageRow, 0), Found: true})
 	}
 	return out
 }
@@ -304,13 +308,13 @@ func (c *Config) Tables() []TableInfo {
 	}
 	var out []TableInfo
 	for _, t := range c.data.tables {
-		out = append(out, TableInfo{t.kind, t.name, t.file, t.rows()})
+		out = append(out, TableInfo{t.Kind, t.Name, t.File, t.Rows()})
 	}
 	for _, p := range c.data.pages {
-		out = append(out, TableInfo{p.t.kind, "", p.t.file, p.t.rows()})
+		out = append(out, TableInfo{p.t.Kind, "", p.t.File, p.t.Rows()})
 	}
 	for _, h := range c.data.hreflang {
-		out = append(out, TableInfo{h.t.kind, "", h.t.file, h.t.rows()})
+		out = append(out, TableInfo{h.t.Kind, "", h.t.File, h.t.Rows()})
 	}
 	return out
 }

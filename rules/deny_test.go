@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/headgate/headgate/internal/pct"
 )
 
 // denyConfig denies the areas the deny tests try to reach; /* and a
@@ -228,7 +230,7 @@ var upstreamModels = []struct {
 func modelDecode(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
+		if s[i] == '%' && i+2 < len(s) && pct.IsHex(s[i+1]) && pct.IsHex(s[i+2]) {
 			b.WriteByte(modelUnhex(s[i+1])<<4 | modelUnhex(s[i+2]))
 			i += 2
 			continue

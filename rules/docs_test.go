@@ -57,7 +57,7 @@ func hasRow(lines []string, first string) bool {
 // docs/configuration.md.
 func TestDocsKeys(t *testing.T) {
 	sections := docSections(t)
-	for table, keys := range schema {
+	for table, keys := range newSchema().Tables {
 		if table == "" {
 			for _, k := range keys { // the top-level tables have sections
 				if _, ok := section(sections, k); !ok {
@@ -85,13 +85,13 @@ func TestDocsEnvAndCodes(t *testing.T) {
 	for _, lines := range sections {
 		all = append(all, lines...)
 	}
-	for _, e := range envKeys {
+	for _, e := range newSchema().Env {
 		found := false
 		for _, l := range all {
-			found = found || strings.HasPrefix(l, "| `"+e.env+"` | `"+e.key+"` |")
+			found = found || strings.HasPrefix(l, "| `"+e.Env+"` | `"+e.Key+"` |")
 		}
 		if !found {
-			t.Errorf("%s has no row | `%s` | `%s` |", docsFile, e.env, e.key)
+			t.Errorf("%s has no row | `%s` | `%s` |", docsFile, e.Env, e.Key)
 		}
 	}
 

@@ -1,140 +1,25 @@
 package rules
 
-import (
-	"slices"
-	"strings"
-)
+import "github.com/headgate/headgate/rules/schema"
 
-// A field is one key of a config table, declared once: its name, how its
-// value is read, and what to say when a required key is absent. The
-// tables of fields drive the reading of a table, the unknown-key check
-// (HG140, with a "did you mean"), and through schema the documentation
-// check; the line of a key comes from the document itself (keyLines).
-type field[T any] struct {
-	key string
-	// early fields are read first, in the order of the table; the others
-	// after them, in key order. A rule's match and booleans are early:
-	// its templates' checks depend on them.
-	early bool
-	read  func(d T, key string, v any)
-	// need, when set, makes the key required: its absence is reported at
-	// the table's own key (at the key itself with needKey) with this code
-	// and message.
-	needCode, need string
-	needKey        bool
-	// env names the environment variable that overrides the key (§1).
-	env string
+// newSchema builds the keys of every table from their declarations (the
+// fields values beside the code of each area). It is a pure function of
+// declarations that never change, so each Parse builds its own (a few
+// dozen small maps) rather than sharing package state. The order of the
+// top-level tables is the order of Tables[""], in which "did you mean"
+// looks; a new table is one more fields value in this list.
+func newSchema() *schema.Keys {
+	return schema.NewKeys(
+		serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields, hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields,
+		ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields, contentSignalFields, groupFields, llmsSectionFields,
+	)
 }
 
-// fields is the declaration of one table: name is its schema path
-// ("rule.open_graph.image").
-type fields[T any] struct {
-	name  string
-	list  []field[T]
-	index map[string]int // key → its place in list; built by declare
+// decode reads table t, at key path path, into d with the loader as the
+// schema.Reporter: see schema.Decode.
+func decode[T any](l *loader, path string, t map[string]any, fs *schema.Fields[T], d T) {
+	schema.Decode(l, l.keys, path, t, fs, d)
 }
 
-func (fs *fields[T]) schemaName() string { return fs.name }
-
-func (fs *fields[T]) indexKeys() {
-	fs.index = make(map[string]int, len(fs.list))
-	for i, f := range fs.list {
-		fs.index[f.key] = i
-	}
-}
-
-func (fs *fields[T]) envs() (out []struct{ env, key string }) {
-	for _, f := range fs.list {
-		if f.env != "" {
-			out = append(out, struct{ env, key string }{f.env, sub(fs.name, f.key)})
-		}
-	}
-	return out
-}
-
-func (fs *fields[T]) keys() []string {
-	out := make([]string, len(fs.list))
-	for i, f := range fs.list {
-		out[i] = f.key
-	}
-	return out
-}
-
-// decode reads table t, at key path path, into d: unknown keys first
-// (HG140), then the early fields in declaration order, then the rest in
-// key order, so that problems come out in the same order on every run.
-func decode[T any](l *loader, path string, t map[string]any, fs *fields[T], d T) {
-	if fs.index == nil {
-		panic("rules: table " + fs.name + " is not declared (add it to init in load.go)")
-	}
-	l.known(path, t, fs.name)
-	for i := range fs.list {
-		f := &fs.list[i]
-		if !f.early {
-			continue
-		}
-		v, ok := t[f.key]
-		switch {
-		case ok && f.read != nil:
-			f.read(d, sub(path, f.key), v)
-		case !ok:
-			f.required(l, path)
-		}
-	}
-	late := make([]*field[T], 0, len(t))
-	for k := range t {
-		if i, ok := fs.index[k]; ok && !fs.list[i].early {
-			late = append(late, &fs.list[i])
-		}
-	}
-	slices.SortFunc(late, func(a, b *field[T]) int { return strings.Compare(a.key, b.key) })
-	for _, f := range late {
-		if f.read != nil {
-			f.read(d, sub(path, f.key), t[f.key])
-		}
-	}
-	for i := range fs.list {
-		if f := &fs.list[i]; !f.early {
-			if _, ok := t[f.key]; !ok {
-				f.required(l, path)
-			}
-		}
-	}
-}
-
-// required reports the absence of a required field of the table at path.
-func (f *field[T]) required(l *loader, path string) {
-	switch {
-	case f.need == "":
-	case f.needKey:
-		l.add(f.needCode, sub(path, f.key), "%s", f.need)
-	default:
-		l.add(f.needCode, path, "%s", f.need)
-	}
-}
-
-// declaredTable is a table of fields of any type, for schema.
-type declaredTable interface {
-	schemaName() string
-	keys() []string
-	envs() []struct{ env, key string }
-	indexKeys()
-}
-
-// declare adds the keys of tables to schema, and their environment
-// overrides to envKeys; a top-level table's name is a key of the document
-// root, "".
-func declare(tables ...declaredTable) {
-	for _, t := range tables {
-		name := t.schemaName()
-		if _, dup := schema[name]; dup {
-			panic("rules: table " + name + " declared twice")
-		}
-		schema[name] = t.keys()
-		t.indexKeys()
-		envKeys = append(envKeys, t.envs()...)
-		if !strings.Contains(name, ".") {
-			schema[""] = append(schema[""], name)
-		}
-	}
-}
+// Add is add, for schema.Reporter.
+func (l *loader) Add(code, key, format string, args ...any) { l.add(code, key, format, args...) }

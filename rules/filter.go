@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // Template filters (SPEC §16.3): {page.title|before_last:" – "|default:"Notes"}.
@@ -88,7 +90,7 @@ func parseVarRef(s string) (string, []filter, int, error) {
 			for n := range filterKinds {
 				names = append(names, n)
 			}
-			if sg := suggest(fname, names); sg != "" && fname != "" {
+			if sg := schema.Suggest(fname, names); sg != "" && fname != "" {
 				msg += " (did you mean |" + sg + "?)"
 			}
 			return "", nil, 0, errors.New(msg)

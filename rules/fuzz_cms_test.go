@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/headgate/headgate/internal/pct"
 )
 
 // FuzzQueryMatch feeds request queries to rules with query conditions: no
@@ -128,7 +130,7 @@ func FuzzSegmentSpelling(f *testing.F) {
 			t.Fatalf("%q -> %q: a dot segment (to a WHATWG parser)", p, once)
 		}
 		for i := 0; i < len(once); i++ {
-			if c := once[i]; c != '%' && !pathByte(c) {
+			if c := once[i]; c != '%' && !pct.Path.Has(c) {
 				t.Fatalf("%q -> %q: raw byte %q", p, once, c)
 			}
 		}

@@ -1,334 +1,37 @@
 package rules
 
-import (
-	"errors"
-	"fmt"
-	"net/url"
-	"regexp"
-	"regexp/syntax"
-	"strings"
+import "github.com/headgate/headgate/rules/pattern"
+
+// The path patterns and path spellings are rules/pattern's; these names
+// keep rules' API for its callers.
+type (
+	Pattern    = pattern.Pattern
+	Param      = pattern.Param
+	FillError  = pattern.FillError
+	FillReason = pattern.FillReason
 )
-
-type segKind uint8
-
-// Segment kinds, in rising specificity.
-const (
-	segWild segKind = iota
-	segParam
-	segRegex
-	segLiteral
-)
-
-type segment struct {
-	kind  segKind
-	lit   string // decoded literal
-	name  string // parameter name
-	expr  string // constraint as written
-	re    *regexp.Regexp
-	spans bool // the constraint can match '/', so the value may span segments
-}
-
-// Pattern is a compiled path pattern (§2.2).
-type Pattern struct {
-	Raw    string
-	segs   []segment
-	params []string
-}
-
-// Params lists the pattern's parameter names in order.
-func (p *Pattern) Params() []string { return p.params }
-
-// HasParams reports whether the pattern has parameters or a trailing *.
-func (p *Pattern) HasParams() bool {
-	for _, s := range p.segs {
-		if s.kind != segLiteral {
-			return true
-		}
-	}
-	return false
-}
-
-// ParsePattern compiles a path pattern.
-func ParsePattern(s string) (*Pattern, error) {
-	if !strings.HasPrefix(s, "/") {
-		return nil, errors.New("a pattern starts with /")
-	}
-	if i := indexOutsideBraces(s, "?#"); i >= 0 {
-		return nil, fmt.Errorf("holds %c: a pattern matches the path only, never the query or the fragment (a literal %c in a path is %s)",
-			s[i], s[i], map[byte]string{'?': "%3F", '#': "%23"}[s[i]])
-	}
-	p := &Pattern{Raw: s}
-	seen := map[string]bool{}
-	rest := s[1:]
-	for {
-		seg, next, err := cutSegment(rest)
-		if err != nil {
-			return nil, err
-		}
-		sg, err := parseSegment(seg)
-		if err != nil {
-			return nil, err
-		}
-		if sg.kind == segWild && next >= 0 {
-			return nil, errors.New("* is only allowed as the last segment")
-		}
-		if sg.name != "" {
-			if seen[sg.name] {
-				return nil, fmt.Errorf("duplicate parameter name %q", sg.name)
-			}
-			if fixedVars[sg.name] {
-				return nil, fmt.Errorf("parameter name %q is reserved for a template variable", sg.name)
-			}
-			seen[sg.name] = true
-			p.params = append(p.params, sg.name)
-		}
-		p.segs = append(p.segs, sg)
-		if next < 0 {
-			break
-		}
-		rest = rest[next:]
-	}
-	return p, nil
-}
-
-// indexOutsideBraces returns the index of the first byte of set in s that
-// stands outside a {constraint} (where a regex may use it), or -1.
-func indexOutsideBraces(s, set string) int {
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' && depth > 0:
-			i++
-		case c == '{':
-			depth++
-		case c == '}' && depth > 0:
-			depth--
-		case depth == 0 && strings.IndexByte(set, c) >= 0:
-			return i
-		}
-	}
-	return -1
-}
-
-// cutSegment returns the first segment of s and the offset of the next
-// (-1 at the end). A '/' inside a {constraint} does not end a segment.
-func cutSegment(s string) (string, int, error) {
-	depth := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			if depth > 0 {
-				i++
-			}
-		case '{':
-			depth++
-		case '}':
-			if depth > 0 {
-				depth--
-			}
-		case '/':
-			if depth == 0 {
-				return s[:i], i + 1, nil
-			}
-		}
-	}
-	if depth > 0 {
-		return "", 0, errors.New("unclosed { in a constraint")
-	}
-	return s, -1, nil
-}
-
-func parseSegment(seg string) (segment, error) {
-	switch {
-	case seg == "*":
-		return segment{kind: segWild}, nil
-	case strings.HasPrefix(seg, ":"):
-		name, expr, constrained := strings.Cut(seg[1:], "{")
-		if !validParamName(name) {
-			return segment{}, fmt.Errorf("bad parameter name %q (letters, digits and _)", name)
-		}
-		if !constrained {
-			return segment{kind: segParam, name: name}, nil
-		}
-		if !strings.HasSuffix(expr, "}") {
-			return segment{}, fmt.Errorf("text after the constraint of :%s", name)
-		}
-		expr = expr[:len(expr)-1]
-		// Compiled alone first, so that an error quotes the regex as written.
-		if _, err := regexp.Compile(expr); err != nil {
-			return segment{}, fmt.Errorf("constraint of :%s: %v", name, err)
-		}
-		re, err := regexp.Compile(`^(?:` + expr + `)$`)
-		if err != nil {
-			return segment{}, fmt.Errorf("constraint of :%s: %v", name, err)
-		}
-		return segment{kind: segRegex, name: name, expr: expr, re: re, spans: canMatchSlash(expr)}, nil
-	case strings.ContainsAny(seg, "*{}"):
-		return segment{}, fmt.Errorf("segment %q: * and {} belong to parameters (use :name{regex})", seg)
-	}
-	lit, err := url.PathUnescape(seg)
-	if err != nil {
-		return segment{}, fmt.Errorf("segment %q: %v", seg, err)
-	}
-	return segment{kind: segLiteral, lit: lit}, nil
-}
-
-func validParamName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !(s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && s[i] >= '0' && s[i] <= '9') {
-			return false
-		}
-	}
-	return true
-}
-
-// canMatchSlash reports whether a regex has any way to consume a '/'.
-func canMatchSlash(expr string) bool { return canMatchRune(expr, '/') }
-
-// canMatchRune reports whether a regex has any way to consume c.
-func canMatchRune(expr string, c rune) bool {
-	re, err := syntax.Parse(expr, syntax.Perl)
-	if err != nil {
-		return false
-	}
-	var walk func(*syntax.Regexp) bool
-	walk = func(r *syntax.Regexp) bool {
-		switch r.Op {
-		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
-			return true
-		case syntax.OpLiteral:
-			for _, l := range r.Rune {
-				if l == c {
-					return true
-				}
-			}
-		case syntax.OpCharClass:
-			for i := 0; i+1 < len(r.Rune); i += 2 {
-				if r.Rune[i] <= c && c <= r.Rune[i+1] {
-					return true
-				}
-			}
-		}
-		for _, s := range r.Sub {
-			if walk(s) {
-				return true
-			}
-		}
-		return false
-	}
-	return walk(re)
-}
-
-// FillReason says why Pattern.Fill refused a value.
-type FillReason int
 
 // The reasons of a FillError.
 const (
-	FillMissing    FillReason = iota + 1 // no value for the parameter
-	FillEmpty                            // an empty value
-	FillConstraint                       // a value the parameter's {regex} refuses
-	FillSlash                            // a "/" in a value whose parameter does not span segments
-	FillDotOrNUL                         // a "." or ".." segment, or a NUL
+	FillMissing    = pattern.FillMissing
+	FillEmpty      = pattern.FillEmpty
+	FillConstraint = pattern.FillConstraint
+	FillSlash      = pattern.FillSlash
+	FillDotOrNUL   = pattern.FillDotOrNUL
 )
 
-// FillError is the error of Pattern.Fill: callers branch on Reason.
-type FillError struct {
-	Param  string // the parameter's name; "*" for a trailing wildcard
-	Value  string // the value refused ("" for FillMissing and FillEmpty)
-	Reason FillReason
-	expr   string // the constraint, for FillConstraint
-}
+// ErrBadPath is returned by CheckPath for a path headgate refuses (§2.2).
+var ErrBadPath = pattern.ErrBadPath
 
-func (e *FillError) Error() string {
-	switch e.Reason {
-	case FillMissing:
-		return fmt.Sprintf("missing parameter %q", e.Param)
-	case FillEmpty:
-		return fmt.Sprintf("parameter %q is empty", e.Param)
-	case FillConstraint:
-		return fmt.Sprintf("parameter %q: %q does not match {%s}", e.Param, e.Value, e.expr)
-	case FillSlash:
-		return fmt.Sprintf("parameter %q: %q holds a /", e.Param, e.Value)
-	default:
-		return fmt.Sprintf("parameter %q: %q holds a dot segment or a NUL", e.Param, e.Value)
-	}
-}
+// ParsePattern compiles a path pattern; a parameter may not take the name
+// of a template variable.
+func ParsePattern(s string) (*Pattern, error) { return pattern.Parse(s, isFixedVar) }
 
-// Fill builds the path of the pattern with the given parameter values, each
-// percent-encoded; it fails when the pattern would not match the result: a
-// missing value, a value the constraint refuses, "." or "..", or a "/" that
-// the constraint does not allow. A trailing * is filled with nothing. The
-// error is a *FillError.
-func (p *Pattern) Fill(params map[string]string) (string, error) {
-	var b strings.Builder
-	for i, s := range p.segs {
-		if s.kind == segWild {
-			// The rest of the path comes from the parameter "*", written as
-			// segments; without one, the pattern's own prefix.
-			v := params["*"]
-			if v == "" {
-				if i == 0 {
-					b.WriteByte('/')
-				}
-				break
-			}
-			for _, part := range strings.Split(strings.TrimPrefix(v, "/"), "/") {
-				if part == "." || part == ".." || strings.IndexByte(part, 0) >= 0 {
-					return "", &FillError{Param: "*", Value: v, Reason: FillDotOrNUL}
-				}
-				b.WriteByte('/')
-				b.WriteString(escapeSegment(part))
-			}
-			break
-		}
-		b.WriteByte('/')
-		switch s.kind {
-		case segLiteral:
-			b.WriteString(escapeSegment(s.lit))
-		case segParam, segRegex:
-			v, ok := params[s.name]
-			if !ok {
-				return "", &FillError{Param: s.name, Reason: FillMissing}
-			}
-			if v == "" {
-				return "", &FillError{Param: s.name, Reason: FillEmpty}
-			}
-			// The order of the checks is the order of the reasons a
-			// sitemap reports: an unsafe value first, then a constraint.
-			if strings.IndexByte(v, 0) >= 0 {
-				return "", &FillError{Param: s.name, Value: v, Reason: FillDotOrNUL}
-			}
-			for _, part := range strings.Split(v, "/") {
-				if part == "." || part == ".." {
-					return "", &FillError{Param: s.name, Value: v, Reason: FillDotOrNUL}
-				}
-			}
-			if s.re != nil && !s.re.MatchString(v) {
-				return "", &FillError{Param: s.name, Value: v, Reason: FillConstraint, expr: s.expr}
-			}
-			if strings.Contains(v, "/") && !s.spans {
-				return "", &FillError{Param: s.name, Value: v, Reason: FillSlash}
-			}
-			if s.spans {
-				// A value that spans segments is written as segments.
-				for j, part := range strings.Split(v, "/") {
-					if j > 0 {
-						b.WriteByte('/')
-					}
-					b.WriteString(escapeSegment(part))
-				}
-			} else {
-				b.WriteString(escapeSegment(v))
-			}
-		}
-	}
-	return b.String(), nil
-}
+// CheckPath is pattern.CheckPath: see there.
+func CheckPath(path string) error { return pattern.CheckPath(path) }
 
-// escapeSegment percent-encodes one segment's value. It is escapePathSegment
-// (rules/spelling.go): the one spelling of §16.4, in which what a browser
-// sends raw (sub-delimiters, ":" and "@") stays raw, as in EscapePath.
-func escapeSegment(s string) string { return escapePathSegment(s) }
+// EscapePath is pattern.EscapePath: see there.
+func EscapePath(p string) string { return pattern.EscapePath(p) }
+
+// RespellPath is pattern.RespellPath: see there.
+func RespellPath(p string) string { return pattern.RespellPath(p) }

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/headgate/headgate/rules/redirect"
+	"github.com/headgate/headgate/rules/schema"
 )
 
 // Normalize is the [normalize] table (§11.1). Every key is off by default.
@@ -54,7 +57,7 @@ type RedirectTable struct {
 	// would read as a redirect to themselves.
 	Redundant int
 
-	t *redirTable
+	t *redirect.Table
 }
 
 // redirect statuses a rule or row may name.
@@ -73,13 +76,13 @@ func validStatus(n int) bool {
 func (l *loader) redirects(tree map[string]any) {
 	c := &l.cfg
 	c.Normalize.TrailingSlash = "keep"
-	if t := l.topTable(tree, normalizeFields.name, false); t != nil {
+	if t := l.topTable(tree, normalizeFields.Name, false); t != nil {
 		l.normalize(t)
 	}
-	for i, t := range l.topTables(tree, redirectFields.name) {
+	for i, t := range l.topTables(tree, redirectFields.Name) {
 		l.redirectRule(i, t)
 	}
-	for i, t := range l.topTables(tree, redirectTableFields.name) {
+	for i, t := range l.topTables(tree, redirectTableFields.Name) {
 		l.redirectTable(i, t)
 	}
 	l.compileRedirects()
@@ -106,14 +109,14 @@ func (l *loader) trustedProxies(key string, v any) {
 }
 
 // normalizeFields declares the keys of [normalize].
-var normalizeFields = &fields[*loader]{name: "normalize", list: []field[*loader]{
-	{key: "redirect_hosts", read: (*loader).redirectHosts},
-	{key: "https", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Normalize.HTTPS) }},
-	{key: "trailing_slash", read: func(l *loader, key string, v any) {
+var normalizeFields = &schema.Fields[*loader]{Name: "normalize", List: []schema.Field[*loader]{
+	{Key: "redirect_hosts", Read: (*loader).redirectHosts},
+	{Key: "https", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Normalize.HTTPS) }},
+	{Key: "trailing_slash", Read: func(l *loader, key string, v any) {
 		l.enum(key, v, &l.cfg.Normalize.TrailingSlash, "keep", "strip", "add")
 	}},
-	{key: "lowercase", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Normalize.Lowercase) }},
-	{key: "merge_slashes", read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Normalize.MergeSlashes) }},
+	{Key: "lowercase", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Normalize.Lowercase) }},
+	{Key: "merge_slashes", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Normalize.MergeSlashes) }},
 }}
 
 func (l *loader) redirectHosts(key string, v any) {
@@ -141,7 +144,7 @@ func (l *loader) redirectHosts(key string, v any) {
 
 func (l *loader) normalize(t map[string]any) {
 	n := &l.cfg.Normalize
-	decode(l, normalizeFields.name, t, normalizeFields, l)
+	decode(l, normalizeFields.Name, t, normalizeFields, l)
 	base := l.cfg.Site.BaseURL
 	if n.HTTPS && strings.HasPrefix(base, "http://") {
 		l.add("HG141", "normalize.https", "site.base_url %s is http: every redirect to https would go back to http (use an https base_url)", base)
@@ -228,8 +231,8 @@ type redirectDec struct {
 
 // redirectFields declares the keys of [[redirect]]; to is read last, as
 // it depends on from's parameters and on status.
-var redirectFields = &fields[*redirectDec]{name: "redirect", list: []field[*redirectDec]{
-	{key: "from", early: true, read: func(d *redirectDec, key string, v any) {
+var redirectFields = &schema.Fields[*redirectDec]{Name: "redirect", List: []schema.Field[*redirectDec]{
+	{Key: "from", Early: true, Read: func(d *redirectDec, key string, v any) {
 		r := d.r
 		if d.l.str(key, v, &r.From) {
 			p, err := ParsePattern(r.From)
@@ -239,8 +242,8 @@ var redirectFields = &fields[*redirectDec]{name: "redirect", list: []field[*redi
 				r.Pattern = p
 			}
 		}
-	}, needCode: "HG180", need: `has no from pattern (add from = "/old-path")`},
-	{key: "to", read: func(d *redirectDec, key string, v any) {
+	}, NeedCode: "HG180", Need: `has no from pattern (add from = "/old-path")`},
+	{Key: "to", Read: func(d *redirectDec, key string, v any) {
 		d.hasTo = true
 		if d.r.Status == 410 {
 			d.l.add("HG180", key, "a 410 (gone) has no target: remove to, or use another status")
@@ -251,13 +254,13 @@ var redirectFields = &fields[*redirectDec]{name: "redirect", list: []field[*redi
 			d.r.To = d.l.redirectTo(key, s, d.r.Pattern)
 		}
 	}},
-	{key: "status", early: true, read: func(d *redirectDec, key string, v any) { d.l.redirectStatus(key, v, &d.r.Status) }},
-	{key: "query", early: true, read: func(d *redirectDec, key string, v any) { d.r.Drop = d.l.queryDrop(key, v) }},
+	{Key: "status", Early: true, Read: func(d *redirectDec, key string, v any) { d.l.redirectStatus(key, v, &d.r.Status) }},
+	{Key: "query", Early: true, Read: func(d *redirectDec, key string, v any) { d.r.Drop = d.l.queryDrop(key, v) }},
 }}
 
 func (l *loader) redirectRule(i int, t map[string]any) {
 	path := fmt.Sprintf("redirect[%d]", i)
-	r := &RedirectRule{Index: i, Line: lineOf(l.lines, path), Status: 301}
+	r := &RedirectRule{Index: i, Line: schema.LineOf(l.lines, path), Status: 301}
 	l.cfg.Redirects = append(l.cfg.Redirects, r)
 	d := &redirectDec{l: l, r: r}
 	decode(l, path, t, redirectFields, d)
@@ -295,7 +298,7 @@ func (l *loader) redirectTo(key, s string, p *Pattern) *Template {
 				cands = append(cands, p.Params()...)
 			}
 			msg := fmt.Sprintf("unknown template variable {%s} (a redirect target may use the pattern's parameters, {base_url} and {path})", name)
-			if sg := suggest(name, cands); sg != "" {
+			if sg := schema.Suggest(name, cands); sg != "" {
 				msg += " (did you mean {" + sg + "}?)"
 			}
 			l.add("HG180", key, "%s", msg)
@@ -372,10 +375,10 @@ func targetPrefix(pre, next string) string {
 
 // redirectTableFields declares the keys of [[redirect_table]]; the file
 // is read, and loaded, after status and query, which its rows default to.
-var redirectTableFields = &fields[*redirectTableDec]{name: "redirect_table", list: []field[*redirectTableDec]{
-	{key: "file", read: (*redirectTableDec).file},
-	{key: "status", early: true, read: func(d *redirectTableDec, key string, v any) { d.l.redirectStatus(key, v, &d.rt.Status) }},
-	{key: "query", early: true, read: func(d *redirectTableDec, key string, v any) { d.rt.Drop = d.l.queryDrop(key, v) }},
+var redirectTableFields = &schema.Fields[*redirectTableDec]{Name: "redirect_table", List: []schema.Field[*redirectTableDec]{
+	{Key: "file", Read: (*redirectTableDec).file},
+	{Key: "status", Early: true, Read: func(d *redirectTableDec, key string, v any) { d.l.redirectStatus(key, v, &d.rt.Status) }},
+	{Key: "query", Early: true, Read: func(d *redirectTableDec, key string, v any) { d.rt.Drop = d.l.queryDrop(key, v) }},
 }}
 
 type redirectTableDec struct {
@@ -387,7 +390,7 @@ type redirectTableDec struct {
 
 func (l *loader) redirectTable(i int, t map[string]any) {
 	path := fmt.Sprintf("redirect_table[%d]", i)
-	rt := &RedirectTable{Index: i, Line: lineOf(l.lines, path), Status: 301}
+	rt := &RedirectTable{Index: i, Line: schema.LineOf(l.lines, path), Status: 301}
 	l.cfg.RedirectTables = append(l.cfg.RedirectTables, rt)
 	d := &redirectTableDec{l: l, path: path, rt: rt}
 	decode(l, path, t, redirectTableFields, d)

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/headgate/headgate/rules/redirect"
 )
 
 // writeTable writes a CSV redirect table of n generated rows, a tenth of
@@ -186,8 +188,8 @@ func BenchmarkRedirectLookup(b *testing.B) {
 				c0 := cpuTime()
 				for b.Loop() {
 					path, raw, _ := strings.Cut(ks[i], "?")
-					q := query{raw: raw}
-					if (t.lookup(path, &q) != 0) != kind.want {
+					q := redirect.Query{Raw: raw}
+					if (t.Lookup(path, &q) != 0) != kind.want {
 						b.Fatal(ks[i])
 					}
 					if i++; i == len(ks) {

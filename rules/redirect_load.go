@@ -11,12 +11,14 @@ import (
 	"strings"
 
 	"github.com/headgate/headgate/internal/datafile"
+	"github.com/headgate/headgate/internal/pct"
+	"github.com/headgate/headgate/rules/pattern"
+	"github.com/headgate/headgate/rules/redirect"
 )
 
 // Bounds of one redirect table: a million rows of long URLs fit well
 // within them; a file past them is refused whole (HG180), not cut.
 const (
-	maxRedirectTableBytes  = 256 << 20
 	maxRedirectRows        = 4_000_000
 	maxRedirectRowProblems = 20 // per table; the rest are counted
 	maxCycleProblems       = 10
@@ -26,7 +28,7 @@ const (
 // a table with any bad row is reported (HG180, the table's file:line) and
 // the config is refused, so a table is never in service half-loaded.
 func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
-	o := datafile.Options{MaxBytes: maxRedirectTableBytes}
+	o := datafile.Options{MaxBytes: redirect.MaxFileBytes}
 	switch strings.ToLower(filepath.Ext(rt.Path)) {
 	case ".jsonl", ".ndjson", ".json":
 		// Lines may leave out status, and carry columns of their own.
@@ -59,9 +61,9 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 	if origin == "" {
 		origin = "https://base.invalid"
 	}
-	t := &redirTable{file: rt.Path, origin: origin, drop: rt.Drop}
+	t := &redirect.Table{File: rt.Path, Origin: origin, Drop: rt.Drop}
 	if fi, err := os.Stat(rt.Path); err == nil {
-		t.reserve(fi.Size())
+		t.Reserve(fi.Size())
 	}
 	bad := 0
 	for {
@@ -89,7 +91,7 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 		}
 		msg := l.addRedirectRow(t, rt, cell("from"), cell("to"), cell("status"), rec.Line)
 		if msg == "" {
-			if len(t.rows) > maxRedirectRows {
+			if t.Len() > maxRedirectRows {
 				l.probs = append(l.probs, Problem{Code: "HG180", File: rt.Path, Line: rec.Line, Key: key,
 					Message: fmt.Sprintf("more than %d rows: split the table, or move the old URLs to a pattern", maxRedirectRows)})
 				return
@@ -109,7 +111,7 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 	if bad > 0 {
 		return
 	}
-	rt.t, rt.Rows = t, len(t.rows)
+	rt.t, rt.Rows = t, t.Len()
 }
 
 // dataProblem reports a datafile error: at the table's file:line for a
@@ -128,7 +130,7 @@ func (l *loader) dataProblem(key string, rt *RedirectTable, err error) {
 }
 
 // addRedirectRow checks one row and adds it; it returns what is wrong with it.
-func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, status string, line int) string {
+func (l *loader) addRedirectRow(t *redirect.Table, rt *RedirectTable, from, to, status string, line int) string {
 	st := rt.Status
 	if status != "" {
 		n, err := strconv.Atoi(status)
@@ -172,8 +174,8 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 	if CheckPath(path) != nil {
 		return fmt.Sprintf("from %q holds a dot segment, a NUL or bad percent-encoding: no request has that path", from)
 	}
-	key := l.cfg.Normalize.path(canonHex(EscapePath(path)))
-	pairs, ok := splitPairs(q)
+	key := l.cfg.Normalize.path(pct.CanonHex(EscapePath(path)))
+	pairs, ok := redirect.SplitPairs(q)
 	if !ok {
 		return fmt.Sprintf("from %q: the query does not decode", from)
 	}
@@ -187,14 +189,14 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 	}
 	var flags uint8
 	if len(pairs) > 0 || rt.Drop {
-		flags |= rowDrop
+		flags |= redirect.RowDrop
 	}
 	stored := ""
 	switch {
 	case st == 410 && to != "":
 		return fmt.Sprintf("status 410 (gone) has no target, but to is %q", to)
 	case st == 410:
-		flags |= rowGone
+		flags |= redirect.RowGone
 	case to == "":
 		return "to is empty (a path such as /new, an absolute http(s) URL, or status 410 for gone)"
 	default:
@@ -204,12 +206,12 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 		}
 		tg = normTargetPath(&l.cfg.Normalize, origin, tg)
 		if tg.origin != "" {
-			flags |= rowAbs
+			flags |= redirect.RowAbs
 			stored = tg.url("")
 		} else {
 			stored = tg.local()
 		}
-		if len(pairs) == 0 && tg.origin == "" && stored == key && canonHex(EscapePath(path)) != key {
+		if len(pairs) == 0 && tg.origin == "" && stored == key && pct.CanonHex(EscapePath(path)) != key {
 			// Normalization makes the two one address (a row /About,/about
 			// under lowercase, /about/,/about under strip): it redirects
 			// such a request itself, and the row would only lead back to
@@ -218,7 +220,7 @@ func (l *loader) addRedirectRow(t *redirTable, rt *RedirectTable, from, to, stat
 			return ""
 		}
 	}
-	if prev := t.add(key, pairs, stored, st, flags, line); prev != 0 {
+	if prev := t.Add(key, pairs, stored, st, flags, line); prev != 0 {
 		return fmt.Sprintf("from %q is also on line %d: each address is listed once (which target was meant can not be guessed)", from, prev)
 	}
 	return ""
@@ -297,7 +299,7 @@ func (l *loader) compileRedirects() {
 	l.collapse(rd)
 	for _, rt := range rd.tables {
 		if rt.t != nil {
-			rt.t.finish() // after collapse, which may append targets
+			rt.t.Finish() // after collapse, which may append targets
 		}
 	}
 	l.checkRedirectSources()
@@ -336,11 +338,11 @@ func (ch *chains) targetOf(n rnode) (target, bool) {
 		}
 		return *n.r.final, false
 	}
-	r := &n.t.t.rows[n.row-1]
-	if r.flags&rowGone != 0 {
+	r := n.t.t.Row(n.row)
+	if r.Flags&redirect.RowGone != 0 {
 		return target{}, true
 	}
-	return splitLocal(n.t.t.str(r.to, r.toLen), r.flags&rowAbs != 0), false
+	return splitLocal(r.To, r.Flags&redirect.RowAbs != 0), false
 }
 
 func (ch *chains) setFinal(n rnode, t target, gone bool) {
@@ -354,38 +356,32 @@ func (ch *chains) setFinal(n rnode, t target, gone bool) {
 		}
 		return
 	}
-	tt := n.t.t
-	r := &tt.rows[n.row-1]
 	if gone {
-		r.flags |= rowGone
+		n.t.t.SetTarget(n.row, "", false, true)
 		return
 	}
-	s := t.local()
-	r.flags &^= rowAbs
 	if t.origin != "" {
-		s = t.url("")
-		r.flags |= rowAbs
+		n.t.t.SetTarget(n.row, t.url(""), true, false)
+		return
 	}
-	if s != tt.str(r.to, r.toLen) {
-		r.to, r.toLen = tt.push(s)
-	}
+	n.t.t.SetTarget(n.row, t.local(), false, false)
 }
 
 func (ch *chains) where(n rnode) (string, int) {
 	if n.r != nil {
 		return ch.l.file, n.r.Line
 	}
-	return n.t.Path, int(n.t.t.rows[n.row-1].line)
+	return n.t.Path, int(n.t.t.Row(n.row).Line)
 }
 
 func (ch *chains) from(n rnode) string {
 	if n.r != nil {
 		return n.r.From
 	}
-	r := &n.t.t.rows[n.row-1]
-	s := n.t.t.path(r)
-	if r.npairs > 0 {
-		parts := strings.Split(strings.TrimSuffix(n.t.t.str(r.pairs, r.pairsLen), "\x00"), "\x00")
+	r := n.t.t.Row(n.row)
+	s := n.t.t.FromPath(n.row)
+	if r.NPairs > 0 {
+		parts := strings.Split(strings.TrimSuffix(r.Pairs, "\x00"), "\x00")
 		for i := 0; i+1 < len(parts); i += 2 {
 			sep := "&"
 			if i == 0 {
@@ -403,7 +399,7 @@ func (ch *chains) next(t target) (rnode, bool) {
 	if t.origin != "" {
 		return rnode{}, false
 	}
-	q := query{raw: t.query}
+	q := redirect.Query{Raw: t.query}
 	h := ch.rd.lookup(t.path, &q)
 	switch {
 	case h.table != nil:
@@ -481,7 +477,7 @@ func (l *loader) collapse(rd *redirector) {
 	ch := &chains{l: l, rd: rd, tstate: make([][]uint8, len(rd.tables)), rstate: make([]uint8, len(rd.rules))}
 	for _, rt := range rd.tables {
 		if rt.t != nil {
-			ch.tstate[rt.Index] = make([]uint8, len(rt.t.rows))
+			ch.tstate[rt.Index] = make([]uint8, rt.t.Len())
 		}
 	}
 	for _, r := range rd.rules {
@@ -493,7 +489,7 @@ func (l *loader) collapse(rd *redirector) {
 		if rt.t == nil {
 			continue
 		}
-		for i := range rt.t.rows {
+		for i := range rt.t.Len() {
 			if ch.tstate[rt.Index][i] == 0 {
 				ch.resolve(rnode{t: rt, row: uint32(i + 1)})
 			}
@@ -572,29 +568,30 @@ func (l *loader) checkRedirectSources() {
 // HEAD: patterns see the normalized path, so a literal that normalization
 // always changes names no address a browser arrives at.
 func deadPattern(n *Normalize, p *Pattern) string {
+	segs := p.Segments()
 	if n.Lowercase {
-		for _, s := range p.segs {
-			if s.kind == segLiteral && strings.ToLower(s.lit) != s.lit {
+		for _, s := range segs {
+			if s.Kind == pattern.SegLiteral && strings.ToLower(s.Lit) != s.Lit {
 				return "has upper-case letters, but [normalize] lowercase = true lowercases every path first: write it in lower case"
 			}
 		}
 	}
-	if len(p.segs) == 0 {
+	if len(segs) == 0 {
 		return ""
 	}
-	last := p.segs[len(p.segs)-1]
-	if last.kind == segRegex && n.TrailingSlash == "add" && !last.spans && !canMatchRune(last.expr, '.') {
+	last := segs[len(segs)-1]
+	if last.Kind == pattern.SegRegex && n.TrailingSlash == "add" && !last.Spans && !pattern.CanMatchRune(last.Expr, '.') {
 		// "/old-notes/:id{[0-9]+}": every value it takes is a path that
 		// normalization gives a slash first, which the pattern then misses.
-		return `ends with :` + last.name + `{` + last.expr + `}, which never holds a dot, but [normalize] trailing_slash = "add" adds a / to every such path first: end the pattern with /`
+		return `ends with :` + last.Name + `{` + last.Expr + `}, which never holds a dot, but [normalize] trailing_slash = "add" adds a / to every such path first: end the pattern with /`
 	}
-	if last.kind != segLiteral {
+	if last.Kind != pattern.SegLiteral {
 		return ""
 	}
 	switch {
-	case n.TrailingSlash == "strip" && last.lit == "" && len(p.segs) > 1:
+	case n.TrailingSlash == "strip" && last.Lit == "" && len(segs) > 1:
 		return `ends with /, but [normalize] trailing_slash = "strip" removes it from every path first`
-	case n.TrailingSlash == "add" && last.lit != "" && !strings.Contains(last.lit, "."):
+	case n.TrailingSlash == "add" && last.Lit != "" && !strings.Contains(last.Lit, "."):
 		return `does not end with /, but [normalize] trailing_slash = "add" adds one to every such path first: write it with the slash`
 	}
 	return ""

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/headgate/headgate/internal/pct"
+	"github.com/headgate/headgate/rules/redirect"
 )
 
 // RedirectRequest is what Config.Redirect needs of a request.
@@ -71,6 +74,9 @@ type redirector struct {
 	rules  []*RedirectRule // by Index
 	pt     *table          // the rules' patterns; nil when there are none
 	hosts  map[string]bool
+	// matches is the Config's pool of Matches, which a rule lookup
+	// records into (set by Parse; nil: allocate).
+	matches *sync.Pool
 
 	templated bool // some rule's target is a template: chains go on at request time
 }
@@ -83,7 +89,7 @@ type target struct {
 	query    string
 	hasQuery bool
 	frag     string // "#…" or ""
-	// loc is the whole URL when a table stored it so (see redirTable);
+	// loc is the whole URL when a table stored it so (see redirect.Table);
 	// "" when it is to be built.
 	loc string
 }
@@ -186,83 +192,16 @@ func parseTarget(origin, s string) (target, string) {
 
 // escapeQuery percent-encodes the bytes a query or fragment may not hold
 // (non-ASCII, quotes, angle brackets), keeping valid escapes.
-func escapeQuery(q string) string {
-	clean := true
-	for i := 0; i < len(q) && clean; i++ {
-		clean = queryByte(q[i]) || q[i] == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2])
-	}
-	if clean {
-		return q
-	}
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if queryByte(c) || c == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2]) {
-			b.WriteByte(c)
-			continue
-		}
-		const hex = "0123456789ABCDEF"
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
+func escapeQuery(q string) string { return pct.Encode(q, pct.Query, pct.Keep) }
 
-func queryByte(c byte) bool { return pathByte(c) || c == '?' || c == '#' }
-
-// requestQueryByte is a byte of the request's query that a redirect keeps
-// as it came (§11.1: the query kept byte for byte): every visible ASCII
-// byte a browser sends raw (| { } ^ and ` included), but those the WHATWG
+// escapeRequestQuery percent-encodes the request's own query as a redirect
+// keeps it (§11.1: the query kept byte for byte): every visible ASCII byte
+// a browser sends raw (| { } ^ and ` included) stays, but those the WHATWG
 // URL standard's query set encodes (" # < >, which never come from a
 // browser raw and would break out of an attribute or end the URL), "\"
 // (which some clients read as "/": no Location holds one) and "%" (a valid
 // escape stays; a stray one is %25, so that the query decodes).
-func requestQueryByte(c byte) bool {
-	return c > ' ' && c < 0x7f && c != '"' && c != '#' && c != '<' && c != '>' && c != '%' && c != '\\'
-}
-
-// escapeRequestQuery is escapeQuery for the request's own query, with
-// requestQueryByte's bytes kept.
-func escapeRequestQuery(q string) string {
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if requestQueryByte(c) || c == '%' && i+2 < len(q) && ishex(q[i+1]) && ishex(q[i+2]) {
-			b.WriteByte(c)
-			continue
-		}
-		const hex = "0123456789ABCDEF"
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return b.String()
-}
-
-// canonHex spells the hex digits of every percent-escape upper-case
-// (§16.4), so that /%e6 and /%E6 are one path.
-func canonHex(p string) string {
-	i := 0
-	for ; i < len(p); i++ {
-		if p[i] == '%' && i+2 < len(p) && (isLowerHex(p[i+1]) || isLowerHex(p[i+2])) {
-			break
-		}
-	}
-	if i == len(p) {
-		return p
-	}
-	b := []byte(p)
-	for ; i < len(b); i++ {
-		if b[i] == '%' && i+2 < len(b) {
-			b[i+1], b[i+2] = upperHex(b[i+1]), upperHex(b[i+2])
-			i += 2
-		}
-	}
-	return string(b)
-}
-
-// isLowerHex and upperHex are data.go's.
+func escapeRequestQuery(q string) string { return pct.Encode(q, pct.RequestQuery, pct.Keep) }
 
 // path applies the path normalizations to a path with upper-case hex:
 // merge_slashes, then lowercase (outside percent-escapes), then
@@ -348,12 +287,12 @@ func (h hit) found() bool { return h.table != nil || h.rule != nil }
 
 // lookup finds the table row, else the most specific [[redirect]] rule,
 // for a path on the site's origin (normalized, upper-case hex).
-func (rd *redirector) lookup(path string, q *query) hit {
+func (rd *redirector) lookup(path string, q *redirect.Query) hit {
 	for _, t := range rd.tables {
 		if t.t == nil {
 			continue
 		}
-		if s := t.t.lookup(path, q); s != 0 {
+		if s := t.t.Lookup(path, q); s != 0 {
 			return hit{table: t, row: s}
 		}
 	}
@@ -370,11 +309,8 @@ func (rd *redirector) lookup(path string, q *query) hit {
 // match returns the most specific rule whose pattern matches path (file
 // order between equals) and its parameters.
 func (rd *redirector) match(path string) (*RedirectRule, []Param) {
-	m := matchPool.Get().(*Match)
-	defer func() {
-		*m = Match{}
-		matchPool.Put(m)
-	}()
+	m := getMatch(rd.matches)
+	defer m.release(rd.matches)
 	var segBuf [16]string
 	var offBuf [17]int
 	var stack [8]Param
@@ -398,11 +334,6 @@ func (rd *redirector) match(path string) (*RedirectRule, []Param) {
 	return rd.rules[best.Rule.Index], append([]Param(nil), best.Params...)
 }
 
-// matchPool holds the Match a rule lookup records into: it is large, and
-// holds slices of its own arrays, so it would be a heap allocation per
-// request.
-var matchPool = sync.Pool{New: func() any { return new(Match) }}
-
 // step is one hop's outcome: where it goes, with what status.
 type step struct {
 	status int
@@ -419,19 +350,19 @@ func (rd *redirector) follow(h hit, cur target) (step, error) {
 	drop := false
 	switch {
 	case h.table != nil:
-		r := h.table.t.row(h.row)
-		st.status, st.source = int(r.status), SourceTable
-		if r.flags&rowGone != 0 {
+		r := h.table.t.Row(h.row)
+		st.status, st.source = int(r.Status), SourceTable
+		if r.Flags&redirect.RowGone != 0 {
 			st.gone = true
 			return st, nil
 		}
-		if r.flags&rowBarePath != 0 {
-			st.next = target{path: r.to, loc: r.loc}
+		if r.Flags&redirect.RowBarePath != 0 {
+			st.next = target{path: r.To, loc: r.Loc}
 		} else {
-			st.next = splitLocal(r.to, r.flags&rowAbs != 0)
-			st.next.loc = r.loc
+			st.next = splitLocal(r.To, r.Flags&redirect.RowAbs != 0)
+			st.next.loc = r.Loc
 		}
-		drop = r.flags&rowDrop != 0
+		drop = r.Flags&redirect.RowDrop != 0
 	default:
 		r := h.rule
 		st.status, st.source, drop = r.Status, SourceRule, r.Drop
@@ -489,7 +420,7 @@ func (rd *redirector) normTarget(t target) target {
 
 func (rd *redirector) where(h hit) string {
 	if h.table != nil {
-		return h.table.Path + ":" + strconv.Itoa(int(h.table.t.row(h.row).line))
+		return h.table.Path + ":" + strconv.Itoa(int(h.table.t.Row(h.row).Line))
 	}
 	return rd.file + ":" + strconv.Itoa(h.rule.Line)
 }
@@ -510,6 +441,33 @@ func (c *Config) Redirect(req RedirectRequest) (*Redirect, error) {
 	return &out, err
 }
 
+// requestSpelling is a request target's own spelling, path and query, with
+// what a URL may not hold raw (a quote, a non-ASCII byte a client sent
+// unencoded) percent-encoded: the no-op for what browsers send, checked in
+// one pass that also finds the query.
+func requestSpelling(tg string) (reqPath, reqQuery string, hasQ bool) {
+	i := 0
+	for ; i+4 <= len(tg); i += 4 { // four at a time: the loads overlap
+		if !pct.Path.Has(tg[i]) || !pct.Path.Has(tg[i+1]) || !pct.Path.Has(tg[i+2]) || !pct.Path.Has(tg[i+3]) {
+			break
+		}
+	}
+	for i < len(tg) && pct.Path.Has(tg[i]) {
+		i++
+	}
+	reqPath, rawQuery := tg, ""
+	switch {
+	case i == len(tg):
+	case tg[i] == '?':
+		reqPath, rawQuery, hasQ = tg[:i], tg[i+1:], true
+	default:
+		var rawPath string
+		rawPath, rawQuery, hasQ = strings.Cut(tg, "?")
+		reqPath = pct.CanonHex(EscapePath(rawPath))
+	}
+	return reqPath, escapeRequestQuery(rawQuery), hasQ
+}
+
 // RedirectInto is Redirect writing the answer into *dst (which it
 // overwrites) and reporting whether there is one: the proxy keeps dst on
 // its stack, so that a request that is served allocates nothing, nor does
@@ -520,34 +478,7 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	if rd == nil {
 		return false, nil
 	}
-	// The request's own spelling, with what a URL may not hold raw (a
-	// quote, a non-ASCII byte a client sent unencoded) percent-encoded:
-	// the no-op for what browsers send, checked in one pass that also
-	// finds the query.
-	tg := req.Target
-	i := 0
-	for ; i+4 <= len(tg); i += 4 { // four at a time: the loads overlap
-		if !plainPathBytes[tg[i]] || !plainPathBytes[tg[i+1]] || !plainPathBytes[tg[i+2]] || !plainPathBytes[tg[i+3]] {
-			break
-		}
-	}
-	for i < len(tg) && plainPathBytes[tg[i]] {
-		i++
-	}
-	reqPath, rawQuery, hasQ := tg, "", false
-	switch {
-	case i == len(tg):
-	case tg[i] == '?':
-		reqPath, rawQuery, hasQ = tg[:i], tg[i+1:], true
-	default:
-		var rawPath string
-		rawPath, rawQuery, hasQ = strings.Cut(tg, "?")
-		reqPath = canonHex(EscapePath(rawPath))
-	}
-	reqQuery := rawQuery
-	if !plain(rawQuery, &plainRequestQueryBytes) {
-		reqQuery = escapeRequestQuery(rawQuery)
-	}
+	reqPath, reqQuery, hasQ := requestSpelling(req.Target)
 	path := reqPath
 	norm := false
 	if req.Method == "GET" || req.Method == "HEAD" || req.Method == "" {
@@ -577,7 +508,7 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	var err error
 	if len(rd.tables) > 0 || rd.pt != nil {
 		for {
-			q := query{raw: cur.query}
+			q := redirect.Query{Raw: cur.query}
 			h := rd.lookup(cur.path, &q)
 			if !h.found() {
 				break
@@ -642,37 +573,6 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 	}
 	dst.Location = final.url(rd.origin)
 	return true, err
-}
-
-// plainPathBytes and plainQueryBytes are the bytes a request path or
-// query may hold as they are, so that EscapePath and canonHex, or
-// escapeQuery, would return it unchanged; '%' is not among them (an escape
-// may need its hex upper-cased or its byte decoded), so a path with one
-// takes the long way.
-var plainPathBytes, plainQueryBytes = func() (p, q [256]bool) {
-	for c := range 256 {
-		p[c] = pathByte(byte(c))
-		q[c] = queryByte(byte(c))
-	}
-	return p, q
-}()
-
-// plainRequestQueryBytes are requestQueryByte's, for plain.
-var plainRequestQueryBytes = func() (q [256]bool) {
-	for c := range 256 {
-		q[c] = requestQueryByte(byte(c))
-	}
-	return q
-}()
-
-// plain reports whether every byte of s is in set.
-func plain(s string, set *[256]bool) bool {
-	for i := 0; i < len(s); i++ {
-		if !set[s[i]] {
-			return false
-		}
-	}
-	return true
 }
 
 // hostOnly is a Host header's host, lower-case, without port.

@@ -3,6 +3,8 @@ package rules
 import (
 	"net/url"
 	"strings"
+
+	"github.com/headgate/headgate/rules/pattern"
 )
 
 // render is Render's working state: the match, its merged fields, the head
@@ -86,7 +88,7 @@ func (r *render) url(field string, rf ref) (string, bool) {
 	if s == "" && !rf.t.Static() {
 		return "", false // a template that comes out empty writes nothing (§16.3)
 	}
-	s = respellURLPath(s, r.c.Site.BaseURL)
+	s = pattern.RespellURLPath(s, r.c.Site.BaseURL)
 	abs, why := AbsURL(r.base, s)
 	if why != "" {
 		r.h.Dropped = append(r.h.Dropped, Drop{Rule: rf.m.Rule.Match, Field: field, Value: s, Reason: why})

@@ -1,10 +1,11 @@
 package rules
 
 import (
-	"errors"
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/headgate/headgate/rules/pattern"
 )
 
 // table is the compiled matcher: a tree of literal segments with parameter
@@ -36,7 +37,7 @@ type node struct {
 }
 
 type edge struct {
-	seg   segment
+	seg   pattern.Segment
 	child *node
 }
 
@@ -59,14 +60,14 @@ func newTable(rs []*Rule, locales []string) *table {
 		if r.Localized {
 			n = t.localeRoot
 		}
-		n.insert(r, r.Pattern.segs)
+		n.insert(r, r.Pattern.Segments())
 	}
 	t.root.finish()
 	t.localeRoot.finish()
 	for _, r := range rs {
 		if r.Pattern != nil {
-			for _, s := range r.Pattern.segs {
-				t.spans = t.spans || s.spans
+			for _, s := range r.Pattern.Segments() {
+				t.spans = t.spans || s.Spans
 			}
 		}
 	}
@@ -98,9 +99,9 @@ func compareRules(a, b *Rule) int {
 		}
 	}
 	switch {
-	case len(ka) > n && ka[n] == segWild:
+	case len(ka) > n && ka[n] == pattern.SegWild:
 		return -1
-	case len(kb) > n && kb[n] == segWild:
+	case len(kb) > n && kb[n] == pattern.SegWild:
 		return 1
 	}
 	if len(ka) != len(kb) {
@@ -111,37 +112,37 @@ func compareRules(a, b *Rule) int {
 	return len(a.Query) - len(b.Query)
 }
 
-func kinds(r *Rule) []segKind {
-	var ks []segKind
+func kinds(r *Rule) []pattern.SegKind {
+	var ks []pattern.SegKind
 	if r.Localized {
-		ks = append(ks, segRegex)
+		ks = append(ks, pattern.SegRegex)
 	}
-	for _, s := range r.Pattern.segs {
-		ks = append(ks, s.kind)
+	for _, s := range r.Pattern.Segments() {
+		ks = append(ks, s.Kind)
 	}
 	return ks
 }
 
-func (n *node) insert(r *Rule, segs []segment) {
+func (n *node) insert(r *Rule, segs []pattern.Segment) {
 	for _, s := range segs {
-		switch s.kind {
-		case segWild:
+		switch s.Kind {
+		case pattern.SegWild:
 			n.wild = append(n.wild, r)
 			return
-		case segLiteral:
+		case pattern.SegLiteral:
 			if n.lits == nil {
 				n.lits = map[string]*node{}
 			}
-			c := n.lits[s.lit]
+			c := n.lits[s.Lit]
 			if c == nil {
 				c = &node{}
-				n.lits[s.lit] = c
+				n.lits[s.Lit] = c
 			}
 			n = c
 		default:
 			var found *edge
 			for _, e := range n.edges {
-				if e.seg.kind == s.kind && e.seg.name == s.name && e.seg.expr == s.expr {
+				if e.seg.Kind == s.Kind && e.seg.Name == s.Name && e.seg.Expr == s.Expr {
 					found = e
 					break
 				}
@@ -179,7 +180,7 @@ func (n *node) finish() []*Rule {
 	for _, e := range n.edges {
 		below := e.child.finish()
 		all = append(all, below...)
-		if e.seg.spans {
+		if e.seg.Spans {
 			e.child.below = below
 			widen(e.child.minRest+1, unbounded)
 		} else {
@@ -193,122 +194,10 @@ func (n *node) finish() []*Rule {
 	return all
 }
 
-// Param is one bound path parameter; Value is percent-decoded.
-type Param struct {
-	Name, Value string
-}
-
 // Matched is one rule that applies to a path, with its parameters.
 type Matched struct {
 	Rule   *Rule
 	Params []Param
-}
-
-// ErrBadPath is returned by CheckPath for a path headgate refuses (§2.2).
-var ErrBadPath = errors.New("bad request path")
-
-// CheckPath rejects what browsers never send and what could lead an
-// upstream around a deny: a "." or ".." segment (also percent-encoded, and
-// also where an encoded slash %2F or a backslash, raw or %5C, is what
-// separates it, since some upstreams decode or honour those, and also with
-// ";" path parameters after it, raw or %3B, as in "..;x": servlet
-// containers cut those off and resolve what is left), a NUL (raw or %00),
-// invalid percent-encoding, or a path that does not start with "/".
-func CheckPath(path string) error {
-	if !strings.HasPrefix(path, "/") {
-		return ErrBadPath
-	}
-	for i := 0; i < len(path); i++ {
-		switch path[i] {
-		case 0:
-			return ErrBadPath
-		case '%':
-			if i+2 >= len(path) || !ishex(path[i+1]) || !ishex(path[i+2]) {
-				return ErrBadPath
-			}
-			if path[i+1] == '0' && path[i+2] == '0' {
-				return ErrBadPath
-			}
-		}
-	}
-	// Walk the pieces between separators, counting the dots of each before
-	// any ";": a piece whose name is one or two dots (raw or %2e) is a dot
-	// segment.
-	dots := 0       // dots in the current piece's name; -1 once it holds anything else
-	params := false // past a ";" in the current piece
-	for i := 1; i <= len(path); i++ {
-		kind, width := pathSep, 1
-		if i < len(path) {
-			kind, width = pathToken(path, i)
-		}
-		switch kind {
-		case pathSep:
-			if dots == 1 || dots == 2 {
-				return ErrBadPath
-			}
-			dots, params = 0, false
-		case pathSemi:
-			params = true
-		case pathDot:
-			if !params && dots >= 0 {
-				dots++
-			}
-		default:
-			if !params {
-				dots = -1
-			}
-		}
-		i += width - 1
-	}
-	return nil
-}
-
-// Kinds of path tokens for CheckPath and the deny forms.
-const (
-	pathOther = iota
-	pathSep   // "/", "\", %2F, %5C
-	pathSemi  // ";", %3B
-	pathDot   // ".", %2E
-)
-
-// pathToken classifies the byte (or the percent-escape) at path[i] and
-// returns its width. The escape must be valid.
-func pathToken(path string, i int) (kind, width int) {
-	switch c := path[i]; c {
-	case '/', '\\':
-		return pathSep, 1
-	case ';':
-		return pathSemi, 1
-	case '.':
-		return pathDot, 1
-	case '%':
-		if i+2 >= len(path) {
-			return pathOther, 1
-		}
-		switch path[i+1] {
-		case '2':
-			switch path[i+2] {
-			case 'f', 'F':
-				return pathSep, 3
-			case 'e', 'E':
-				return pathDot, 3
-			}
-		case '3':
-			if path[i+2] == 'b' || path[i+2] == 'B' {
-				return pathSemi, 3
-			}
-		case '5':
-			if path[i+2] == 'c' || path[i+2] == 'C' {
-				return pathSep, 3
-			}
-		}
-		return pathOther, 3
-	}
-	return pathOther, 1
-}
-
-func ishex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // spanBudget bounds the bytes one Resolve feeds to spanning parameters'
@@ -356,7 +245,7 @@ func (c *Config) ResolveInto(m *Match, target string) {
 	}
 	if t.hasDeny && !m.Deny && w.budget >= 0 {
 		var probe *Match // one for all forms: most paths have one or two
-		for _, alt := range denyForms(path) {
+		for _, alt := range pattern.DenyForms(path) {
 			if probe == nil {
 				probe = &Match{cfg: c, Query: query} // a deny with query conditions sees the query too
 			} else {
@@ -524,13 +413,13 @@ func (w *walker) walk(m *Match, joined string, n *node, i int, stack []Param) {
 	for _, e := range n.edges {
 		s := &e.seg
 		switch {
-		case s.kind == segParam:
+		case s.Kind == pattern.SegParam:
 			if seg != "" && strings.IndexByte(seg, '/') < 0 {
-				w.walk(m, joined, e.child, i+1, append(stack, Param{s.name, seg}))
+				w.walk(m, joined, e.child, i+1, append(stack, Param{Name: s.Name, Value: seg}))
 			}
-		case !s.spans:
-			if seg != "" && strings.IndexByte(seg, '/') < 0 && s.re.MatchString(seg) {
-				w.walk(m, joined, e.child, i+1, append(stack, Param{s.name, seg}))
+		case !s.Spans:
+			if seg != "" && strings.IndexByte(seg, '/') < 0 && s.Re.MatchString(seg) {
+				w.walk(m, joined, e.child, i+1, append(stack, Param{Name: s.Name, Value: seg}))
 			}
 		default:
 			w.span(m, joined, e, i, stack)
@@ -561,7 +450,7 @@ func (w *walker) span(m *Match, joined string, e *edge, i int, stack []Param) {
 		if w.budget -= len(v); w.budget < 0 {
 			return
 		}
-		if !e.seg.re.MatchString(v) {
+		if !e.seg.Re.MatchString(v) {
 			continue
 		}
 		if w.seen == nil {
@@ -570,7 +459,7 @@ func (w *walker) span(m *Match, joined string, e *edge, i int, stack []Param) {
 		// Whatever matches below (c, next) is found the first time: a rule
 		// is recorded once, with its first parameters.
 		w.seen[visit{c, next}] = true
-		w.walk(m, joined, c, next, append(stack, Param{e.seg.name, v}))
+		w.walk(m, joined, c, next, append(stack, Param{Name: e.seg.Name, Value: v}))
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/headgate/headgate/rules/pattern"
 )
 
 // Template is a string value with {name} substitutions (§2.4). It is parsed
@@ -22,9 +24,12 @@ type tpart struct {
 }
 
 // The variables every template may name besides the rule's parameters.
-var fixedVars = map[string]bool{
-	"locale": true, "path": true, "base_url": true, "canonical": true,
-	"title": true, "description": true, "page.title": true, "page.description": true,
+func isFixedVar(name string) bool {
+	switch name {
+	case "locale", "path", "base_url", "canonical", "title", "description", "page.title", "page.description":
+		return true
+	}
+	return false
 }
 
 // parseTemplate splits s into literal and variable parts. "{{" and "}}" are
@@ -220,14 +225,14 @@ func (t *Template) render(v *vars, forURL bool) string {
 // URL can not climb out of it.
 func escapeParam(val string) string {
 	if strings.IndexByte(val, '/') < 0 && val != "." && val != ".." {
-		return escapePathSegment(val)
+		return pattern.EscapeSegment(val)
 	}
 	parts := strings.Split(val, "/")
 	for i, p := range parts {
 		if p == "." || p == ".." {
 			parts[i] = strings.Repeat("%2E", len(p))
 		} else {
-			parts[i] = escapePathSegment(p)
+			parts[i] = pattern.EscapeSegment(p)
 		}
 	}
 	return strings.Join(parts, "/")

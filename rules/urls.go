@@ -3,6 +3,8 @@ package rules
 import (
 	"net/url"
 	"strings"
+
+	"github.com/headgate/headgate/internal/pct"
 )
 
 // Reasons a URL is dropped (§4.6); they label headgate_urls_dropped_total.
@@ -105,7 +107,7 @@ func plainAbsolute(rest string) bool {
 		return false
 	}
 	for ; i < len(rest); i++ {
-		if c := rest[i]; c == '%' && (i+2 >= len(rest) || !ishex(rest[i+1]) || !ishex(rest[i+2])) || c == '\\' {
+		if c := rest[i]; c == '%' && (i+2 >= len(rest) || !pct.IsHex(rest[i+1]) || !pct.IsHex(rest[i+2])) || c == '\\' {
 			return false
 		}
 	}
@@ -141,41 +143,6 @@ func ValidURL(origin string, s string) string {
 	}
 	_, why := AbsURL(base, s)
 	return why
-}
-
-// EscapePath returns a request path in a form safe to write into a URL:
-// valid percent-escapes are kept (re-spelled by RespellPath: upper-case
-// hex, unreserved characters decoded), every other byte outside the
-// characters a path may hold is percent-encoded.
-func EscapePath(p string) string {
-	clean := true
-	for i := 0; i < len(p) && clean; i++ {
-		clean = pathByte(p[i]) || p[i] == '%' && i+2 < len(p) && ishex(p[i+1]) && ishex(p[i+2])
-	}
-	if clean {
-		return RespellPath(p) // the common case: nothing to escape
-	}
-	var b strings.Builder
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		if c == '%' && i+2 < len(p) && ishex(p[i+1]) && ishex(p[i+2]) || pathByte(c) {
-			b.WriteByte(c)
-			continue
-		}
-		const hex = "0123456789ABCDEF"
-		b.WriteByte('%')
-		b.WriteByte(hex[c>>4])
-		b.WriteByte(hex[c&15])
-	}
-	return RespellPath(b.String())
-}
-
-func pathByte(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("-._~!$&'()*+,;=:@/", c) >= 0
 }
 
 // simplePath reports whether s is an absolute path of plain characters with

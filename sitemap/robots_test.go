@@ -211,7 +211,7 @@ func checkVerdicts(t *testing.T, cfg *rules.Config, upstream, body string) {
 		}
 	}
 	if cfg.Site.Mode == rules.ModeStaging {
-		for _, a := range append([]string{"SomeOtherBot", "Googlebot"}, rules.AITrainingAgents...) {
+		for _, a := range append([]string{"SomeOtherBot", "Googlebot"}, rules.AITrainingAgents()...) {
 			for _, p := range probes {
 				if robots.TestAgent(p, a) {
 					t.Errorf("staging: %s may crawl %s", a, p)

@@ -1,4 +1,4 @@
-package rules
+package schema
 
 import (
 	"sort"
@@ -8,7 +8,7 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// keyLines maps every key path of a TOML document to the line where the key
+// KeyLines maps every key path of a TOML document to the line where the key
 // stands. BurntSushi/toml, which decodes the values, keeps key positions
 // private, and headgate names the line of every problem, so go-toml's
 // parser reads the document once more for its keys (docs/dependencies.md
@@ -18,7 +18,7 @@ import (
 //
 // Paths are spelled as Problem.Key spells them: "server.listen",
 // "rule[2].open_graph.image", "rule[0].sitemap_entries[1].params.id".
-func keyLines(data []byte) map[string]int {
+func KeyLines(data []byte) map[string]int {
 	starts := []int{0}
 	for i, c := range data {
 		if c == '\n' {
@@ -66,7 +66,7 @@ func (k *keyPos) keyValue(ctx string, e *unstable.Node) {
 		if line == 0 {
 			line = k.lineAt(n.Raw.Offset)
 		}
-		path = sub(path, string(n.Data))
+		path = Join(path, string(n.Data))
 	}
 	k.record(path, line)
 	k.value(path, e.Value())
@@ -151,8 +151,8 @@ func (k *keyPos) header(e *unstable.Node) string {
 	return path
 }
 
-// lineOf finds the line of path or, failing that, of its nearest parent.
-func lineOf(lines map[string]int, path string) int {
+// LineOf finds the line of path or, failing that, of its nearest parent.
+func LineOf(lines map[string]int, path string) int {
 	for path != "" {
 		if l, ok := lines[path]; ok {
 			return l

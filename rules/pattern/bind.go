@@ -1,4 +1,4 @@
-package rules
+package pattern
 
 import (
 	"net/url"
@@ -41,43 +41,43 @@ func (p *Pattern) bind(si int, segs []string, out map[string]string) bool {
 		return len(segs) == 0
 	}
 	s := &p.segs[si]
-	if s.kind == segWild {
+	if s.Kind == SegWild {
 		out["*"] = strings.Join(segs, "/")
 		return true
 	}
 	if len(segs) == 0 {
 		return false
 	}
-	switch s.kind {
-	case segLiteral:
-		return segs[0] == s.lit && p.bind(si+1, segs[1:], out)
-	case segParam:
+	switch s.Kind {
+	case SegLiteral:
+		return segs[0] == s.Lit && p.bind(si+1, segs[1:], out)
+	case SegParam:
 		if segs[0] == "" || strings.IndexByte(segs[0], '/') >= 0 {
 			return false
 		}
-		out[s.name] = segs[0]
+		out[s.Name] = segs[0]
 		if p.bind(si+1, segs[1:], out) {
 			return true
 		}
-		delete(out, s.name)
+		delete(out, s.Name)
 		return false
 	}
 	// A constrained parameter; one that can match "/" may span segments,
 	// longest first, as Resolve tries them.
 	n := 1
-	if s.spans {
+	if s.Spans {
 		n = len(segs)
 	}
 	for k := n; k >= 1; k-- {
 		v := strings.Join(segs[:k], "/")
-		if v == "" || !s.spans && strings.IndexByte(v, '/') >= 0 || !s.re.MatchString(v) {
+		if v == "" || !s.Spans && strings.IndexByte(v, '/') >= 0 || !s.Re.MatchString(v) {
 			continue
 		}
-		out[s.name] = v
+		out[s.Name] = v
 		if p.bind(si+1, segs[k:], out) {
 			return true
 		}
-		delete(out, s.name)
+		delete(out, s.Name)
 	}
 	return false
 }

@@ -1,18 +1,17 @@
-package rules
+package redirect
 
 import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
 	"net/url"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"unsafe"
 )
 
-// redirTable is one [[redirect_table]], compiled. It is built to hold a
+// Table is one [[redirect_table]], compiled. It is built to hold a
 // million rows in little memory and to answer a lookup in constant time
 // with as few cache misses as can be: a table is far larger than the
 // processor's caches, and a lookup is dominated by the memory it touches.
@@ -45,11 +44,11 @@ import (
 //
 // A row is named by an id: its index + 1 while building, its record's
 // offset in recs once served (0 is neither).
-type redirTable struct {
-	file   string // the table's path, for file:line
-	origin string // site.base_url's origin: the start of a local target's Location
+type Table struct {
+	File   string // the table's path, for file:line
+	Origin string // site.base_url's origin: the start of a local target's Location
 	seed   maphash.Seed
-	drop   bool
+	Drop   bool // the table's drop_query: no row's Location keeps the request's query
 
 	// Building.
 	arena  []byte
@@ -67,6 +66,34 @@ type redirTable struct {
 	idx  []uint64 // fp << 32 | record offset; 0 = empty
 }
 
+// MaxFileBytes bounds one redirect table's file: a million rows of long
+// URLs fit well within it; a file past it is refused whole (HG180), not cut.
+const MaxFileBytes = 256 << 20
+
+// Len is the number of rows added so far (before Finish).
+func (t *Table) Len() int { return len(t.rows) }
+
+// FromPath is the from path of row id (before Finish), without its query.
+func (t *Table) FromPath(id uint32) string { return t.path(&t.rows[id-1]) }
+
+// SetTarget gives row id (before Finish) its final target, once chains
+// are collapsed: to is an absolute URL when abs, else a local target; a
+// gone row answers 410 and keeps no target.
+func (t *Table) SetTarget(id uint32, to string, abs, gone bool) {
+	r := &t.rows[id-1]
+	if gone {
+		r.flags |= RowGone
+		return
+	}
+	r.flags &^= RowAbs
+	if abs {
+		r.flags |= RowAbs
+	}
+	if to != t.str(r.to, r.toLen) {
+		r.to, r.toLen = t.push(to)
+	}
+}
+
 // trow is one row while building: 36 bytes.
 type trow struct {
 	key, keyLen     uint32 // path (normalized, upper-case hex), or path \0 k \0 v
@@ -80,12 +107,12 @@ type trow struct {
 }
 
 const (
-	rowAbs        = 1 << iota // to is an absolute URL off the site's origin
-	rowGone                   // 410: no target
-	rowDrop                   // the request's query is not appended
+	RowAbs        = 1 << iota // to is an absolute URL off the site's origin
+	RowGone                   // 410: no target
+	RowDrop                   // the request's query is not appended
 	rowPairedPath             // the key is a path that rows with query pairs share
 	rowMarker                 // not a row: the rowPairedPath of a path without one
-	rowBarePath               // to is a path on the origin, without query or fragment
+	RowBarePath               // to is a path on the origin, without query or fragment
 )
 
 // A record in recs: next u32 (the offset of the key's next row; 0 none),
@@ -100,41 +127,41 @@ type firstKeys struct {
 	all  bool // too many to keep: every key may be one
 }
 
-// rowv is one row as lookup and follow read it, from either layout.
-type rowv struct {
-	key, pairs string
-	to         string // the target as stored while building: absolute, or local
-	loc        string // the whole Location ("" while building, and for a 410)
-	next, line uint32
-	status     uint16
-	npairs     uint8
-	flags      uint8
+// Row is one row as lookup and follow read it, from either layout.
+type Row struct {
+	Key, Pairs string
+	To         string // the target as stored while building: absolute, or local
+	Loc        string // the whole Location ("" while building, and for a 410)
+	Next, Line uint32
+	Status     uint16
+	NPairs     uint8
+	Flags      uint8
 }
 
 // row reads row id.
-func (t *redirTable) row(id uint32) rowv {
+func (t *Table) Row(id uint32) Row {
 	if t.recs == nil {
 		r := &t.rows[id-1]
-		return rowv{key: t.str(r.key, r.keyLen), pairs: t.str(r.pairs, r.pairsLen), to: t.str(r.to, r.toLen),
-			next: r.next, line: r.line, status: r.status, npairs: r.npairs, flags: r.flags}
+		return Row{Key: t.str(r.key, r.keyLen), Pairs: t.str(r.pairs, r.pairsLen), To: t.str(r.to, r.toLen),
+			Next: r.next, Line: r.line, Status: r.status, NPairs: r.npairs, Flags: r.flags}
 	}
 	h := t.recs[id : id+recHeader]
 	kl, pl, tl := binary.LittleEndian.Uint32(h[8:]), binary.LittleEndian.Uint32(h[12:]), binary.LittleEndian.Uint32(h[16:])
-	v := rowv{next: binary.LittleEndian.Uint32(h[0:]), line: binary.LittleEndian.Uint32(h[4:]),
-		status: binary.LittleEndian.Uint16(h[20:]), npairs: h[22], flags: h[23]}
+	v := Row{Next: binary.LittleEndian.Uint32(h[0:]), Line: binary.LittleEndian.Uint32(h[4:]),
+		Status: binary.LittleEndian.Uint16(h[20:]), NPairs: h[22], Flags: h[23]}
 	o := id + recHeader
-	v.key = recStr(t.recs, o, kl)
-	v.pairs = recStr(t.recs, o+kl, pl)
-	v.loc = recStr(t.recs, o+kl+pl, tl)
-	v.to = v.loc
-	if v.flags&rowAbs == 0 && len(v.loc) >= len(t.origin) {
-		v.to = v.loc[len(t.origin):]
+	v.Key = recStr(t.recs, o, kl)
+	v.Pairs = recStr(t.recs, o+kl, pl)
+	v.Loc = recStr(t.recs, o+kl+pl, tl)
+	v.To = v.Loc
+	if v.Flags&RowAbs == 0 && len(v.Loc) >= len(t.Origin) {
+		v.To = v.Loc[len(t.Origin):]
 	}
 	return v
 }
 
 // recKey is the key of the record at off.
-func (t *redirTable) recKey(off uint32) string {
+func (t *Table) recKey(off uint32) string {
 	return recStr(t.recs, off+recHeader, binary.LittleEndian.Uint32(t.recs[off+8:]))
 }
 
@@ -148,17 +175,17 @@ func recStr(b []byte, off, n uint32) string {
 // str is a string of the arena, without a copy. Arena bytes are only ever
 // appended, never changed, so the string stays valid (and keeps its
 // backing array alive) even after the arena grows into a new one.
-func (t *redirTable) str(off, n uint32) string {
+func (t *Table) str(off, n uint32) string {
 	if n == 0 {
 		return ""
 	}
 	return unsafe.String(&t.arena[off], int(n))
 }
 
-func (t *redirTable) keyOf(r *trow) []byte { return t.arena[r.key : r.key+r.keyLen] }
+func (t *Table) keyOf(r *trow) []byte { return t.arena[r.key : r.key+r.keyLen] }
 
 // path is a row's from path.
-func (t *redirTable) path(r *trow) string {
+func (t *Table) path(r *trow) string {
 	k := t.keyOf(r)
 	if i := indexZero(k); i < len(k) {
 		k = k[:i]
@@ -172,7 +199,7 @@ func (t *redirTable) path(r *trow) string {
 func slot(h uint64, n uint32) uint64 { return h&^0xffffffff | uint64(n) }
 
 // head returns the id of the first row of key path, or 0.
-func (t *redirTable) head(path string) uint32 {
+func (t *Table) head(path string) uint32 {
 	if t.recs != nil {
 		h := maphash.String(t.seed, path)
 		mask := uint64(len(t.idx) - 1)
@@ -203,7 +230,7 @@ func (t *redirTable) head(path string) uint32 {
 }
 
 // head3 is head of the key path \0 k \0 v, without building it.
-func (t *redirTable) head3(path, k, v string) uint32 {
+func (t *Table) head3(path, k, v string) uint32 {
 	if len(t.slots) == 0 && t.recs == nil {
 		return 0
 	}
@@ -228,7 +255,7 @@ func (t *redirTable) head3(path, k, v string) uint32 {
 }
 
 // probe3 finds the record of key path \0 k \0 v, of hash h.
-func (t *redirTable) probe3(h uint64, path, k, v string) uint32 {
+func (t *Table) probe3(h uint64, path, k, v string) uint32 {
 	mask := uint64(len(t.idx) - 1)
 	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
 		e := t.idx[i]
@@ -242,7 +269,7 @@ func (t *redirTable) probe3(h uint64, path, k, v string) uint32 {
 }
 
 // hash3 is the hash of the key path \0 k \0 v: as maphash.Bytes of it.
-func (t *redirTable) hash3(path, k, v string) uint64 {
+func (t *Table) hash3(path, k, v string) uint64 {
 	var buf [192]byte
 	if n := len(path) + len(k) + len(v) + 2; n <= len(buf) {
 		b := append(buf[:0], path...)
@@ -270,7 +297,7 @@ func isKey3(key, path, k, v string) bool {
 }
 
 // insertHead makes row n (index + 1) the first of its key, a new one.
-func (t *redirTable) insertHead(n uint32) {
+func (t *Table) insertHead(n uint32) {
 	if (t.heads+1)*2 > len(t.slots) {
 		t.grow()
 	}
@@ -285,7 +312,7 @@ func (t *redirTable) insertHead(n uint32) {
 }
 
 // replaceHead points the key's slot at row n instead of old.
-func (t *redirTable) replaceHead(old, n uint32) {
+func (t *Table) replaceHead(old, n uint32) {
 	mask := uint64(len(t.slots) - 1)
 	for i := (maphash.Bytes(t.seed, t.keyOf(&t.rows[n-1])) >> 32) & mask; ; i = (i + 1) & mask {
 		if uint32(t.slots[i]) == old {
@@ -296,7 +323,7 @@ func (t *redirTable) replaceHead(old, n uint32) {
 }
 
 // grow doubles the slots; the stored hashes place every key again.
-func (t *redirTable) grow() {
+func (t *Table) grow() {
 	size := max(1024, 2*len(t.slots))
 	old := t.slots
 	t.slots = make([]uint64, size)
@@ -316,7 +343,7 @@ func (t *redirTable) grow() {
 // add appends a row whose from is already checked; pairs are sorted. It
 // returns the line of an earlier row with the same from (path and pairs)
 // and 0 when there is none; the row is then not added.
-func (t *redirTable) add(path string, pairs []string, to string, status int, flags uint8, line int) int {
+func (t *Table) Add(path string, pairs []string, to string, status int, flags uint8, line int) int {
 	if t.seed == (maphash.Seed{}) {
 		t.seed = maphash.MakeSeed()
 	}
@@ -366,7 +393,7 @@ func (t *redirTable) add(path string, pairs []string, to string, status int, fla
 	}
 }
 
-func (t *redirTable) push(s string) (uint32, uint32) {
+func (t *Table) push(s string) (uint32, uint32) {
 	off := uint32(len(t.arena))
 	t.arena = append(t.arena, s...)
 	return off, uint32(len(s))
@@ -376,17 +403,17 @@ func (t *redirTable) push(s string) (uint32, uint32) {
 // loading a large table does not copy them over and over as they grow:
 // the arena holds little more than the file's from and to cells, and a
 // row takes at least about 24 bytes of file.
-func (t *redirTable) reserve(size int64) {
-	if size <= 0 || size > maxRedirectTableBytes {
+func (t *Table) Reserve(size int64) {
+	if size <= 0 || size > MaxFileBytes {
 		return
 	}
 	t.arena = make([]byte, 0, size)
 	t.rows = make([]trow, 0, size/24+16)
 }
 
-// finish lays the table out for serving (see redirTable) once its rows
+// finish lays the table out for serving (see Table) once its rows
 // are final, chains collapsed, and drops the build structures.
-func (t *redirTable) finish() {
+func (t *Table) Finish() {
 	if t.recs != nil {
 		return
 	}
@@ -418,8 +445,8 @@ func (t *redirTable) finish() {
 			next = offs[r.next-1]
 		}
 		fl := r.flags
-		if fl&(rowAbs|rowGone|rowMarker) == 0 && strings.IndexAny(t.str(r.to, r.toLen), "?#") < 0 {
-			fl |= rowBarePath
+		if fl&(RowAbs|RowGone|rowMarker) == 0 && strings.IndexAny(t.str(r.to, r.toLen), "?#") < 0 {
+			fl |= RowBarePath
 		}
 		recs = binary.LittleEndian.AppendUint32(recs, next)
 		recs = binary.LittleEndian.AppendUint32(recs, r.line)
@@ -431,8 +458,8 @@ func (t *redirTable) finish() {
 		recs = append(recs, t.keyOf(r)...)
 		recs = append(recs, t.arena[r.pairs:r.pairs+r.pairsLen]...)
 		if t.locLen(r) > 0 {
-			if r.flags&rowAbs == 0 {
-				recs = append(recs, t.origin...)
+			if r.flags&RowAbs == 0 {
+				recs = append(recs, t.Origin...)
 			}
 			recs = append(recs, t.arena[r.to:r.to+r.toLen]...)
 		}
@@ -455,20 +482,20 @@ func (t *redirTable) finish() {
 // locLen is the length of a row's whole Location, as the record stores
 // it: 0 for a 410 (and a marker), else the absolute URL, or the origin and
 // the local target.
-func (t *redirTable) locLen(r *trow) int {
+func (t *Table) locLen(r *trow) int {
 	switch {
-	case r.flags&(rowGone|rowMarker) != 0:
+	case r.flags&(RowGone|rowMarker) != 0:
 		return 0
-	case r.flags&rowAbs != 0:
+	case r.flags&RowAbs != 0:
 		return int(r.toLen)
 	}
-	return len(t.origin) + int(r.toLen)
+	return len(t.Origin) + int(r.toLen)
 }
 
 // markPairedPaths sets rowPairedPath on the key of every path that rows
 // with query pairs share, adding a marker row for a path that has no row
 // of its own.
-func (t *redirTable) markPairedPaths() {
+func (t *Table) markPairedPaths() {
 	if !t.paired {
 		return
 	}
@@ -506,7 +533,7 @@ func encodePairs(pairs []string) string {
 
 // splitPairs reads a from's query into sorted decoded key, value pairs
 // (flattened). ok is false for a query that does not decode.
-func splitPairs(q string) ([]string, bool) {
+func SplitPairs(q string) ([]string, bool) {
 	if q == "" {
 		return nil, true
 	}
@@ -538,284 +565,4 @@ func splitPairs(q string) ([]string, bool) {
 		out = append(out, p.k, p.v)
 	}
 	return out, true
-}
-
-// query is a request's query, decoded on first need. It holds no slice of
-// its own array, so that it can live on the caller's stack.
-type query struct {
-	raw    string
-	parsed bool
-	n      int        // strings in buf and more: k, v, k, v …
-	buf    [16]string // the first 8 pairs (a request's query rarely has more)
-	more   []string
-}
-
-func (q *query) kv(i int) string {
-	if i < len(q.buf) {
-		return q.buf[i]
-	}
-	return q.more[i-len(q.buf)]
-}
-
-func (q *query) push(s string) {
-	if q.n < len(q.buf) {
-		q.buf[q.n] = s
-	} else {
-		q.more = append(q.more, s)
-	}
-	q.n++
-}
-
-func (q *query) parse() {
-	if q.parsed {
-		return
-	}
-	q.parsed = true
-	// One pass over the bytes: a request's query is short, and a loop
-	// costs less than a call to find each '&' and '='.
-	s := q.raw
-	start, eq, plain := 0, -1, true
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) {
-			c := s[i]
-			if !querySpecial[c] {
-				continue
-			}
-			switch c {
-			case '=':
-				if eq < 0 {
-					eq = i
-				}
-				continue
-			case '%', '+':
-				plain = false
-				continue
-			}
-		}
-		if i > start {
-			pk, pv := s[start:i], ""
-			if eq >= 0 {
-				pk, pv = s[start:eq], s[eq+1:i]
-			}
-			ok := true
-			if !plain {
-				var err1, err2 error
-				pk, err1 = url.QueryUnescape(pk)
-				pv, err2 = url.QueryUnescape(pv)
-				ok = err1 == nil && err2 == nil
-			}
-			if ok {
-				q.push(pk)
-				q.push(pv)
-			}
-		}
-		start, eq, plain = i+1, -1, true
-	}
-}
-
-// querySpecial are the bytes query.parse stops at.
-var querySpecial = [256]bool{'&': true, '=': true, '%': true, '+': true}
-
-func (q *query) has(k, v string) bool {
-	q.parse()
-	for i := 0; i+1 < q.n; i += 2 {
-		if q.kv(i) == k && q.kv(i+1) == v {
-			return true
-		}
-	}
-	return false
-}
-
-// matches reports whether the request's query carries every pair of r
-// but its first: the pair of r's key, which the query carries (it was
-// found by probing that pair).
-func matches(r *rowv, q *query) bool {
-	if r.npairs <= 1 {
-		return true
-	}
-	enc := r.pairs
-	enc = enc[strings.IndexByte(enc, 0)+1:]
-	enc = enc[strings.IndexByte(enc, 0)+1:]
-	for len(enc) > 0 {
-		i := strings.IndexByte(enc, 0)
-		k := enc[:i]
-		enc = enc[i+1:]
-		j := strings.IndexByte(enc, 0)
-		v := enc[:j]
-		enc = enc[j+1:]
-		if !q.has(k, v) {
-			return false
-		}
-	}
-	return true
-}
-
-func indexZero(b []byte) int {
-	for i, c := range b {
-		if c == 0 {
-			return i
-		}
-	}
-	return len(b)
-}
-
-// maxProbes bounds the query pairs of one request that are looked up: a
-// request with thousands of pairs costs no more than this many probes.
-const maxProbes = 64
-
-// lookup finds the row a request path (normalized, upper-case hex) with
-// its query selects: the row with the most pairs that the query carries
-// all of (then the first in the file), else the path's row without a
-// query. It returns the row's id, or 0.
-func (t *redirTable) lookup(path string, q *query) uint32 {
-	if t.recs != nil {
-		return t.serve(path, q)
-	}
-	if t.paired && q.raw != "" {
-		q.parse()
-		best := rowPick{}
-		for i := 0; i+1 < q.n && i < 2*maxProbes; i += 2 {
-			best.chain(t, t.head3(path, q.kv(i), q.kv(i+1)), q)
-		}
-		if best.id != 0 {
-			return best.id
-		}
-	}
-	return t.head(path)
-}
-
-// serve is lookup once the table is laid out for serving. The path's key
-// says whether any row with query pairs shares the path; only then is the
-// query decoded, and the keys of those of its pairs that can be keys (see
-// firstKeys) hashed, their home slots read, and then the records their
-// fingerprints name, each round side by side before any key is compared,
-// so that the lookup waits for memory twice however many pairs it probes.
-func (t *redirTable) serve(path string, q *query) uint32 {
-	p := t.head(path)
-	if p == 0 {
-		return 0
-	}
-	if fl := t.recs[p+23]; fl&rowPairedPath == 0 || q.raw == "" {
-		if fl&rowMarker != 0 {
-			return 0
-		}
-		return p
-	}
-	q.parse()
-	var cand [maxProbes]uint32 // the pairs worth a probe
-	nc := 0
-	for j := 0; j < q.n/2 && nc < maxProbes; j++ {
-		if t.firstKeys.all || t.isFirstKey(q.kv(2*j)) {
-			cand[nc] = uint32(j)
-			nc++
-		}
-	}
-	mask := uint64(len(t.idx) - 1)
-	best := rowPick{}
-	const batch = 8
-	var hs, home [batch]uint64
-	for j0 := 0; j0 < nc; j0 += batch {
-		nb := min(batch, nc-j0)
-		for j := range nb {
-			c := int(cand[j0+j])
-			hs[j] = t.hash3(path, q.kv(2*c), q.kv(2*c+1))
-		}
-		// Every hash first, then every read: a read waits for memory,
-		// and the processor starts the next one meanwhile only if the
-		// work between them is short.
-		for j := range nb {
-			home[j] = t.idx[(hs[j]>>32)&mask]
-		}
-		var touch byte
-		for j := range nb {
-			if e := home[j]; e != 0 && e>>32 == hs[j]>>32 {
-				touch |= t.recs[uint32(e)]
-			}
-		}
-		runtime.KeepAlive(touch)
-		for j := range nb {
-			if home[j] != 0 { // an empty home slot: no such key
-				c := int(cand[j0+j])
-				best.chain(t, t.probe3(hs[j], path, q.kv(2*c), q.kv(2*c+1)), q)
-			}
-		}
-	}
-	if best.id != 0 {
-		return best.id
-	}
-	if t.recs[p+23]&rowMarker != 0 {
-		return 0
-	}
-	return p
-}
-
-// isFirstKey reports whether some row's first query pair has key k.
-func (t *redirTable) isFirstKey(k string) bool {
-	if t.firstKeys.set != nil {
-		_, ok := t.firstKeys.set[k]
-		return ok
-	}
-	for _, f := range t.firstKeys.list {
-		if f == k {
-			return true
-		}
-	}
-	return false
-}
-
-// The set of first pair keys is a list while it is short (a legacy table
-// has one or a few: id, p, page_id), a map past that, and nothing at all
-// (every pair probed) past maxFirstKeys.
-const (
-	maxFirstKeyList = 8
-	maxFirstKeys    = 1024
-)
-
-// noteFirstKey adds a row's first pair key to the set.
-func (t *redirTable) noteFirstKey(k string) {
-	fk := &t.firstKeys
-	if fk.all || t.isFirstKey(k) {
-		return
-	}
-	k = strings.Clone(k)
-	switch n := len(fk.list) + len(fk.set); {
-	case n == maxFirstKeys:
-		*fk = firstKeys{all: true}
-	case fk.set != nil:
-		fk.set[k] = struct{}{}
-	case n < maxFirstKeyList:
-		fk.list = append(fk.list, k)
-	default:
-		fk.set = make(map[string]struct{}, 2*maxFirstKeyList)
-		for _, f := range fk.list {
-			fk.set[f] = struct{}{}
-		}
-		fk.set[k] = struct{}{}
-		fk.list = nil
-	}
-}
-
-// rowPick is the best row among those whose pairs a query carries: the most
-// pairs, then the first in the file.
-type rowPick struct {
-	id    uint32
-	pairs uint8
-	line  uint32
-}
-
-// chain considers the first row of the chain from id, a key the query
-// carries the pair of, that the query matches: the chain is in try order,
-// so it is the chain's best.
-func (b *rowPick) chain(t *redirTable, id uint32, q *query) {
-	for id != 0 {
-		r := t.row(id)
-		if !matches(&r, q) {
-			id = r.next
-			continue
-		}
-		if b.id == 0 || r.npairs > b.pairs || r.npairs == b.pairs && r.line < b.line {
-			*b = rowPick{id, r.npairs, r.line}
-		}
-		return
-	}
 }

@@ -1,4 +1,4 @@
-package rules
+package pattern
 
 import (
 	"slices"
@@ -33,10 +33,10 @@ const (
 	semiAfterEncoded  // at ";" or %3B, after them (decoded first)
 )
 
-// denyForms returns the other spellings of path that deny rules see. Most
+// DenyForms returns the other spellings of path that deny rules see. Most
 // paths have none: only a separator other than "/", a ";" (raw or %3B), an
 // empty segment or a trailing "/" makes any.
-func denyForms(path string) []string {
+func DenyForms(path string) []string {
 	if !needsDenyForms(path) {
 		return nil
 	}

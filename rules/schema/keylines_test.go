@@ -1,4 +1,4 @@
-package rules
+package schema
 
 import (
 	"os"
@@ -36,16 +36,16 @@ func TestKeyLines(t *testing.T) {
 		// TOML 1.1: an inline table over lines, with a trailing comma
 		{"t = {\n a = 1,\n b = 2,\n}\nz = 1\n", map[string]int{"t": 1, "t.a": 2, "t.b": 3, "z": 5}},
 	} {
-		if got := keyLines([]byte(tc.src)); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("keyLines(%q)\n got %v\nwant %v", tc.src, got, tc.want)
+		if got := KeyLines([]byte(tc.src)); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("KeyLines(%q)\n got %v\nwant %v", tc.src, got, tc.want)
 		}
 	}
 }
 
 // Every key of a document toml.Decode accepts has a line.
 func FuzzKeyLines(f *testing.F) {
-	files, _ := filepath.Glob("testdata/problems/*/*.toml")
-	for _, fn := range append(files, "../config.example.toml") {
+	files, _ := filepath.Glob("../testdata/problems/*/*.toml")
+	for _, fn := range append(files, "../../config.example.toml") {
 		if src, err := os.ReadFile(fn); err == nil {
 			f.Add(src)
 		}
@@ -56,7 +56,7 @@ func FuzzKeyLines(f *testing.F) {
 		if err != nil {
 			return
 		}
-		lines := keyLines(src)
+		lines := KeyLines(src)
 		for _, k := range md.Keys() {
 			if len(k) == 1 && lines[k[0]] == 0 {
 				t.Errorf("key %q has no line: %v", k[0], lines)
