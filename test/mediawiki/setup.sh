@@ -112,14 +112,14 @@ $wgPingback = false;
 $wgMainCacheType = CACHE_NONE;
 $wgUseInstantCommons = false;
 $wgShowExceptionDetails = true;
-$wgSitemapNamespaces = [ NS_MAIN ];          // the cookbook's: articles only (generateSitemap.php)
+$wgSitemapNamespaces = [ NS_MAIN, NS_CATEGORY ];  // the cookbook's: articles and categories (generateSitemap.php)
 PHP
 chmod 644 /etc/mediawiki/headgate-test.php
 
 # 3. The pages, when they changed: a handful of articles whose titles need
 # percent-encoding, a redirect, a talk page, a subpage, a category, the
 # Main Page. edit.php of unchanged text is a null edit.
-seed_hash=$(cat "$here/setup.sh" "$here"/pages/* | sha256sum | cut -c1-16)
+seed_hash=$(cat "$here"/pages/* | sha256sum | cut -c1-16)
 if [ "$(cat "$MW_DATA/.headgate-seed" 2>/dev/null)" != "$seed_hash" ]; then
   say "seeding the pages"
   t0=$(date +%s)
@@ -136,7 +136,8 @@ else
   say "pages already seeded"
 fi
 
-# 4. The sitemap the cookbook's recipe reads: articles only ($wgSitemapNamespaces), no redirects,
+# 4. The sitemap the cookbook's recipe reads: articles and categories
+# ($wgSitemapNamespaces), no redirects,
 # one file name whatever the database is called, uncompressed.
 say "generating the sitemap into $MW_SITEMAP"
 rm -f "$MW_SITEMAP"/sitemap-*
