@@ -36,6 +36,7 @@ import (
 
 	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/audit"
+	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -601,7 +602,7 @@ func TestMediaWiki(t *testing.T) {
 	// The descriptions headgate writes pass its own audit, or none is
 	// written: the audit, in process, crawls headgate in front of the wiki.
 	t.Run("audit", func(t *testing.T) {
-		o := audit.Options{Config: h.cfg, MaxPages: 150, Concurrency: 2, Timeout: 30 * time.Second}
+		o := audit.Options{Config: h.cfg, MaxPages: 80, Concurrency: 2, Timeout: 30 * time.Second}
 		stop, err := app.AuditInProcess(&o)
 		if err != nil {
 			t.Fatal(err)
@@ -609,9 +610,31 @@ func TestMediaWiki(t *testing.T) {
 		defer stop()
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
-		rep, err := audit.Run(ctx, o, []string{"/wiki/Main_Page"})
+		// Every article first (the sitemap's <loc>s), then what they link to.
+		var start []string
+		for _, loc := range want {
+			start = append(start, loc)
+		}
+		slices.Sort(start)
+		rep, err := audit.Run(ctx, o, start)
 		if err != nil {
 			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		written := 0 // descriptions headgate wrote
+		for _, p := range rep.Pages {
+			seen[p.URL] = true
+			for _, c := range p.Changes {
+				if c.Identity == "description" && c.Action == rewrite.Wrote {
+					written++
+					t.Logf("headgate wrote a description on %s: %q", p.URL, c.Value)
+				}
+			}
+		}
+		for _, loc := range start {
+			if !seen[loc] {
+				t.Errorf("the audit did not read the article %s", loc)
+			}
 		}
 		checks := map[string]int{}
 		for _, f := range rep.Findings {
@@ -623,6 +646,7 @@ func TestMediaWiki(t *testing.T) {
 				t.Errorf("audit: %s %s: %s", f.Check, f.URL, f.Detail)
 			}
 		}
+		t.Logf("audit: headgate wrote %d descriptions", written)
 		t.Logf("audit: %d pages, findings by check: %v", len(rep.Pages), checks)
 	})
 
