@@ -81,7 +81,7 @@ mw() { (cd "$MW_IP" && as_www php "maintenance/$1.php" "${@:2}"); }
 install -d -o www-data -g www-data "$MW_DATA" "$MW_SITEMAP" "$MW_IP/cache" "$MW_IP/images"
 if [ ! -s "$MW_CONF" ] || [ ! -s "$MW_DATA/$MW_DB.sqlite" ]; then
   say "running install.php (SQLite, database $MW_DB, server $MW_SERVER)"
-  rm -f "$MW_CONF" "$MW_DATA/$MW_DB.sqlite"
+  rm -rf "$MW_CONF" "$MW_DATA"/*.sqlite "$MW_DATA/locks"   # what a failed install left
   (cd "$MW_IP" && as_www php maintenance/install.php --quiet \
       --dbtype sqlite --dbpath "$MW_DATA" --dbname "$MW_DB" \
       --server "$MW_SERVER" --scriptpath /w --skins Vector \
