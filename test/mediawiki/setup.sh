@@ -165,7 +165,11 @@ for _ in $(seq 1 50); do
   sleep 0.2
 done
 code=$(curl -s -o /dev/null -w '%{http_code}' "$URL/wiki/Main_Page" || true)
-[ "$code" = 200 ] || { tail -5 "$SRV/server.log" >&2; fail "the wiki answers $code to /wiki/Main_Page on $URL (log: $SRV/server.log)"; }
+if [ "$code" != 200 ]; then
+  tail -5 "$SRV/server.log" | tr -s ' ' | cut -c1-300 >&2
+  kill -- "-$(cat "$SRV/pgid")" 2>/dev/null || true
+  fail "the wiki answers $code to /wiki/Main_Page on $URL (log: $SRV/server.log)"
+fi
 code=$(curl -s -o /dev/null -w '%{http_code}' "$URL/w/sitemap/sitemap-index-wiki.xml" || true)
 [ "$code" = 200 ] || fail "the wiki answers $code to /w/sitemap/sitemap-index-wiki.xml"
 
