@@ -447,6 +447,20 @@ func TestMediaWiki(t *testing.T) {
 	// pages.
 	want := map[string]string{} // title → canonical
 	t.Run("sitemap", func(t *testing.T) {
+		// The recipe names its sitemap by generateSitemap.php's --identifier
+		// (wiki); the database is called something else, so a recipe that
+		// relied on the default ($wgDBname) would find no sitemap here.
+		var si struct {
+			Query struct {
+				General struct {
+					WikiID string `json:"wikiid"`
+				} `json:"general"`
+			} `json:"query"`
+		}
+		mwQuery(t, mw, url.Values{"meta": {"siteinfo"}, "siprop": {"general"}}, &si)
+		if id := si.Query.General.WikiID; id == "" || id == "wiki" {
+			t.Fatalf("the wiki's database is %q: setup.sh must name it something other than the sitemap's identifier \"wiki\"", id)
+		}
 		byPath := map[string]string{} // decoded path → loc
 		for _, loc := range h.sitemap(t, "/sitemap.xml") {
 			u, err := url.Parse(loc)

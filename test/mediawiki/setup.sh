@@ -73,6 +73,12 @@ else
   say "packages already installed"
 fi
 [ -f "$MW_IP/maintenance/install.php" ] || fail "no $MW_IP/maintenance/install.php after installing mediawiki"
+# The package enables an Apache alias (/mediawiki) for every vhost; this
+# wiki is not served by Apache, and the WordPress test's Apache should not
+# grow a path because of it (it takes effect at Apache's next reload).
+if [ -e /etc/apache2/conf-enabled/mediawiki.conf ] && command -v a2disconf >/dev/null 2>&1; then
+  a2disconf -q mediawiki >/dev/null 2>&1 && say "disabled Debian's Apache alias /mediawiki (not used here)"
+fi
 
 as_www() { runuser -u www-data -- "$@"; }
 mw() { (cd "$MW_IP" && as_www php "maintenance/$1.php" "${@:2}"); }
