@@ -208,15 +208,40 @@ func (h *mwHeadgate) get(t *testing.T, uri string) mwPage {
 		if strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
 			mwHead(body, &pg, &robots)
 		}
-		for _, l := range res.Header.Values("Link") {
-			if strings.Contains(l, `rel="canonical"`) && pg.canonical == "" {
-				pg.canonical = strings.Trim(strings.SplitN(l, ";", 2)[0], " <>")
+		// A Link header's canonical counts as a second one when it names
+		// another URL than the head's.
+		for _, c := range linkCanonicals(res.Header) {
+			switch {
+			case pg.canonN == 0:
+				pg.canonical, pg.canonN = c, 1
+			case c != pg.canonical:
 				pg.canonN++
 			}
 		}
 		pg.robots = strings.ToLower(strings.Join(robots, ", "))
 		return pg
 	}
+}
+
+// linkCanonicals returns the targets of the rel=canonical links of the
+// Link headers (RFC 8288: comma-separated "<target>; params").
+func linkCanonicals(h http.Header) []string {
+	var out []string
+	for _, v := range h.Values("Link") {
+		for _, link := range strings.Split(v, ",") {
+			target, params, ok := strings.Cut(strings.TrimSpace(link), ";")
+			if !ok || !strings.HasPrefix(target, "<") || !strings.HasSuffix(target, ">") {
+				continue
+			}
+			for _, p := range strings.Split(params, ";") {
+				k, v, _ := strings.Cut(strings.TrimSpace(p), "=")
+				if strings.EqualFold(k, "rel") && slices.Contains(strings.Fields(strings.ToLower(strings.Trim(v, `"`))), "canonical") {
+					out = append(out, strings.Trim(target, "<>"))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // mwHead reads the head as a browser builds it (x/net/html's tree
