@@ -330,6 +330,7 @@ func (l *loader) root(tree map[string]any) {
 	}
 	l.redirects(tree)
 	l.crawl(tree)
+	l.markdownTable(tree) // markdown.go
 }
 
 // topTable returns the top-level table name of tree: nil when it is absent

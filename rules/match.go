@@ -73,6 +73,7 @@ type merged struct {
 	replaceJSON bool
 	localized   bool
 	rewrite     *bool
+	signal      ContentSignal // content_signal, key by key (markdown.go)
 }
 
 // PooledMatch returns a Match from c's pool, for ResolveInto; Release
@@ -229,6 +230,7 @@ func (m *Match) merge() {
 		if r.Rewrite != nil {
 			f.rewrite = r.Rewrite
 		}
+		f.mergeSignal(r)
 	}
 }
 
