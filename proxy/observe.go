@@ -95,6 +95,10 @@ func (rs *reqState) observed() {
 	rec := hk.rec
 	rec.Outcome, rec.Kind, rec.Skip = rs.outcome, rs.kind, rs.skip
 	rec.Match = rs.m
+	if rs.mdRec != nil {
+		c := *rs.mdRec
+		rec.Markdown = &c
+	}
 	if rec.Outcome == "" {
 		rec.Outcome = Passthrough
 	}

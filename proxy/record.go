@@ -45,6 +45,10 @@ type Record struct {
 	// mode would have; nil when none. Its Source says which of §11's
 	// normalization, rules and tables answered.
 	Redirect *rules.Redirect
+	// Markdown is the Markdown answer's record (§19.1): the converter's
+	// figures, or why the page went out as HTML; nil when the client did
+	// not ask for Markdown.
+	Markdown *MarkdownRecord
 }
 
 // Outcome is what became of a request: the outcome label of

@@ -294,3 +294,21 @@ func signalSets(r *Rule, key string) bool {
 	}
 	return true
 }
+
+// MarkdownURL is the absolute URL of the Markdown version of m's page
+// (§24: on base_url, the path form when markdown.suffix is set, else the
+// page's own path); "" when the page has none: no [markdown], a path
+// outside markdown.match, or rewrite = false.
+func (m *Match) MarkdownURL() string {
+	if !m.HasMarkdown() {
+		return ""
+	}
+	return m.cfg.Site.BaseURL + m.cfg.Markdown.FormPath(EscapePath(m.Path))
+}
+
+// HasMarkdown reports whether m's page has a Markdown version: [markdown]
+// is on, the path is under markdown.match, and rewrite is not false.
+func (m *Match) HasMarkdown() bool {
+	c := m.cfg
+	return c != nil && c.Markdown != nil && m.Rewrite() && c.Markdown.Covers(m.Path)
+}
