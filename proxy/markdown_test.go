@@ -351,3 +351,24 @@ func TestMarkdownRecord(t *testing.T) {
 		t.Fatalf("body:\n%s", w.Body)
 	}
 }
+
+func TestInspectorMarkdown(t *testing.T) {
+	up := &mdUpstream{}
+	f := newInspector(t, up.ServeHTTP, mdConfig)
+	res, body := mdGet(t, "GET", f.admin.URL+"/inspect?path=/notes/3", "")
+	if res.StatusCode != 200 || !strings.Contains(body, `id="markdown"`) || !strings.Contains(body, `/inspect?format=markdown&amp;path=%2Fnotes%2F3`) {
+		t.Fatalf("no Markdown section:\n%s", body)
+	}
+	res, body = mdGet(t, "GET", f.admin.URL+"/inspect?format=markdown&path=/notes/3", "")
+	if ct := res.Header.Get("Content-Type"); ct != "text/plain; charset=utf-8" || !strings.Contains(body, "# Note three") || !strings.Contains(body, `title: "Rule title"`) {
+		t.Fatalf("%s\n%s", ct, body)
+	}
+	_, body = mdGet(t, "GET", f.admin.URL+"/inspect?format=markdown&path=/big/1", "")
+	if !strings.Contains(body, "as HTML, not Markdown: too_large") {
+		t.Fatalf("fallback not said:\n%s", body)
+	}
+	_, body = mdGet(t, "GET", f.admin.URL+"/inspect?path=/elsewhere", "")
+	if strings.Contains(body, `id="markdown"`) {
+		t.Fatal("a Markdown section for a page without one")
+	}
+}
