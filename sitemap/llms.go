@@ -52,7 +52,7 @@ type llmsBuilder struct {
 	counts   []int
 	full     int // sections that hold max_links links
 	size     int
-	leftOut  int // links left out at maxLLMSBytes
+	leftOut  int             // links left out at maxLLMSBytes
 	md       *rules.Markdown // [markdown]: links go to the .md forms when it has a suffix (§19.1)
 }
 
