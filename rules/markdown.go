@@ -312,3 +312,21 @@ func (m *Match) HasMarkdown() bool {
 	c := m.cfg
 	return c != nil && c.Markdown != nil && m.Rewrite() && c.Markdown.Covers(m.Path)
 }
+
+// WithMarkdown returns c when it has [markdown], else a copy of c with
+// [markdown]'s defaults enabled (`headgate rewrite -markdown` on a config
+// without the table).
+func (c *Config) WithMarkdown() *Config {
+	if c.Markdown != nil {
+		return c
+	}
+	origin := c.Site.BaseURL
+	base, _ := url.Parse(origin + "/")
+	conv, err := markdown.New(markdown.Options{Base: base, URLOK: func(u *url.URL) bool { return ValidURL(origin, u.String()) == "" }})
+	if err != nil {
+		return c // the defaults compile: not reached
+	}
+	d := *c
+	d.Markdown = &Markdown{Match: []string{"/*"}, Suffix: ".md", MaxBytes: DefaultMarkdownMaxBytes, Converter: conv, all: true}
+	return &d
+}
