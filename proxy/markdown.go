@@ -98,8 +98,25 @@ func (p *Proxy) markdownRequest(rs *reqState, r *http.Request, path string, targ
 		rs.mdWant = true
 		return false
 	}
-	if accept := hvalues(r.Header, "Accept"); len(accept) > 0 && markdown.Prefers(strings.Join(accept, ", ")) && md.Covers(path) {
-		rs.mdWant = true
+	if accept := hvalues(r.Header, "Accept"); len(accept) > 0 && mentionsMarkdown(accept) && md.Covers(path) {
+		a := accept[0]
+		if len(accept) > 1 {
+			a = strings.Join(accept, ", ")
+		}
+		rs.mdWant = markdown.Prefers(a)
+	}
+	return false
+}
+
+// mentionsMarkdown reports whether an Accept names "markdown" in any case:
+// the header of nearly every request does not, and is not parsed.
+func mentionsMarkdown(vs []string) bool {
+	for _, v := range vs {
+		for i := 0; i+8 <= len(v); i++ {
+			if (v[i]|0x20) == 'm' && strings.EqualFold(v[i:i+8], "markdown") {
+				return true
+			}
+		}
 	}
 	return false
 }
@@ -451,16 +468,16 @@ func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
 	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || !htmlType(hget(res.Header, "Content-Type")) || !mayRewrite(res.Request.Method) {
 		return
 	}
-	href := ""
-	if rs.result != nil && rs.result.Head != nil {
-		href = rs.result.Head.Markdown
-	}
-	if href == "" {
-		href = rs.m.MarkdownURL()
-	}
-	if href == "" {
+	link := rs.m.MarkdownLink()
+	if link == "" {
 		return
 	}
-	addVary(h, "Accept")
-	h.Add("Link", "<"+href+`>; rel="alternate"; type="text/markdown"`)
+	if vs := h["Vary"]; len(vs) == 1 && &vs[0] == &varyAcceptEncoding[0] {
+		h["Vary"] = varyAcceptEncodingAccept // rewriteBody's, and ours: shared, full
+	} else {
+		addVary(h, "Accept")
+	}
+	h["Link"] = append(h["Link"], link)
 }
+
+var varyAcceptEncodingAccept = []string{"Accept-Encoding", "Accept"}

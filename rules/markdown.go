@@ -254,7 +254,7 @@ func (d *ruleDec) contentSignal(key string, v any) {
 // key, the later rule winning (§2.3); nil when no rule sets one. It lives
 // in m: valid until m is released.
 func (m *Match) ContentSignal() *ContentSignal {
-	if m.f.signal.Line() == "" {
+	if m.f.signal == (ContentSignal{}) {
 		return nil
 	}
 	return &m.f.signal
@@ -300,11 +300,37 @@ func signalSets(r *Rule, key string) bool {
 // page's own path); "" when the page has none: no [markdown], a path
 // outside markdown.match, or rewrite = false.
 func (m *Match) MarkdownURL() string {
-	if !m.HasMarkdown() {
+	link := m.MarkdownLink()
+	if link == "" {
 		return ""
 	}
-	return m.cfg.Site.BaseURL + m.cfg.Markdown.FormPath(EscapePath(m.Path))
+	return link[1 : len(link)-len(markdownLinkTail)]
 }
+
+// MarkdownLink is the Link header value that names the page's Markdown
+// version (`<URL>; rel="alternate"; type="text/markdown"`); "" when it has
+// none. Made once per Match, in one allocation with MarkdownURL: every
+// HTML answer of such a page carries it.
+func (m *Match) MarkdownLink() string {
+	if !m.mdDone {
+		m.mdDone = true
+		if m.HasMarkdown() {
+			md, path := m.cfg.Markdown, EscapePath(m.Path)
+			tail := ""
+			switch {
+			case md.Suffix == "":
+			case strings.HasSuffix(path, "/"):
+				tail = "index" + md.Suffix
+			default:
+				tail = md.Suffix
+			}
+			m.mdURL = "<" + m.cfg.Site.BaseURL + path + tail + markdownLinkTail
+		}
+	}
+	return m.mdURL
+}
+
+const markdownLinkTail = `>; rel="alternate"; type="text/markdown"`
 
 // HasMarkdown reports whether m's page has a Markdown version: [markdown]
 // is on, the path is under markdown.match, and rewrite is not false.
