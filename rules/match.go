@@ -22,7 +22,7 @@ type Match struct {
 	rest      string // the path after the locale segment: "/about", or "" for "/de"
 	mdURL     string // MarkdownURL, once asked (markdown.go)
 	mdDone    bool
-	truncated bool   // the span budget ran out: Matched may lack rules
+	truncated bool // the span budget ran out: Matched may lack rules
 
 	data *matchData // what the data tables say (datarender.go); nil: nothing
 
