@@ -46,8 +46,8 @@ type Record struct {
 	// normalization, rules and tables answered.
 	Redirect *rules.Redirect
 	// Markdown is the Markdown answer's record (§19.1): the converter's
-	// figures, or why the page went out as HTML; nil when the client did
-	// not ask for Markdown.
+	// figures, or why the page went out as HTML; nil when no conversion
+	// was tried (no request for Markdown, or no page to convert).
 	Markdown *MarkdownRecord
 }
 
