@@ -94,7 +94,11 @@ func (u *mdUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		h.Set("Content-Encoding", "gzip")
 		zw := gzip.NewWriter(w)
-		io.WriteString(zw, mdPage)
+		if strings.HasPrefix(r.URL.Path, "/gz/big") {
+			io.WriteString(zw, strings.Replace(mdPage, "<main>", "<main>"+strings.Repeat("<p>filler text</p>", 400), 1))
+		} else {
+			io.WriteString(zw, mdPage)
+		}
 		zw.Close()
 	case strings.HasPrefix(r.URL.Path, "/br/"):
 		h.Set("Content-Type", "text/html; charset=utf-8")
@@ -257,6 +261,7 @@ func TestMarkdownFailOpen(t *testing.T) {
 		{"rewrite false", "/raw/1", 200, "text/html", "Upstream title"},
 		{"fragment", "/frag/1", 200, "text/html", "a fragment"},
 		{"path form too large", "/big/1.md", 200, "text/html", "filler text"},
+		{"gzip too large", "/gz/big", 200, "text/html", "filler text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, body := mdGet(t, "GET", front.URL+tc.path, "text/markdown")
@@ -266,10 +271,13 @@ func TestMarkdownFailOpen(t *testing.T) {
 			if !strings.Contains(body, tc.contains) {
 				t.Fatalf("body lacks %q:\n%s", tc.contains, body)
 			}
+			if tc.ctype == "text/html" && tc.status == 200 && tc.name != "fragment" && !strings.HasSuffix(body, "</html>\n") {
+				t.Fatalf("the HTML answer is not whole: …%s", body[max(0, len(body)-200):])
+			}
 		})
 	}
-	if got := testutil.ToFloat64(p.mm.fallbacks.WithLabelValues("too_large")); got != 2 {
-		t.Errorf("too_large fallbacks = %v, want 2", got)
+	if got := testutil.ToFloat64(p.mm.fallbacks.WithLabelValues("too_large")); got != 3 {
+		t.Errorf("too_large fallbacks = %v, want 3", got)
 	}
 	if got := testutil.ToFloat64(p.mm.fallbacks.WithLabelValues("charset")); got != 1 {
 		t.Errorf("charset fallbacks = %v, want 1", got)
