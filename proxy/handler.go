@@ -52,6 +52,7 @@ type reqState struct {
 	mdWant bool
 	mdPage string
 	mdRec  *MarkdownRecord
+	mdLink [1]string // backs the alternate Link header's value slice
 }
 
 type reqKey struct{}

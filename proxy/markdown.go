@@ -477,7 +477,12 @@ func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
 	} else {
 		addVary(h, "Accept")
 	}
-	h["Link"] = append(h["Link"], link)
+	if vs, ok := h["Link"]; ok {
+		h["Link"] = append(vs, link)
+	} else {
+		rs.mdLink[0] = link
+		h["Link"] = rs.mdLink[:1:1] // full: an append elsewhere copies
+	}
 }
 
 var varyAcceptEncodingAccept = []string{"Accept-Encoding", "Accept"}
