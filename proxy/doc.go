@@ -34,6 +34,12 @@
 //     the target;
 //     headgate answers one redirect (or a 410) itself, counted in
 //     headgate_redirects_total{source,status} and outcome="redirected".
+//     Before the redirects, [markdown] (proxy/markdown.go, SPEC §19):
+//     a request that prefers text/markdown, or names the .md path form
+//     (resolved, denied and redirected as its page), is marked for
+//     ModifyResponse to convert the page as served; it fails open to the
+//     HTML. agentHeaders adds Content-Signal/Content-Usage and, on HTML
+//     answers of pages with a Markdown version, Vary and the alternate Link.
 //  4. Everything else goes through an httputil.ReverseProxy. Its Rewrite
 //     sets the upstream URL, the Host (server.preserve_host) and
 //     X-Forwarded-For/Proto/Host (a trusted proxy's X-Forwarded-For is

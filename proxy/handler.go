@@ -45,6 +45,14 @@ type reqState struct {
 	obs      *observeHook    // the request's observer (Observe) and its Record; nil for most
 	result   *rewrite.Result // for obs: the rewrite's result
 	redirect string          // the source of a redirect headgate answered (§11)
+
+	// [markdown] (markdown.go): the client wants the page's Markdown; the
+	// page path of the suffix path form ("" for the page's own path); the
+	// conversion's record.
+	mdWant bool
+	mdPage string
+	mdRec  *MarkdownRecord
+	mdLink [1]string // backs the alternate Link header's value slice
 }
 
 type reqKey struct{}
@@ -113,6 +121,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rs.outcome = LLMSTxt
 		}
 		st.sitemap.ServeHTTP(rs.w, r)
+		return
+	}
+	if st.cfg.Markdown != nil && !st.shadow && mayRewrite(r.Method) && p.markdownRequest(rs, r, path, &target) {
 		return
 	}
 	if p.redirect(rs, rs.w, r, target) {

@@ -129,8 +129,8 @@ func isHexDigit(c byte) bool {
 func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	asJSON := q.Get("format") == "json"
-	if f := q.Get("format"); f != "" && f != "json" && f != "html" {
-		inspectError(w, asJSON, http.StatusBadRequest, "format must be html or json")
+	if f := q.Get("format"); f != "" && f != "json" && f != "html" && f != "markdown" {
+		inspectError(w, asJSON, http.StatusBadRequest, "format must be html, json or markdown")
 		return
 	}
 	raw, given := q["path"]
@@ -141,6 +141,10 @@ func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 	target, err := inspectTarget(raw[0])
 	if err != nil {
 		inspectError(w, asJSON, http.StatusBadRequest, err.Error())
+		return
+	}
+	if q.Get("format") == "markdown" {
+		p.inspectMarkdown(w, r, target) // inspect_markdown.go
 		return
 	}
 	rep := p.inspectPath(r, target)
@@ -209,6 +213,7 @@ func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
 
 	rep := buildReport(cfg, target, rec, w)
 	p.imagePolicy(st).apply(rep.Card)
+	rep.Markdown = markdownInspectURL(rec, target)
 	rep.UpstreamURL = strings.TrimRight(st.upstream.String(), "/") + target
 	rep.Elapsed = elapsed.Round(time.Millisecond).String()
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errInspectEnough) {

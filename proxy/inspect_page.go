@@ -193,6 +193,9 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{end}}<tr class="end"><td></td><td>head ends at {{or .HeadEnd.Upstream "—"}}</td><td>head ends at {{or .HeadEnd.Served "—"}}</td></tr>
 </table>
 
+{{with .Markdown}}<h2 id="markdown">Markdown for agents</h2>
+<p class="sub">This page has a Markdown version (§19.1): <a href="{{.}}">the Markdown headgate serves for it</a>, made from the served head above and the page's content.</p>{{end}}
+
 <h2 id="changes">Changes</h2>
 {{if .Changes}}<table class="changes" id="changes-table"><tr><th>action</th><th>identity</th><th>key</th><th>value</th><th>reason</th></tr>
 {{range .Changes}}<tr><td class="act {{.Action}}">{{.Action}}</td><td class="mono">{{.Identity}}</td><td class="mono">{{.Key}}</td><td class="mono v">{{.Value}}</td><td>{{.Reason}}</td></tr>

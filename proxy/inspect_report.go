@@ -35,6 +35,9 @@ type inspectReport struct {
 	Notes        []string        `json:"notes,omitempty"`
 	Error        string          `json:"error,omitempty"`
 	Elapsed      string          `json:"elapsed"`
+	// Markdown is the inspector's address of the page's Markdown
+	// (format=markdown, inspect_markdown.go); "" when it has none.
+	Markdown string `json:"markdown,omitempty"`
 }
 
 type inspectDecision struct {

@@ -98,6 +98,10 @@ func (rs *reqState) observed() {
 	if rs.m != nil {
 		rec.Experiment, rec.Group = rs.m.Experiment()
 	}
+	if rs.mdRec != nil {
+		c := *rs.mdRec
+		rec.Markdown = &c
+	}
 	if rec.Outcome == "" {
 		rec.Outcome = Passthrough
 	}

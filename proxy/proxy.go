@@ -62,6 +62,7 @@ type Proxy struct {
 	reg     *prometheus.Registry
 	m       *metrics
 	rm      *redirectMetrics
+	mm      *markdownMetrics
 	opts    Options
 	rp      *httputil.ReverseProxy
 	state   atomic.Pointer[state]
@@ -105,6 +106,9 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 	}
 	p.m = m
 	if p.rm, err = newRedirectMetrics(p.reg, m); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
+	if p.mm, err = newMarkdownMetrics(p.reg, m); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
 	p.rp = &httputil.ReverseProxy{

@@ -50,6 +50,10 @@ type Record struct {
 	// Match.Experiment says; "" when no experiment covers it. Observers
 	// label by them (insight's bot requests by group).
 	Experiment, Group string
+	// Markdown is the Markdown answer's record (§19.1): the converter's
+	// figures, or why the page went out as HTML; nil when no conversion
+	// was tried (no request for Markdown, or no page to convert).
+	Markdown *MarkdownRecord
 }
 
 // Outcome is what became of a request: the outcome label of

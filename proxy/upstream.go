@@ -32,6 +32,9 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 	if st.cfg.Server.PreserveHost {
 		pr.Out.Host = pr.In.Host
 	}
+	if rs.mdWant {
+		markdownUpstream(pr, rs)
+	}
 	setForwarded(pr, st)
 	guardRequest(pr.Out)
 	h := pr.Out.Header
@@ -101,6 +104,7 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 	if err := p.decideResponse(res, rs); err != nil {
 		return err // proxyError's page carries none of the upstream's fields
 	}
+	p.agentHeaders(res, rs) // markdown.go
 	handOver(rs.w.Header(), res.Header)
 	return nil
 }
@@ -157,7 +161,9 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 		case !rs.m.Rewrite():
 			// rewrite = false (§16.1): proxied with the §4.8/§4.9 headers.
 			rs.outcome, rs.skip = SkippedRule, SkipRule
-		case !rs.m.Any() && !cfg.Site.CorrectUpstream:
+		case rs.mdWant && !isAttachment(hget(h, "Content-Disposition")):
+			return p.markdownBody(res, rs, coding) // markdown.go
+		case !rs.m.Any() && !cfg.Site.CorrectUpstream && !rs.m.HasMarkdown():
 			// Nothing could change: skip the tokenizer.
 			rs.outcome, rs.skip = Passthrough, SkipNothing
 		case isAttachment(hget(h, "Content-Disposition")):

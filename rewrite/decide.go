@@ -269,6 +269,10 @@ func (h *headScan) writeTags(d *decision) []byte {
 			d.changes = append(d.changes, Change{Action: Wrote, Identity: rules.IdentAlternates, Key: a.Hreflang, Value: a.Href})
 		}
 	}
+	if head.Markdown != "" && d.writes(rules.IdentMarkdown) {
+		tw.linkType("alternate", "text/markdown", head.Markdown)
+		d.wrote(rules.IdentMarkdown, head.Markdown)
+	}
 	// Under fill, a page of an hreflang group whose upstream alternates
 	// stay keeps its own languages: the group's og:locale tags would say
 	// another set (§12.3: they follow the same rows as the alternates).

@@ -725,6 +725,8 @@ func linkIdentity(tag []byte, ta *tagAttrs) string {
 		return rules.IdentCanonical
 	case ta.has&hasHreflang != 0 && hasToken(rel, "alternate"):
 		return rules.IdentAlternates
+	case ta.has&hasType != 0 && hasToken(rel, "alternate") && asciiEqualFold(trimSpace(ta.typ.val(tag)), "text/markdown"):
+		return rules.IdentMarkdown
 	}
 	return ""
 }
@@ -1119,6 +1121,17 @@ func (t *tagWriter) link(rel, hreflang, href string) {
 		t.w = append(t.w, `" hreflang="`...)
 		t.value(hreflang)
 	}
+	t.w = append(t.w, `" href="`...)
+	t.value(href)
+	t.w = closeVoid(t.w, t.xhtml)
+}
+
+// linkType writes a link with a type ("text/markdown", §19.1).
+func (t *tagWriter) linkType(rel, typ, href string) {
+	t.w = append(t.w, `<link rel="`...)
+	t.w = append(t.w, rel...)
+	t.w = append(t.w, `" type="`...)
+	t.w = append(t.w, typ...)
 	t.w = append(t.w, `" href="`...)
 	t.value(href)
 	t.w = closeVoid(t.w, t.xhtml)

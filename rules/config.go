@@ -44,6 +44,7 @@ type Config struct {
 
 	LLMSTxt  *LLMSTxt  // [llms_txt]; nil when the file has none
 	IndexNow *IndexNow // [indexnow]; nil when the file has none
+	Markdown *Markdown // [markdown] (§19.1); nil when absent or not enabled
 
 	Normalize      Normalize        // [normalize] (§11.1)
 	Inspector      Inspector        // [inspector] (§23)
@@ -191,7 +192,8 @@ type Rule struct {
 	Inherit *bool       // inherit = false: the merge starts afresh here
 	Query   []QueryCond // query conditions, by key
 
-	exp *Experiment // not nil: the variant of this experiment (experiment.go)
+	exp           *Experiment    // not nil: the variant of this experiment (experiment.go)
+	ContentSignal *ContentSignal // content_signal (§19.2); nil is unset
 }
 
 // Robots is a rule's robots table.

@@ -12,7 +12,7 @@ func newSchema() *schema.Keys {
 	return schema.NewKeys(
 		serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields, hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields, inspectorFields,
 		experimentFields, variantFields,
-		ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields, contentSignalFields, groupFields, llmsSectionFields,
+		ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields, contentSignalFields, markdownFields, groupFields, llmsSectionFields,
 	)
 }
 

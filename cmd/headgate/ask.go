@@ -94,11 +94,12 @@ func (w *warnings) take() []string {
 }
 
 func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, cfgPath := newFlags("rewrite", "rewrite -config FILE -path PATH [-content-type TYPE] [-changes] [FILE]", stderr)
+	fs, cfgPath := newFlags("rewrite", "rewrite -config FILE -path PATH [-content-type TYPE] [-changes] [-markdown] [FILE]", stderr)
 	path := fs.String("path", "", "the request target as it arrives (percent-encoded, optionally with ?query)")
 	ctype := fs.String("content-type", "text/html", "the response's Content-Type; the default names no charset, so the document's own <meta charset> decides, as a browser does")
 	csp := fs.String("csp", "", "the response's Content-Security-Policy (for a script nonce)")
 	changes := fs.Bool("changes", false, "list what was changed on stderr")
+	asMarkdown := fs.Bool("markdown", false, "print the page's Markdown for agents (SPEC §19.1) instead of its HTML; [markdown]'s defaults when the config has none")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -109,6 +110,11 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, code := load(*cfgPath, stderr)
 	if cfg == nil {
 		return code
+	}
+	var header http.Header
+	if *asMarkdown {
+		cfg = cfg.WithMarkdown()
+		header = http.Header{"Accept": {"text/markdown"}}
 	}
 	in := stdin
 	if fs.NArg() == 1 {
@@ -153,7 +159,7 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer a.Close()
 	ans := newAnswer(stdout)
-	rec, err := a.Ask(context.Background(), app.Request{Target: *path, OnRecord: func(rec *proxy.Record) {
+	rec, err := a.Ask(context.Background(), app.Request{Target: *path, Header: header, OnRecord: func(rec *proxy.Record) {
 		if rec.Outcome.AnsweredItself() {
 			ans.body = nil // not the document: its bytes are no answer to print
 		}
@@ -175,6 +181,14 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *changes {
 		writeChanges(stderr, rec)
+	}
+	if *asMarkdown && rec.Outcome != proxy.Markdown {
+		why := "the page is no page headgate converts (a fragment, rewrite = false, or outside markdown.match)"
+		if m := rec.Markdown; m != nil && m.Fallback != "" {
+			why = m.Fallback + ": " + m.Err
+		}
+		fmt.Fprintf(stderr, "headgate rewrite: %q: no Markdown, the HTML was printed: %s\n", *path, why)
+		return exitFix
 	}
 	return exitOK
 }
