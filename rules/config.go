@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/headgate/headgate/bots"
 )
 
 // Mode is site.mode.
@@ -48,6 +50,8 @@ type Config struct {
 	Normalize      Normalize        // [normalize] (§11.1)
 	Redirects      []*RedirectRule  // [[redirect]], in file order
 	RedirectTables []*RedirectTable // [[redirect_table]], in file order
+
+	Bots bots.Config // [bots] (§18), over bots.Defaults; checked by bots.Config.Check at load
 
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
@@ -117,6 +121,7 @@ const DefaultMaxHeadBytes = 256 << 10
 
 func defaults() Config {
 	return Config{
+		Bots: bots.Defaults(),
 		Server: Server{
 			Listen:          ":8080",
 			AdminListen:     "127.0.0.1:9090",

@@ -12,6 +12,7 @@ func newSchema() *schema.Keys {
 	return schema.NewKeys(
 		serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields, hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields,
 		ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields, contentSignalFields, groupFields, llmsSectionFields,
+		botsFields, botsAccessFields, botsCrawlerFields,
 	)
 }
 

@@ -19,6 +19,7 @@ var codes = []string{
 	"HG120", "HG121", "HG130", "HG140", "HG141", "HG150", "HG160", "HG170", "HG180", "HG181", "HG182",
 	"HG175", "HG176", "HG177",
 	"HG190", "HG191", "HG192",
+	"HG200", "HG201", "HG202", "HG203", "HG204", "HG205", "HG206", "HG207", "HG208", "HG209",
 }
 
 // TestBadConfigs loads each testdata/bad/NAME.toml and compares the report

@@ -330,6 +330,9 @@ func (l *loader) root(tree map[string]any) {
 	}
 	l.redirects(tree)
 	l.crawl(tree)
+	if t := l.topTable(tree, botsFields.Name, false); t != nil {
+		l.bots(t)
+	}
 }
 
 // topTable returns the top-level table name of tree: nil when it is absent
