@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/headgate/headgate/bots"
 	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
@@ -45,6 +46,10 @@ type reqState struct {
 	obs      *observeHook    // the request's observer (Observe) and its Record; nil for most
 	result   *rewrite.Result // for obs: the rewrite's result
 	redirect string          // the source of a redirect headgate answered (§11)
+
+	bot     bots.Identity // who is asking, with [bots] on (bots.go)
+	botRule string        // the access rule that decided (bots.Reason); "" when none
+	botDeny bool          // it denies
 }
 
 type reqKey struct{}
@@ -105,6 +110,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		errorPage(rs.w, http.StatusNotFound, "There is nothing at this address.")
 		return
 	}
+	if st.bots != nil {
+		rs.identify(r)
+	}
 	if st.sitemap != nil && st.sitemap.Handles(r.URL.Path) { // decoded: /sitemap%2Exml is /sitemap.xml
 		rs.outcome, rs.kind = Sitemap, KindHeadgate
 		if r.URL.Path == "/robots.txt" {
@@ -113,6 +121,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rs.outcome = LLMSTxt
 		}
 		st.sitemap.ServeHTTP(rs.w, r)
+		return
+	}
+	if st.bots != nil && p.botAccess(rs, rs.w, r, target) {
 		return
 	}
 	if p.redirect(rs, rs.w, r, target) {
@@ -192,6 +203,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 			slog.String("user_agent", r.UserAgent()),
 			slog.Any("rules", rulePatterns(rs.m)),
 			redirectAttr(rs),
+			botAttrs(rs),
 		)
 	}
 	if v != nil {
