@@ -2,10 +2,12 @@ package proxy
 
 import (
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -374,5 +376,49 @@ func TestBotsRealSourceAddress(t *testing.T) {
 	}
 	if up.count() != 1 {
 		t.Errorf("upstream hits %d, want 1", up.count())
+	}
+}
+
+// The inspector identifies a ua= and ip= as the proxy does any request,
+// and shows the Record's identity and access decision.
+func TestBotsInspector(t *testing.T) {
+	p, up, _ := botsProxy(t, "", `spoofed = "deny"`, "")
+	admin := httptest.NewServer(p.Admin())
+	defer admin.Close()
+	get := func(q string) (int, string) {
+		res, err := http.Get(admin.URL + "/inspect?path=/notes/1&" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var b strings.Builder
+		_, _ = io.Copy(&b, res.Body)
+		return res.StatusCode, b.String()
+	}
+	var rep inspectReport
+	_, body := get("format=json&ip=127.66.0.1&ua=" + url.QueryEscape(uaGooglebot))
+	if err := json.Unmarshal([]byte(body), &rep); err != nil {
+		t.Fatal(err, body)
+	}
+	if id := rep.Identity; id == nil || id.Name != "googlebot" || id.Category != "search" || id.Verified != "ip" || id.Access != "allow" {
+		t.Errorf("verified: identity %+v", rep.Identity)
+	}
+	_, body = get("format=json&ip=192.0.2.9&ua=" + url.QueryEscape(uaGooglebot))
+	rep = inspectReport{}
+	if err := json.Unmarshal([]byte(body), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if id := rep.Identity; id == nil || id.Verified != "no" || id.Access != "deny" || id.Rule != "bots.spoofed" || rep.Decision.Kind != "bot_denied" || rep.Served.Status != 403 {
+		t.Errorf("spoofed: identity %+v, decision %+v, status %d", rep.Identity, rep.Decision, rep.Served.Status)
+	}
+	code, page := get("ip=192.0.2.9&ua=" + url.QueryEscape(uaGooglebot))
+	if code != 200 || !strings.Contains(page, `<h2 id="identity">Identity</h2>`) || !strings.Contains(page, "bots.spoofed") {
+		t.Errorf("HTML page %d lacks the Identity section", code)
+	}
+	if code, _ := get("ip=nope"); code != 400 {
+		t.Errorf("ip=nope: %d, want 400", code)
+	}
+	if up.count() != 1 {
+		t.Errorf("upstream hits %d, want 1 (the spoofed requests are never forwarded)", up.count())
 	}
 }
