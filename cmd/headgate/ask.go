@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -236,7 +237,9 @@ func explainUpstream(w http.ResponseWriter, r *http.Request) {
 }
 
 func cmdExplain(args []string, stdout, stderr io.Writer) int {
-	fs, cfgPath := newFlags("explain", "explain -config FILE PATH", stderr)
+	fs, cfgPath := newFlags("explain", "explain -config FILE [-ua USER-AGENT] [-ip ADDRESS] PATH", stderr)
+	ua := fs.String("ua", "", "the request's User-Agent: shows how [bots] identifies it and what its access rules decide")
+	ip := fs.String("ip", "", "the client address the request comes from (with -ua: how [bots] verifies it)")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -249,6 +252,15 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	target, req := explainTarget(cfg, fs.Arg(0))
+	var client netip.Addr
+	if *ip != "" {
+		a, err := netip.ParseAddr(*ip)
+		if err != nil {
+			fmt.Fprintf(stderr, "headgate explain: -ip %q is not an IP address\n", *ip)
+			return exitUsage
+		}
+		client = a
+	}
 	mode := cfg.Site.Mode
 	if mode == rules.ModeShadow {
 		// Shadow serves the upstream's bytes; explain shows what it would
@@ -266,7 +278,13 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	defer a.Close()
 	ask := func(h http.Header) (*proxy.Record, *answer) {
 		ans := newAnswer(nil)
-		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: h}, ans)
+		if *ua != "" {
+			if h == nil {
+				h = http.Header{}
+			}
+			h.Set("User-Agent", *ua)
+		}
+		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: h, Client: client}, ans)
 		return rec, ans
 	}
 	rec, ans := ask(nil)
@@ -277,6 +295,9 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s\n", fs.Arg(0))
 	for _, l := range warn.take() {
 		fmt.Fprintf(stdout, "  headgate logs: %s\n", l)
+	}
+	if explainBot(stdout, cfg, rec, ans, *ua != "" || *ip != "") {
+		return exitOK
 	}
 	switch rec.Outcome {
 	case proxy.Redirected:
@@ -363,4 +384,39 @@ func addedHeaders(h http.Header, names ...string) []string {
 		}
 	}
 	return out
+}
+
+// explainBot prints the Record's identity and what [bots]' access decided
+// (SPEC §18), and reports whether headgate answered 403 for it.
+func explainBot(w io.Writer, cfg *rules.Config, rec *proxy.Record, ans *answer, asked bool) bool {
+	if !cfg.Bots.Enabled {
+		if asked {
+			fmt.Fprintln(w, "  identity: [bots] is off: requests are not identified")
+		}
+		return false
+	}
+	id := rec.Bot
+	if !id.Known() {
+		fmt.Fprintln(w, "  identity: no known crawler")
+		return false
+	}
+	cat := string(id.Category)
+	if cat == "" {
+		cat = "no category"
+	}
+	fmt.Fprintf(w, "  identity: %s (%s), verified: %s\n", id.Name, cat, id.Verified)
+	switch {
+	case rec.Outcome == proxy.BotDenied:
+		fmt.Fprintf(w, "  access: denied by %s: headgate answers %d; nothing is forwarded\n", rec.BotRule, ans.status)
+		return true
+	case rec.BotDenied:
+		fmt.Fprintf(w, "  access: denied by %s (shadow mode: logged, forwarded)\n", rec.BotRule)
+	case rec.BotRule != "":
+		fmt.Fprintf(w, "  access: allowed by %s\n", rec.BotRule)
+	case rec.Outcome.AnsweredItself():
+		fmt.Fprintln(w, "  access: allowed (headgate answers this path itself, to every crawler)")
+	default:
+		fmt.Fprintln(w, "  access: allowed (no access rule matches)")
+	}
+	return false
 }
