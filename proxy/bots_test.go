@@ -193,7 +193,7 @@ func TestBotsSpoofedDenied(t *testing.T) {
 			}
 		}
 	}
-	want := map[string]any{"bot": "googlebot", "bot_category": "search", "bot_verified": "no", "bot_rule": "bots.spoofed", "bot_action": "deny", "status": 403.0}
+	want := map[string]any{"bot": "googlebot", "bot_category": "search", "bot_verified": "no", "bot_rule": "bots.spoofed", "status": 403.0}
 	for k, v := range want {
 		if line[k] != v {
 			t.Errorf("access log %s = %v, want %v (line %v)", k, line[k], v, line)

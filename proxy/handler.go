@@ -191,6 +191,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	p.clocks.stop(&rs.clock) // stopped already, unless a phase panicked
 	inc(&p.m.outcomes, p.m.requests, string(rs.outcome))
 	if rs.st.cfg.Server.AccessLog {
+		ba := botAttrs(rs)
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("client", rs.st.client(r)),
 			slog.String("method", r.Method),
@@ -203,7 +204,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 			slog.String("user_agent", r.UserAgent()),
 			slog.Any("rules", rulePatterns(rs.m)),
 			redirectAttr(rs),
-			botAttrs(rs),
+			ba[0], ba[1], ba[2], ba[3],
 		)
 	}
 	if v != nil {
