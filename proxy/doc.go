@@ -127,6 +127,10 @@
 //   - Memory per request is bounded: the head (server.max_head_bytes),
 //     copies of the compressed bytes read with it, 32 KiB copy buffers, and
 //     pooled coders; zstd windows are capped at 8 MiB.
+//   - A client's Headgate-Bot field (and bots.upstream_header's) is removed
+//     from every forwarded request, [bots] on or off; the identity sent in
+//     its place comes from the verifier, whose client address is
+//     server.trusted_proxies' (never an untrusted peer's X-Forwarded-For).
 //   - The admin listener is separate from the public one; the sitemap's
 //     upstream fetches carry none of the client's cookies or headers.
 package proxy
