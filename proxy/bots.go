@@ -79,11 +79,6 @@ func (p *Proxy) swapBots(st *state, cfg *rules.Config) error {
 		bv = &botVerifier{v: v, cfg: part}
 		p.bots = bv
 	}
-	if bv.stop == nil && cfg.Bots.RefreshURLs {
-		ctx, cancel := context.WithCancel(context.Background())
-		bv.stop = cancel
-		go bv.v.Run(ctx)
-	}
 	tokens := map[string][]string{}
 	for _, c := range bv.v.Crawlers() {
 		tokens[c.Name] = c.Tokens
@@ -108,6 +103,11 @@ func (p *Proxy) swapBots(st *state, cfg *rules.Config) error {
 		return fmt.Errorf("[bots]: %w", err)
 	}
 	st.bots = &botState{v: bv.v, acc: acc}
+	if bv.stop == nil && cfg.Bots.RefreshURLs {
+		ctx, cancel := context.WithCancel(context.Background())
+		bv.stop = cancel
+		go bv.v.Run(ctx)
+	}
 	return nil
 }
 

@@ -4,9 +4,10 @@ import "strings"
 
 // RobotsDisallows reports whether the robots.txt this handler serves
 // disallows path (as requested, percent-encoded) for a crawler whose
-// user-agent product tokens are tokens, as RFC 9309 reads it: the groups
-// that name one of the tokens (case-insensitively), else those of "*";
-// the longest matching Allow or Disallow wins, Allow on a tie. It is what
+// user-agent product tokens are tokens, as RFC 9309 reads it: the
+// [[robots.group]] groups that name one of the tokens (case-insensitively),
+// else the file's "User-agent: *" group, which disallows nothing; the
+// longest matching Allow or Disallow wins, Allow on a tie. It is what
 // bots.enforce_robots asks (proxy), so the 403 and the file never
 // disagree.
 //
@@ -33,13 +34,9 @@ func (s *Sitemap) RobotsDisallows(tokens []string, path string) (disallowed, kno
 		if s.robots == robotsAppend {
 			return false, false
 		}
-		// generate: the file's own "User-agent: *" group disallows
-		// nothing; a [[robots.group]] naming "*" is merged with it.
-		for _, g := range s.cfg.Robots.Groups {
-			if groupNames(g.UserAgents, []string{"*"}) {
-				allow, disallow = append(allow, g.Allow...), append(disallow, g.Disallow...)
-			}
-		}
+		// generate: the file's own "User-agent: *" group, which
+		// disallows nothing ([[robots.group]] may not name "*", HG190).
+		return false, true
 	}
 	best, deny := -1, false
 	for _, p := range disallow {
