@@ -5,28 +5,28 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/headgate/headgate/bots"
+	"github.com/headgate/headgate/bots/botconfig"
 	"github.com/headgate/headgate/rules/schema"
 )
 
-// [bots] (SPEC §18): the keys are read here into bots.Config, and every
+// [bots] (SPEC §18): the keys are read here into botconfig.Config, and every
 // problem bots.(*Config).Check finds (HG200–HG209) is reported at its
 // key's line. The directory, verification and access decisions are the
 // bots package's; the proxy builds them from Config.Bots.
 
 type botsDec struct {
 	l *loader
-	c *bots.Config
+	c *botconfig.Config
 }
 
 type botsAccessDec struct {
 	l *loader
-	a *bots.AccessRule
+	a *botconfig.AccessRule
 }
 
 type botsCrawlerDec struct {
 	l *loader
-	c *bots.Crawler
+	c *botconfig.Crawler
 }
 
 // botsFields declares the keys of [bots].
@@ -45,7 +45,7 @@ var botsFields = &schema.Fields[botsDec]{Name: "bots", List: []schema.Field[bots
 			return
 		}
 		if n < 0 || n > 10_000_000 {
-			d.l.add(bots.HGBadSize, key, "%d: want 1 to 10000000 (0 = the default)", n)
+			d.l.add(botconfig.HGBadSize, key, "%d: want 1 to 10000000 (0 = the default)", n)
 			return
 		}
 		d.c.CacheSize = int(n)
@@ -63,7 +63,7 @@ var botsFields = &schema.Fields[botsDec]{Name: "bots", List: []schema.Field[bots
 	{Key: "access", Read: func(d botsDec, key string, v any) {
 		arr, _ := d.l.tables(key, v, "an array of tables ([[bots.access]])")
 		for i, t := range arr {
-			a := bots.AccessRule{}
+			a := botconfig.AccessRule{}
 			decode(d.l, fmt.Sprintf("%s[%d]", key, i), t, botsAccessFields, botsAccessDec{d.l, &a})
 			d.c.Access = append(d.c.Access, a)
 		}
@@ -71,7 +71,7 @@ var botsFields = &schema.Fields[botsDec]{Name: "bots", List: []schema.Field[bots
 	{Key: "crawler", Read: func(d botsDec, key string, v any) {
 		arr, _ := d.l.tables(key, v, "an array of tables ([[bots.crawler]])")
 		for i, t := range arr {
-			c := bots.Crawler{}
+			c := botconfig.Crawler{}
 			decode(d.l, fmt.Sprintf("%s[%d]", key, i), t, botsCrawlerFields, botsCrawlerDec{d.l, &c})
 			d.c.Crawler = append(d.c.Crawler, c)
 		}
@@ -81,11 +81,11 @@ var botsFields = &schema.Fields[botsDec]{Name: "bots", List: []schema.Field[bots
 		if !ok {
 			return
 		}
-		d.c.Categories = map[string]bots.Category{}
+		d.c.Categories = map[string]botconfig.Category{}
 		for _, name := range sortedKeys(t) {
 			var s string
 			if d.l.str(schema.Join(key, name), t[name], &s) {
-				d.c.Categories[name] = bots.Category(s)
+				d.c.Categories[name] = botconfig.Category(s)
 			}
 		}
 	}},
@@ -112,7 +112,7 @@ var botsAccessFields = &schema.Fields[botsAccessDec]{Name: "bots.access", List: 
 // botsCrawlerFields declares the keys of [[bots.crawler]].
 var botsCrawlerFields = &schema.Fields[botsCrawlerDec]{Name: "bots.crawler", List: []schema.Field[botsCrawlerDec]{
 	{Key: "name", Read: func(d botsCrawlerDec, key string, v any) { d.l.str(key, v, &d.c.Name) },
-		NeedCode: bots.HGBadCrawler, Need: `has no name (a lower-case directory name, such as name = "examplebot")`},
+		NeedCode: botconfig.HGBadCrawler, Need: `has no name (a lower-case directory name, such as name = "examplebot")`},
 	{Key: "tokens", Read: func(d botsCrawlerDec, key string, v any) {
 		if s, ok := d.l.strList(key, v); ok {
 			d.c.Tokens = s
@@ -121,14 +121,14 @@ var botsCrawlerFields = &schema.Fields[botsCrawlerDec]{Name: "bots.crawler", Lis
 	{Key: "category", Read: func(d botsCrawlerDec, key string, v any) {
 		var s string
 		if d.l.str(key, v, &s) {
-			d.c.Category = bots.Category(s)
+			d.c.Category = botconfig.Category(s)
 		}
 	}},
 	{Key: "ranges_url", Read: func(d botsCrawlerDec, key string, v any) { d.l.str(key, v, &d.c.RangesURL) }},
 	{Key: "ranges_format", Read: func(d botsCrawlerDec, key string, v any) {
 		var s string
 		if d.l.str(key, v, &s) {
-			d.c.RangesFormat = bots.RangesFormat(s)
+			d.c.RangesFormat = botconfig.RangesFormat(s)
 		}
 	}},
 	{Key: "domains", Read: func(d botsCrawlerDec, key string, v any) {
@@ -143,7 +143,7 @@ var botsCrawlerFields = &schema.Fields[botsCrawlerDec]{Name: "bots.crawler", Lis
 
 // botsDuration reads a [bots] duration: one that is not a Go duration is
 // HG203 (its bounds are bots.Check's, also HG203).
-func (l *loader) botsDuration(key string, v any, dst *bots.Duration) {
+func (l *loader) botsDuration(key string, v any, dst *botconfig.Duration) {
 	s, ok := v.(string)
 	if !ok {
 		l.wrongType(key, v, `a duration string such as "150ms"`)
@@ -151,14 +151,14 @@ func (l *loader) botsDuration(key string, v any, dst *bots.Duration) {
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		l.add(bots.HGBadDuration, key, `%q is not a duration (use Go syntax such as "150ms", "6h")`, s)
+		l.add(botconfig.HGBadDuration, key, `%q is not a duration (use Go syntax such as "150ms", "6h")`, s)
 		return
 	}
 	dst.Duration = d
 }
 
-// bots reads [bots] over bots.Defaults, makes ranges_dir relative to the
-// config's directory, and reports every problem of bots.Config.Check at
+// bots reads [bots] over botconfig.Defaults, makes ranges_dir relative to the
+// config's directory, and reports every problem of botconfig.Config.Check at
 // its key.
 func (l *loader) bots(t map[string]any) {
 	c := &l.cfg.Bots

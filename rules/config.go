@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/headgate/headgate/bots"
+	"github.com/headgate/headgate/bots/botconfig"
 )
 
 // Mode is site.mode.
@@ -51,7 +51,7 @@ type Config struct {
 	Redirects      []*RedirectRule  // [[redirect]], in file order
 	RedirectTables []*RedirectTable // [[redirect_table]], in file order
 
-	Bots bots.Config // [bots] (§18), over bots.Defaults; checked by bots.Config.Check at load
+	Bots botconfig.Config // [bots] (§18), over botconfig.Defaults; checked by botconfig.Config.Check at load
 
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
@@ -121,7 +121,7 @@ const DefaultMaxHeadBytes = 256 << 10
 
 func defaults() Config {
 	return Config{
-		Bots: bots.Defaults(),
+		Bots: botconfig.Defaults(),
 		Server: Server{
 			Listen:          ":8080",
 			AdminListen:     "127.0.0.1:9090",
