@@ -422,3 +422,58 @@ func TestBotsInspector(t *testing.T) {
 		t.Errorf("upstream hits %d, want 1 (the spoofed requests are never forwarded)", up.count())
 	}
 }
+
+// Proxy.Reload reads the config again: a range file that no longer parses
+// is HG200 there, the reload is refused and counted, and the running
+// tables (the config's and the verifier's) keep serving.
+func TestBotsReloadRefused(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc((&seen{}).handler))
+	defer up.Close()
+	dir := rangesDir(t)
+	file := filepath.Join(t.TempDir(), "h.toml")
+	src := "[server]\nupstream = " + quote(up.URL) + "\n[site]\nbase_url = \"https://notes.example\"\n[bots]\nenabled = true\nreverse_dns = false\nranges_dir = " + quote(dir) + "\n"
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := rules.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if err := os.WriteFile(filepath.Join(dir, "googlebot.json"), []byte("not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.Reload("test")
+	if v := testutil.ToFloat64(p.m.reloads.WithLabelValues("refused")); v != 1 {
+		t.Errorf(`headgate_config_reloads_total{result="refused"} = %v, want 1`, v)
+	}
+	if p.Config() != cfg {
+		t.Error("the refused config was swapped in")
+	}
+	rec, _ := identityOf(t, p, "/a", "127.66.0.1:1", "User-Agent: "+uaGooglebot)
+	if rec.Bot.Verified != bots.VerifiedIP {
+		t.Errorf("after a refused reload: %+v, want the old table's ip", rec.Bot)
+	}
+}
+
+// A HEAD gets the 403 without a body; in shadow mode the decision is
+// recorded and logged, and the request is forwarded.
+func TestBotsHeadAndShadow(t *testing.T) {
+	p, up, _ := botsProxy(t, "", `spoofed = "deny"`, "")
+	if w := do(p, "HEAD", "notes.example", "/a", "127.0.0.9:1", "User-Agent: "+uaGooglebot); w.Code != 403 || w.Body.Len() != 0 || up.count() != 0 {
+		t.Errorf("HEAD: %d, body %q, upstream hits %d", w.Code, w.Body.String(), up.count())
+	}
+	cfg := *p.Config()
+	cfg.Site.Mode = rules.ModeShadow
+	if err := p.Swap(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	rec, w := identityOf(t, p, "/a", "127.0.0.9:1", "User-Agent: "+uaGooglebot)
+	if w.Code != 200 || up.count() != 1 || !rec.BotDenied || rec.BotRule != "bots.spoofed" || rec.Outcome == BotDenied {
+		t.Errorf("shadow: %d, hits %d, record %+v", w.Code, up.count(), rec)
+	}
+}
