@@ -29,6 +29,10 @@ const botHeader = "Headgate-Bot"
 type botState struct {
 	v   *bots.Verifier
 	acc *bots.Access
+	// robots is the served robots.txt's verdict for a crawler by name
+	// (sitemap.RobotsDisallows through its tokens); nil when the sitemap
+	// handler gives none. known is false where the file is the upstream's.
+	robots func(name, target string) (deny, known bool)
 }
 
 // botVerifier is the Proxy's verifier and the config it was built from.
@@ -92,9 +96,13 @@ func (p *Proxy) swapBots(st *state, cfg *rules.Config) error {
 			return patternMatcher{pat}, nil
 		},
 	}
-	if v, ok := st.sitemap.(robotsVerdict); ok && cfg.Bots.EnforceRobots {
-		opt.Disallowed = func(name, path string) bool {
-			deny, known := v.RobotsDisallows(tokens[name], path)
+	var robots func(name, target string) (bool, bool)
+	if v, ok := st.sitemap.(robotsVerdict); ok {
+		robots = func(name, target string) (bool, bool) { return v.RobotsDisallows(tokens[name], target) }
+	}
+	if robots != nil && cfg.Bots.EnforceRobots {
+		opt.Disallowed = func(name, target string) bool {
+			deny, known := robots(name, target)
 			return known && deny
 		}
 	}
@@ -102,7 +110,7 @@ func (p *Proxy) swapBots(st *state, cfg *rules.Config) error {
 	if err != nil {
 		return fmt.Errorf("[bots]: %w", err)
 	}
-	st.bots = &botState{v: bv.v, acc: acc}
+	st.bots = &botState{v: bv.v, acc: acc, robots: robots}
 	if bv.stop == nil && cfg.Bots.RefreshURLs {
 		ctx, cancel := context.WithCancel(context.Background())
 		bv.stop = cancel
@@ -154,6 +162,12 @@ func (rs *reqState) identify(r *http.Request) {
 func (p *Proxy) botAccess(rs *reqState, w http.ResponseWriter, r *http.Request, target string) bool {
 	if !rs.bot.Known() || r.URL.Path == "/robots.txt" || r.URL.Path == "/llms.txt" {
 		return false // always served, also when the upstream serves them
+	}
+	if bs := rs.st.bots; bs.robots != nil {
+		// Asked whether or not enforce_robots acts on it: the record
+		// carries it for §20.1's robots violations.
+		d, known := bs.robots(rs.bot.Name, target)
+		rs.botRobots = d && known
 	}
 	deny, rule := rs.st.bots.acc.Decide(rs.bot, target)
 	rs.botRule, rs.botDeny = bots.Reason(rule), deny

@@ -306,8 +306,23 @@ allow = ["/private/open"]
 			t.Errorf("%s %s: status %d rule %q, want %d %q", c.ua[:30], c.path, w.Code, rec.BotRule, c.status, c.rule)
 		}
 	}
+	// Without enforce_robots the record still says the file disallows it
+	// (for §20.1's violations), and nothing is denied.
+	cfg := *p.Config()
+	cfg.Bots.EnforceRobots = false
+	if err := p.Swap(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	rec, w := identityOf(t, p, "/private/x", "127.77.0.1:1", "User-Agent: "+uaGPTBot)
+	if w.Code != 200 || !rec.BotRobotsDisallowed || rec.BotRule != "" {
+		t.Errorf("enforce_robots off: %d, disallowed %v, rule %q", w.Code, rec.BotRobotsDisallowed, rec.BotRule)
+	}
+	rec, _ = identityOf(t, p, "/public", "127.77.0.1:1", "User-Agent: "+uaGPTBot)
+	if rec.BotRobotsDisallowed {
+		t.Error("/public: disallowed")
+	}
 	// robots.txt is served to the crawler it keeps out, and says so.
-	_, w := identityOf(t, p, "/robots.txt", "127.77.0.1:1", "User-Agent: "+uaGPTBot)
+	_, w = identityOf(t, p, "/robots.txt", "127.77.0.1:1", "User-Agent: "+uaGPTBot)
 	if !strings.Contains(w.Body.String(), "User-agent: GPTBot") || !strings.Contains(w.Body.String(), "Disallow: /private/") {
 		t.Errorf("robots.txt:\n%s", w.Body.String())
 	}

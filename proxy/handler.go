@@ -50,6 +50,8 @@ type reqState struct {
 	bot     bots.Identity // who is asking, with [bots] on (bots.go)
 	botRule string        // the access rule that decided (bots.Reason); "" when none
 	botDeny bool          // it denies
+	// botRobots: the served robots.txt disallows the path for the crawler
+	botRobots bool
 }
 
 type reqKey struct{}

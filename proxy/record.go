@@ -55,6 +55,12 @@ type Record struct {
 	Bot       bots.Identity
 	BotRule   string
 	BotDenied bool
+	// BotRobotsDisallowed says the robots.txt headgate serves disallows
+	// the request's path for the identified crawler, whether or not
+	// bots.enforce_robots acted on it (SPEC §20.1's robots violations);
+	// false where the file is the upstream's (robots mode upstream, and
+	// append mode for agents no [[robots.group]] names).
+	BotRobotsDisallowed bool
 }
 
 // Outcome is what became of a request: the outcome label of
