@@ -163,6 +163,8 @@ type Report struct {
 	Fixed        []Finding
 	NotRechecked []Finding
 	Baseline     bool
+	// Experiment is set by ApplyExperiment: the findings per group.
+	Experiment *ExperimentSummary
 }
 
 // Fails reports whether the report has a finding at or above level:

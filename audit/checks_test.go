@@ -49,6 +49,18 @@ var checkCases = []checkCase{
 	}, []string{"/a"}, nil},
 	{"canonical tag", CanonicalMissing, map[string]resp{"/a": withHead("/a", "")}, []string{"/a"}, nil},
 	{"non-HTML needs no canonical", CanonicalMissing, map[string]resp{"/a.pdf": text("application/pdf", "%PDF-1.4")}, []string{"/a.pdf"}, nil},
+	{"a noindex page needs no canonical (meta)", CanonicalMissing, map[string]resp{
+		"/a?action=edit": doc(`<title>A</title><meta name="robots" content="noindex,nofollow">`, ""),
+	}, []string{"/a?action=edit"}, nil},
+	{"a noindex page needs no canonical (googlebot meta)", CanonicalMissing, map[string]resp{
+		"/a": doc(`<title>A</title><meta name="googlebot" content="noindex">`, ""),
+	}, []string{"/a"}, nil},
+	{"a noindex page needs no canonical (X-Robots-Tag)", CanonicalMissing, map[string]resp{
+		"/a": {header: map[string]string{"X-Robots-Tag": "noindex"}, body: "<title>A</title>"},
+	}, []string{"/a"}, nil},
+	{"index, follow still needs one", CanonicalMissing, map[string]resp{
+		"/a": {header: map[string]string{"X-Robots-Tag": "noarchive"}, body: `<title>A</title><meta name="robots" content="index, follow">`},
+	}, []string{"/a"}, []string{"/a"}},
 
 	// canonical-multiple
 	{"two canonical tags", CanonicalMultiple, map[string]resp{

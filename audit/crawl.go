@@ -123,11 +123,14 @@ type crawler struct {
 
 	ids      map[string]int32
 	keys     []string
-	queued   []bool
+	state    []tier // where each URL waits (frontier.go)
 	hops     []uint8
 	pages    []*page // by id; nil until fetched
 	prio     queue   // canonical and alternate targets
-	normal   queue   // start URLs, sitemap URLs, links, redirect targets
+	normal   queue   // start URLs, sitemap URLs, redirect targets, links from pages that are not noindex
+	low      queue   // links from noindex pages, or of a shape that gave only noindex pages
+	lowLive  int     // entries of low still waiting there
+	shapes   map[string]shapeStat
 	maxKnown int
 	unknown  int // URLs found after maxKnown, not crawled
 
@@ -165,6 +168,7 @@ func newCrawler(o Options) (*crawler, error) {
 		ids:      map[string]int32{},
 		sitemap:  map[int32]bool{},
 		skipSeen: map[string]bool{},
+		shapes:   map[string]shapeStat{},
 		maxKnown: -1,
 	}
 	c.f = newFetcher(&c.o, s)
@@ -183,24 +187,10 @@ func (c *crawler) intern(key string) int32 {
 	id := int32(len(c.keys))
 	c.ids[key] = id
 	c.keys = append(c.keys, key)
-	c.queued = append(c.queued, false)
+	c.state = append(c.state, tierNone)
 	c.hops = append(c.hops, 0)
 	c.pages = append(c.pages, nil)
 	return id
-}
-
-func (c *crawler) enqueue(key string, prio bool, hops uint8) {
-	id := c.intern(key)
-	if id < 0 || c.queued[id] {
-		return
-	}
-	c.queued[id] = true
-	c.hops[id] = hops
-	if prio {
-		c.prio.push(id)
-	} else {
-		c.normal.push(id)
-	}
 }
 
 func (c *crawler) skip(u, reason string) {
@@ -250,7 +240,7 @@ func (c *crawler) run(ctx context.Context, start []string) (*Report, error) {
 
 	c.starts = map[string]bool{}
 	for _, k := range starts {
-		c.enqueue(k, false, 0)
+		c.enqueue(k, tierPinned, false, 0)
 	}
 	if c.f.live || len(starts) == 0 {
 		root := "/"
@@ -258,9 +248,9 @@ func (c *crawler) run(ctx context.Context, start []string) (*Report, error) {
 			root = c.site.livePath
 		}
 		c.starts[root] = true
-		c.enqueue(root, false, 0)
+		c.enqueue(root, tierPinned, false, 0)
 		for _, id := range c.sitemapOrder {
-			c.enqueue(c.keys[id], false, 0)
+			c.enqueue(c.keys[id], tierPinned, false, 0)
 		}
 	}
 
@@ -282,27 +272,18 @@ func (c *crawler) crawl(ctx context.Context) error {
 	for {
 		var send chan job
 		var next job
+		var from *queue
 		if ctx.Err() == nil && c.dispatched < c.o.MaxPages {
-			switch {
-			case c.prio.len() > 0:
-				next = job{c.prio.peek(), ""}
-				send = jobs
-			case c.normal.len() > 0:
-				next = job{c.normal.peek(), ""}
-				send = jobs
+			if id, q := c.next(); q != nil {
+				next, from, send = job{id, c.keys[id]}, q, jobs
 			}
-			next.key = c.keys[next.id]
 		}
 		if send == nil && c.inflight == 0 {
 			return ctx.Err()
 		}
 		select {
 		case send <- next:
-			if c.prio.len() > 0 {
-				c.prio.pop()
-			} else {
-				c.normal.pop()
-			}
+			c.sent(next.id, from)
 			c.dispatched++
 			c.inflight++
 		case r := <-results:
@@ -348,6 +329,17 @@ func (c *crawler) visit(ctx context.Context, j job) *result {
 			p.locKey = k
 		} else {
 			res.skips = append(res.skips, Skip{URL: norm(resp.location), Reason: "redirect to another site, not followed"})
+		}
+	} else if resp.status >= 300 && resp.status < 400 {
+		// A Location no browser follows (file:, ftp:, javascript:, one
+		// that does not parse) still gets its reason in the report.
+		if loc := strings.TrimSpace(resp.header.Get("Location")); loc != "" {
+			_, kind := resolveRef(c.site.parse(j.key), loc)
+			why := "not a URL"
+			if kind == refScheme {
+				why = "not an http(s) URL"
+			}
+			res.skips = append(res.skips, Skip{URL: u, Reason: fmt.Sprintf("redirect to %q, %s: not followed", clip(loc, 200), why)})
 		}
 	}
 	if robotsmeta.HeaderNoindex(resp.xRobots) {
@@ -399,6 +391,7 @@ func errText(err error) string {
 func (c *crawler) handle(r *result) {
 	p := r.page
 	c.pages[r.id] = p
+	c.learn(p)
 	if p.upstreamHead != "" || p.servedHead != "" {
 		if len(p.changes) > 0 && c.headsKept < maxHeadsKept {
 			c.headsKept++
@@ -415,16 +408,21 @@ func (c *crawler) handle(r *result) {
 		c.skip(s.URL, s.Reason)
 	}
 	for _, k := range r.check {
-		c.enqueue(k, true, 0)
+		c.enqueue(k, tierPinned, true, 0)
 	}
 	if p.locKey != "" {
 		if h := c.hops[r.id]; h < maxRedirectHops {
-			c.enqueue(p.locKey, false, h+1)
+			c.enqueue(p.locKey, tierPinned, false, h+1)
 		} else {
 			c.skip(c.site.url(p.key), fmt.Sprintf("more than %d redirects in a row: not followed further", maxRedirectHops))
 		}
 	}
 	if len(r.links) > 0 {
+		// Links on a noindex page wait in low (frontier.go).
+		t := tierLink
+		if p.noindex {
+			t = tierLow
+		}
 		p.links = make([]int32, 0, len(r.links))
 		for _, k := range r.links {
 			id := c.intern(k)
@@ -432,7 +430,7 @@ func (c *crawler) handle(r *result) {
 				continue
 			}
 			p.links = append(p.links, id)
-			c.enqueue(k, false, 0)
+			c.enqueue(k, t, false, 0)
 		}
 	}
 }
@@ -446,7 +444,7 @@ func (c *crawler) progress(final bool) {
 		return
 	}
 	c.lastProgress = now
-	known := c.done + c.inflight + min(c.prio.len()+c.normal.len(), c.o.MaxPages-c.dispatched)
+	known := c.done + c.inflight + min(c.waiting(), c.o.MaxPages-c.dispatched)
 	fmt.Fprintf(c.o.Progress, "\rpages %d/%d queued, %d findings", c.done, known, len(c.findings))
 	if final {
 		fmt.Fprintln(c.o.Progress)
@@ -486,7 +484,7 @@ func (c *crawler) finish() {
 			chain = append(chain, cur.key)
 		}
 	}
-	if left := c.prio.len() + c.normal.len() + c.unknown; left > 0 && c.dispatched >= c.o.MaxPages {
+	if left := c.waiting() + c.unknown; left > 0 && c.dispatched >= c.o.MaxPages {
 		c.skip("", fmt.Sprintf("max pages (%d) reached: %d more URLs not crawled", c.o.MaxPages, left))
 	}
 	c.crossChecks()

@@ -472,7 +472,7 @@ func (c *crawler) redirectProblem(t *page) string {
 
 // crawlComplete reports whether every URL found was crawled.
 func (c *crawler) crawlComplete() bool {
-	return c.prio.len()+c.normal.len()+c.unknown == 0
+	return c.waiting()+c.unknown == 0
 }
 
 // duplicateWithoutCanonical reports indexable pages with the same body

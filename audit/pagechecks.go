@@ -165,7 +165,13 @@ func canonicalOutsideHead(r *pageRun) {
 	}
 }
 
+// canonicalMissing: a noindex page (robots or googlebot meta, X-Robots-Tag)
+// needs no canonical: it asks to be left out of the index, so there is no
+// original to name (a wiki's edit and history views).
 func canonicalMissing(r *pageRun) {
+	if r.p.noindex {
+		return
+	}
 	if len(r.f.headCanon)+len(r.f.bodyCanon)+len(r.linkCanon) == 0 && !r.f.headCut {
 		r.add("no canonical link in the head and no Link header")
 	}

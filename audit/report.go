@@ -24,6 +24,7 @@ func (r *Report) sorted() *Report {
 		NotRechecked: append([]Finding(nil), r.NotRechecked...),
 		Robots:       r.Robots,
 		Baseline:     r.Baseline,
+		Experiment:   r.Experiment,
 	}
 	c.sort()
 	sortFindings(c.Fixed)
@@ -92,6 +93,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			if f.Status == StatusNew {
 				mark = " [new]"
 			}
+			if g := r.Experiment.groupOf(f.URL); g != "" {
+				mark += " [" + g + "]"
+			}
 			fmt.Fprintf(bw, "  %s%s\n      %s\n", f.URL, mark, f.Detail)
 		}
 		fmt.Fprintln(bw)
@@ -120,6 +124,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 		fmt.Fprintln(bw)
+	}
+	if r.Experiment != nil {
+		r.Experiment.writeText(bw)
 	}
 	errs, warns := r.counts()
 	fmt.Fprintf(bw, "%s, %s on %s", plural(errs, "error"), plural(warns, "warning"), plural(len(r.Pages), "page"))
@@ -164,6 +171,7 @@ type jsonPage struct {
 	Changes      []jsonChange `json:"changes,omitempty"`
 	UpstreamHead string       `json:"upstream_head,omitempty"`
 	ServedHead   string       `json:"served_head,omitempty"`
+	Group        string       `json:"group,omitempty"` // with -experiment: the page's group
 }
 
 type jsonReport struct {
@@ -175,6 +183,8 @@ type jsonReport struct {
 	Pages        []jsonPage  `json:"pages"`
 	Skipped      []Skip      `json:"skipped"`
 	Robots       *RobotsInfo `json:"robots,omitempty"`
+	// Experiment: with -experiment, the findings per group (audit/experiment.go).
+	Experiment *ExperimentSummary `json:"experiment,omitempty"`
 }
 
 // newCount is the number of findings a baseline did not have.
@@ -192,7 +202,7 @@ func (r *Report) newCount() int {
 // stable order: findings by check, URL and detail; pages by URL.
 func (r *Report) WriteJSON(w io.Writer) error {
 	r = r.sorted()
-	out := jsonReport{Version: ReportVersion, Findings: r.Findings, Pages: []jsonPage{}, Skipped: r.Skipped, Robots: r.Robots}
+	out := jsonReport{Version: ReportVersion, Findings: r.Findings, Pages: []jsonPage{}, Skipped: r.Skipped, Robots: r.Robots, Experiment: r.Experiment}
 	if r.Baseline {
 		out.Fixed, out.NotRechecked = r.Fixed, r.NotRechecked
 		if out.Fixed == nil {
@@ -207,7 +217,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	}
 	for _, p := range r.Pages {
 		jp := jsonPage{URL: p.URL, Status: p.Status, Location: p.Location, Redirects: p.Redirects, Canonical: p.Canonical,
-			BodyHash: p.BodyHash, Outcome: p.Outcome, UpstreamHead: p.UpstreamHead, ServedHead: p.ServedHead}
+			BodyHash: p.BodyHash, Outcome: p.Outcome, UpstreamHead: p.UpstreamHead, ServedHead: p.ServedHead, Group: r.Experiment.groupOf(p.URL)}
 		for _, c := range p.Changes {
 			jp.Changes = append(jp.Changes, jsonChange{string(c.Action), c.Identity, c.Reason, c.Value})
 		}
@@ -249,6 +259,8 @@ type htmlData struct {
 	Skipped                        []Skip
 	Robots                         *RobotsInfo
 	CSP                            string
+	Experiment                     *ExperimentSummary
+	ExperimentRows                 []experimentRow
 }
 
 // WriteHTML writes one self-contained HTML file: a summary with the count
@@ -264,6 +276,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 	r = r.sorted()
 	d := htmlData{Pages: len(r.Pages), Skips: len(r.Skipped), Skipped: r.Skipped, Baseline: r.Baseline, Fixed: r.Fixed, NotRechecked: r.NotRechecked, Robots: r.Robots, CSP: reportCSP}
 	d.Errors, d.Warnings = r.counts()
+	if d.Experiment = r.Experiment; d.Experiment != nil {
+		d.ExperimentRows = d.Experiment.rows()
+	}
 	for _, g := range r.groups() {
 		doc, _ := Doc(g.Check.ID)
 		d.Groups = append(d.Groups, htmlGroup{g.Check, doc, g.Findings})
@@ -282,7 +297,11 @@ func (r *Report) WriteHTML(w io.Writer) error {
 			d.Changed = append(d.Changed, htmlPage{p.URL, p.Outcome, p.Changes, headLines(p.UpstreamHead), headLines(p.ServedHead)})
 		}
 	}
-	return htmlReport.Execute(w, d)
+	t, err := htmlReport.Clone()
+	if err != nil {
+		return err
+	}
+	return t.Funcs(template.FuncMap{"groupOf": r.Experiment.groupOf}).Execute(w, d)
 }
 
 // headLines puts each tag of a head on a line of its own, for reading;
@@ -353,7 +372,7 @@ var reportCSP = func() string {
 	return "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 
-var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{"plural": plural, "md": inlineMarkdown}).Parse(`<!doctype html>
+var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{"plural": plural, "md": inlineMarkdown, "groupOf": (*ExperimentSummary)(nil).groupOf}).Parse(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -396,6 +415,15 @@ form#filters{background:#f6f6f6;padding:.5rem .8rem;border-radius:.3rem;margin:1
 {{else}}
 <p>No findings.</p>
 {{end}}
+{{with .Experiment}}<h2 id="experiment">Experiment <code>{{.Name}}</code> ({{.Match}}): findings per group</h2>
+<table id="experiment-groups">
+<tr><th></th>{{range .Groups}}<th>{{.Group}}</th>{{end}}</tr>
+<tr><td>pages (200)</td>{{range .Groups}}<td>{{.Pages}}</td>{{end}}</tr>
+<tr><td>errors</td>{{range .Groups}}<td>{{.Errors}}</td>{{end}}</tr>
+<tr><td>warnings</td>{{range .Groups}}<td>{{.Warnings}}</td>{{end}}</tr>
+{{range $.ExperimentRows}}<tr><td><a href="#{{.Check}}"><code>{{.Check}}</code></a></td><td>{{.Control}}</td><td>{{.Variant}}</td></tr>
+{{end}}</table>
+{{end}}
 {{range .Groups}}
 <section class="group" data-check="{{.Check.ID}}" data-severity="{{.Check.Severity}}">
 <h2 id="{{.Check.ID}}"><code>{{.Check.ID}}</code> <span class="sev {{.Check.Severity}}">{{.Check.Severity}}</span> <span class="muted">{{len .Findings}}</span></h2>
@@ -403,7 +431,7 @@ form#filters{background:#f6f6f6;padding:.5rem .8rem;border-radius:.3rem;margin:1
 {{else if .Check.Finds}}<p class="muted">{{.Check.Finds}}</p>{{end}}
 <table>
 <tr><th>page</th><th>detail</th></tr>
-{{range .Findings}}<tr class="finding" data-check="{{.Check}}" data-severity="{{.Severity}}"{{if .Status}} data-status="{{.Status}}"{{end}}><td class="url"><a href="{{.URL}}">{{.URL}}</a>{{if .Status}} <span class="st {{.Status}}">{{.Status}}</span>{{end}}</td><td>{{.Detail}}</td></tr>
+{{range .Findings}}<tr class="finding" data-check="{{.Check}}" data-severity="{{.Severity}}"{{if .Status}} data-status="{{.Status}}"{{end}}><td class="url"><a href="{{.URL}}">{{.URL}}</a>{{if .Status}} <span class="st {{.Status}}">{{.Status}}</span>{{end}}{{with groupOf .URL}} <span class="st group">{{.}}</span>{{end}}</td><td>{{.Detail}}</td></tr>
 {{end}}</table>
 </section>
 {{end}}

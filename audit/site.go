@@ -102,6 +102,7 @@ func resolveRef(base *url.URL, raw string) (*url.URL, refKind) {
 	if raw == "" {
 		return nil, refEmpty
 	}
+	raw = backslashes(raw)
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, refBad
@@ -118,6 +119,53 @@ func resolveRef(base *url.URL, raw string) (*url.URL, refKind) {
 		return nil, refBad
 	}
 	return abs, refOK
+}
+
+// backslashes reads a reference as the WHATWG URL parser does in a special
+// scheme (http, https; a relative reference against an http(s) base): a
+// "\" before the query is a "/", and any run of slashes after the scheme,
+// or at the start of a reference that begins with two, leads to the host.
+// So a Location of /\evil.example, \\evil.example, /\\evil.example or
+// ///evil.example names the host evil.example in a browser, where net/url
+// keeps it in the path. Other schemes are left as they are (resolveRef
+// refuses them).
+func backslashes(raw string) string {
+	end := strings.IndexAny(raw, "?#")
+	if end < 0 {
+		end = len(raw)
+	}
+	head, tail := raw[:end], raw[end:]
+	if !strings.Contains(head, "\\") && !strings.Contains(head, "///") && !strings.Contains(head, ":/") {
+		return raw
+	}
+	scheme := ""
+	if sc, rest, ok := strings.Cut(head, ":"); ok && isScheme(sc) {
+		if !strings.EqualFold(sc, "http") && !strings.EqualFold(sc, "https") {
+			return raw
+		}
+		scheme, head = sc+":", rest
+	}
+	head = strings.ReplaceAll(head, "\\", "/")
+	switch {
+	case scheme != "" && strings.HasPrefix(head, "/"), strings.HasPrefix(head, "//"):
+		head = "//" + strings.TrimLeft(head, "/")
+	}
+	return scheme + head + tail
+}
+
+// isScheme reports whether s is a URL scheme: a letter, then letters,
+// digits, "+", "-" or ".".
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // isAbsolute reports whether an attribute value is an absolute http(s)

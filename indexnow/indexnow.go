@@ -184,56 +184,9 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	if old == nil {
 		old = map[uint64]uint64{}
 	}
-	queued := 0
-	unchanged := 0
-	var writeErr error
-	err = o.URLs(ctx, func(loc, lastmod string) {
-		if writeErr != nil {
-			return
-		}
-		if !onOrigin(loc, origin) {
-			sum.SkippedHost++
-			return
-		}
-		h := maphash.String(seed, loc)
-		prev, known := old[h]
-		if known && prev == seenMark {
-			return // listed twice (two rules): once is enough
-		}
-		old[h] = seenMark
-		sum.URLs++
-		stw.WriteString(lastmod)
-		stw.WriteByte('\t')
-		stw.WriteString(loc)
-		_, writeErr = stw.WriteString("\n")
-		switch {
-		case !known:
-			sum.New++
-		case prev != lastmodHash(seed, lastmod):
-			sum.Changed++
-		case !o.All:
-			unchanged++
-			return
-		}
-		if sum.FirstRun && !o.All {
-			return
-		}
-		qw.WriteString(loc)
-		qw.WriteByte('\n')
-		queued++
-	})
-	old = nil
+	queued, unchanged, err := spool(ctx, &o, old, seed, origin, stw, qw, &sum)
 	if err != nil {
-		return sum, fmt.Errorf("generating the sitemap: %w", err)
-	}
-	if writeErr == nil {
-		writeErr = stw.Flush()
-	}
-	if writeErr == nil {
-		writeErr = qw.Flush()
-	}
-	if writeErr != nil {
-		return sum, fmt.Errorf("spooling the state: %w", writeErr)
+		return sum, err
 	}
 	m.add("unchanged", unchanged)
 	m.add("skipped_host", sum.SkippedHost)
@@ -271,6 +224,62 @@ func Run(ctx context.Context, o Options) (Summary, error) {
 	o.Logger.Info("indexnow: done", "urls", sum.URLs, "new", sum.New, "changed", sum.Changed,
 		"submitted", sum.Submitted, "batches", sum.Batches, "first_run", sum.FirstRun)
 	return sum, nil
+}
+
+// spool lists the sitemap's URLs on origin into the new state (stw) and
+// the ones to submit into the queue (qw), counting them in sum: the new and
+// changed ones, or every one with o.All, and none on a first run without
+// it. old is the last state, by URL hash; spool marks what it lists in it.
+func spool(ctx context.Context, o *Options, old map[uint64]uint64, seed maphash.Seed, origin string, stw, qw *bufio.Writer, sum *Summary) (queued, unchanged int, err error) {
+	var writeErr error
+	err = o.URLs(ctx, func(loc, lastmod string) {
+		if writeErr != nil {
+			return
+		}
+		if !onOrigin(loc, origin) {
+			sum.SkippedHost++
+			return
+		}
+		h := maphash.String(seed, loc)
+		prev, known := old[h]
+		if known && prev == seenMark {
+			return // listed twice (two rules): once is enough
+		}
+		old[h] = seenMark
+		sum.URLs++
+		stw.WriteString(lastmod)
+		stw.WriteByte('\t')
+		stw.WriteString(loc)
+		_, writeErr = stw.WriteString("\n")
+		switch {
+		case !known:
+			sum.New++
+		case prev != lastmodHash(seed, lastmod):
+			sum.Changed++
+		case !o.All:
+			unchanged++
+			return
+		}
+		if sum.FirstRun && !o.All {
+			return
+		}
+		qw.WriteString(loc)
+		qw.WriteByte('\n')
+		queued++
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("generating the sitemap: %w", err)
+	}
+	if writeErr == nil {
+		writeErr = stw.Flush()
+	}
+	if writeErr == nil {
+		writeErr = qw.Flush()
+	}
+	if writeErr != nil {
+		return 0, 0, fmt.Errorf("spooling the state: %w", writeErr)
+	}
+	return queued, unchanged, nil
 }
 
 // onOrigin reports whether loc is an absolute URL on origin.

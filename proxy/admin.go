@@ -3,8 +3,13 @@ package proxy
 import (
 	"context"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,8 +33,97 @@ type readiness struct {
 
 // Admin returns the handler of the admin listener: /metrics, /healthz
 // (alive) and /readyz (a config is loaded and the upstream answered the
-// last probe, with any HTTP status).
+// last probe, with any HTTP status), /inspect and the profiles. Only a
+// Host that is an IP literal, localhost or one of server.admin_hosts (of
+// the config in force: a reload applies it) is answered (adminHostOK); any
+// other gets 421, on every path.
 func (p *Proxy) Admin() http.Handler {
+	return &adminGuard{next: p.adminMux(), p: p, log: p.log}
+}
+
+// adminGuard answers 421 to a request for a Host the admin listener does
+// not serve. A page on a DNS-rebinding name (one that resolves to the
+// attacker's server, then to 127.0.0.1 or the pod's address) is
+// same-origin with that name in the browser, so it could read /metrics,
+// /inspect or a profile; but the browser sends that name as Host, and no
+// attacker can make a name the operator listed, an IP literal or
+// localhost its own origin.
+type adminGuard struct {
+	next http.Handler
+	p    *Proxy // its state's admin: server.admin_hosts, lower case, no trailing dot
+	log  *slog.Logger
+}
+
+func (g *adminGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if adminHostOK(r.Host, g.p.state.Load().admin) {
+		g.next.ServeHTTP(w, r)
+		return
+	}
+	host := r.Host
+	if len(host) > 256 {
+		host = host[:256] + "…"
+	}
+	// Quoted: the Host is the client's bytes, the log line is the operator's.
+	g.log.Warn("admin: refused a request for another host (421): add the name to server.admin_hosts if it is yours",
+		"host", strconv.Quote(host), "path", strconv.Quote(r.URL.Path), "client", r.RemoteAddr)
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusMisdirectedRequest)
+	io.WriteString(w, "421 misdirected request: headgate's admin listener answers only an IP address, localhost or a name in server.admin_hosts\n")
+}
+
+// adminHostSet is the lookup table of server.admin_hosts.
+func adminHostSet(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		if n = hostName(n); n != "" {
+			set[n] = true
+		}
+	}
+	return set
+}
+
+// hostName is the name of a Host value without its port, lower case and
+// without a trailing dot; "" when it has no name.
+func hostName(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.TrimSuffix(strings.ToLower(host), ".")
+}
+
+// adminHostOK reports whether the admin listener answers a request whose
+// Host is host: an IP literal (v4, or v6 in brackets), localhost, or a
+// name in allowed, any port. An empty Host (HTTP/1.0) is no browser's: it
+// names nothing a page could rebind.
+func adminHostOK(host string, allowed map[string]bool) bool {
+	if host == "" {
+		return true
+	}
+	name := host
+	if h, port, err := net.SplitHostPort(host); err == nil {
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil && port != "" {
+			return false
+		}
+		name = h
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		name = host[1 : len(host)-1]
+	} else if strings.Contains(host, ":") {
+		return false // an IPv6 literal must be in brackets; anything else is no Host
+	}
+	if a, err := netip.ParseAddr(name); err == nil {
+		// A v6 literal must come bracketed; SplitHostPort or the branch
+		// above took the brackets off. A v4 literal must not.
+		return a.Is4() != strings.HasPrefix(host, "[")
+	}
+	name = strings.TrimSuffix(strings.ToLower(name), ".")
+	return name == "localhost" || allowed[name]
+}
+
+// adminMux routes the admin listener's paths.
+func (p *Proxy) adminMux() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(p.reg, promhttp.HandlerOpts{
 		Registry:          prometheus.Registerer(p.reg),

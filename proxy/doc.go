@@ -133,4 +133,8 @@
 //     server.trusted_proxies' (never an untrusted peer's X-Forwarded-For).
 //   - The admin listener is separate from the public one; the sitemap's
 //     upstream fetches carry none of the client's cookies or headers.
+//   - The admin listener answers only a Host that is an IP literal,
+//     localhost or one of server.admin_hosts (421 otherwise), against DNS
+//     rebinding; the inspector's link card loads an image only from
+//     base_url's origin or inspector.image_hosts, and its CSP img-src says so.
 package proxy

@@ -192,6 +192,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	rs.observed()            // when no header went out (an upgrade, a panic before one)
 	p.clocks.stop(&rs.clock) // stopped already, unless a phase panicked
 	inc(&p.m.outcomes, p.m.requests, string(rs.outcome))
+	p.m.experimentPage(rs.m, rs.outcome)
 	if rs.st.cfg.Server.AccessLog {
 		ba := botAttrs(rs)
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",

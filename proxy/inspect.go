@@ -160,7 +160,13 @@ func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, code, rep)
 		return
 	}
-	writeInspectPage(w, code, rep)
+	writeInspectPage(w, code, rep, p.imagePolicy(p.state.Load()).imgSrc())
+}
+
+// imagePolicy is where the link card may load images from under st:
+// base_url's origin and inspector.image_hosts.
+func (p *Proxy) imagePolicy(st *state) *imagePolicy {
+	return newImagePolicy(st.cfg.Site.BaseURL, st.cfg.Inspector.ImageHosts)
 }
 
 // inspectAs is who the inspector's request comes from: ua= and ip= (SPEC
@@ -241,6 +247,7 @@ func (p *Proxy) inspectPath(r *http.Request, target string, as inspectAs) *inspe
 	elapsed := time.Since(start)
 
 	rep := buildReport(cfg, target, rec, w)
+	p.imagePolicy(st).apply(rep.Card)
 	rep.UpstreamURL = strings.TrimRight(st.upstream.String(), "/") + target
 	rep.Elapsed = elapsed.Round(time.Millisecond).String()
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errInspectEnough) {
@@ -365,7 +372,7 @@ func inspectError(w http.ResponseWriter, asJSON bool, status int, msg string) {
 		writeJSON(w, status, map[string]string{"error": msg})
 		return
 	}
-	setPageHeaders(w.Header())
+	setPageHeaders(w.Header(), "")
 	w.WriteHeader(status)
 	inspectTemplates.ExecuteTemplate(w, "error", struct {
 		Status int

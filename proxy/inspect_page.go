@@ -93,13 +93,17 @@ var inspectStyleHash = func() string {
 }()
 
 // setPageHeaders sets the headers of every inspector page: no scripts at
-// all, the inline style by hash, images (the card's) from http(s) only.
-func setPageHeaders(h http.Header) {
+// all, the inline style by hash, images (the card's) only from imgSrc, the
+// origins imagePolicy allows ("": none).
+func setPageHeaders(h http.Header, imgSrc string) {
+	if imgSrc == "" {
+		imgSrc = "'none'"
+	}
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("Content-Security-Policy", "default-src 'none'; img-src http: https:; style-src "+inspectStyleHash+
+	h.Set("Content-Security-Policy", "default-src 'none'; img-src "+imgSrc+"; style-src "+inspectStyleHash+
 		"; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 }
 
@@ -161,6 +165,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{with .Decision.Rules}}<table class="rules"><tr><th>#</th><th>rule</th><th>where</th><th>parameters</th></tr>
 {{range $i, $r := .}}<tr><td>{{inc $i}}</td><td class="mono">{{$r.Pattern}}</td><td class="mono">{{$r.Where}}</td><td class="mono">{{range $r.Params}}{{.Name}}={{printf "%q" .Value}} {{end}}</td></tr>{{end}}
 </table>{{end}}
+{{with .Decision.Experiment}}<div class="meta" id="experiment">experiment <span class="mono">{{.}}</span>: group <span class="badge">{{$.Decision.Group}}</span></div>{{end}}
 {{if or .Decision.Policy .Decision.Locale}}<div class="meta">{{with .Decision.Policy}}policy: {{.}}{{end}}{{with .Decision.Locale}} · locale: {{.}}{{end}}</div>{{end}}
 </div>
 {{with .Identity}}
@@ -180,7 +185,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 </div><div class="meta">Title {{if .TitleCut}}cut at a word to {{runes .Title}} characters (at most 60){{else}}shown whole: {{runes .Title}} characters, within 60{{end}}; description {{if .DescriptionCut}}cut at a word to {{runes .Description}} characters (at most 160){{else}}shown whole: {{runes .Description}} characters, within 160{{end}}. Links to <span class="mono">{{.URL}}</span></div></section>{{end}}
 {{with .Card}}<section><p class="sub">Link card ({{if .Card}}twitter:card = {{.Card}}{{else}}no twitter:card: Open Graph shape{{end}})</p>
 <div class="card {{if eq .Shape "summary_large_image"}}large{{else}}small{{end}}" id="link-card">
-<div class="img">{{if .Image}}<span>{{.Image}}{{with .ImageAlt}}<br>alt: {{.}}{{end}}{{if not .ImageOK}}<br>(not an http(s) URL: not loaded){{end}}</span>{{if .ImageOK}}<img src="{{.Image}}" alt="" referrerpolicy="no-referrer" data-label="{{.Image}}&#10;did not load from here{{with .ImageAlt}}&#10;alt: {{.}}{{end}}">{{end}}{{else}}<span>no og:image</span>{{end}}</div>
+<div class="img">{{if .Image}}<span>{{if .ImageHTTP}}<a href="{{.Image}}" rel="noreferrer noopener" id="card-image-link">{{.Image}}</a>{{else}}{{.Image}}{{end}}{{with .ImageAlt}}<br>alt: {{.}}{{end}}{{with .ImageNote}}<br>({{.}}){{end}}</span>{{if .ImageOK}}<img src="{{.Image}}" alt="" referrerpolicy="no-referrer" data-label="{{.Image}}&#10;did not load from here{{with .ImageAlt}}&#10;alt: {{.}}{{end}}">{{end}}{{else}}<span>no og:image</span>{{end}}</div>
 <div class="body"><div class="dom">{{.Domain}}</div><div class="ctitle" id="card-title">{{.Title}}</div>{{with .Description}}<div class="cdesc" id="card-desc">{{.}}</div>{{end}}{{with .SiteName}}<div class="meta">site: {{.}}</div>{{end}}</div>
 </div></section>{{end}}
 </div>
@@ -208,8 +213,8 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{end}}
 `))
 
-func writeInspectPage(w http.ResponseWriter, code int, rep *inspectReport) {
-	setPageHeaders(w.Header())
+func writeInspectPage(w http.ResponseWriter, code int, rep *inspectReport, imgSrc string) {
+	setPageHeaders(w.Header(), imgSrc)
 	w.WriteHeader(code)
 	inspectTemplates.ExecuteTemplate(w, "report", shownPreviews(rep))
 }
@@ -240,6 +245,6 @@ func shownPreviews(rep *inspectReport) *inspectReport {
 }
 
 func writeIndexPage(w http.ResponseWriter, idx *inspectIndexPage) {
-	setPageHeaders(w.Header())
+	setPageHeaders(w.Header(), "")
 	inspectTemplates.ExecuteTemplate(w, "index", idx)
 }

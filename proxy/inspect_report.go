@@ -82,6 +82,10 @@ type inspectDecision struct {
 	Rules    []inspectRule `json:"rules"`
 	Locale   string        `json:"locale,omitempty"`
 	Policy   string        `json:"policy,omitempty"`
+	// Experiment and Group: the split test covering the page and its
+	// group, "control" or "variant" (SPEC §21), from the Record.
+	Experiment string `json:"experiment,omitempty"`
+	Group      string `json:"group,omitempty"`
 }
 
 type inspectRule struct {
@@ -151,7 +155,9 @@ type cardPreview struct {
 	Card        string `json:"twitter_card,omitempty"`
 	Image       string `json:"image,omitempty"`
 	ImageAlt    string `json:"image_alt,omitempty"`
-	ImageOK     bool   `json:"image_loadable"` // an http(s) URL: the card shows it
+	ImageOK     bool   `json:"image_loadable"`       // on base_url's origin or an image host: the card loads it (imagePolicy)
+	ImageNote   string `json:"image_note,omitempty"` // why the card does not load it
+	ImageHTTP   bool   `json:"-"`                    // an absolute http(s) URL: the page links to it
 	Title       string `json:"title"`
 	Description string `json:"description,omitempty"`
 	SiteName    string `json:"site_name,omitempty"`
@@ -249,6 +255,7 @@ func reportDecision(d *inspectDecision, cfg *rules.Config, m *rules.Match, up *R
 		})
 	}
 	d.Locale = m.Locale
+	d.Experiment, d.Group = up.Experiment, up.Group
 	if m.Any() {
 		d.Policy = string(m.Policy())
 	}
@@ -615,9 +622,9 @@ func previews(cfg *rules.Config, target string, tags []itag) (*searchPreview, *c
 	c.Description = first("og:description", "twitter:description", "description")
 	c.Image = first("og:image", "og:image:url", "og:image:secure_url", "twitter:image")
 	c.ImageAlt = first("og:image:alt", "twitter:image:alt")
-	if u, err := url.Parse(c.Image); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" {
-		c.ImageOK = true
-	}
+	// Loaded only where the page's imagePolicy allows: without one (a
+	// report built apart from inspectPath), nowhere.
+	(&imagePolicy{}).apply(c)
 	c.SiteName = meta["og:site_name"]
 	c.Domain = host
 	if u, err := url.Parse(first("og:url", "twitter:url")); err == nil && u.Host != "" {

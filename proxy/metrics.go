@@ -22,6 +22,9 @@ type metrics struct {
 	idleConns      prometheus.Gauge   // idle keep-alive connections on the public port
 	idleClosed     prometheus.Counter // of them, closed by server.max_idle_connections
 	plans          map[rewrite.PlanUse]prometheus.Counter
+	expPages       *prometheus.CounterVec // headgate_experiment_pages_total (experiment.go)
+	expMu          sync.RWMutex
+	expCounters    map[string]*[2]prometheus.Counter // experiment name → (control, variant)
 
 	// Per-label counters, looked up once: a rewritten page records a few
 	// dozen changes, and CounterVec hashes its labels on every lookup.
@@ -83,6 +86,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Idle keep-alive connections closed because more than server.max_idle_connections were idle (the oldest goes).",
 		}),
 	}
+	m.expPages = newExperimentPages()
 	planVec := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "headgate_plan_cache_total",
 		Help: "Rewritten-or-not HTML heads by what the plan cache did: hit (the same head), near (differing only where nothing headgate decides reads, as a CSRF token), miss (scanned), skipped (scanned without the cache: the target's heads kept missing).",
@@ -93,7 +97,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.rewriteSeconds, m.tagsWritten, m.tagsRemoved,
 		m.urlsDropped, m.reloads, m.upstreamErrors, m.recordLimits,
-		m.idleConns, m.idleClosed, planVec} {
+		m.idleConns, m.idleClosed, planVec, m.expPages} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -86,6 +86,7 @@ type state struct {
 	plans     *rewrite.Cache // rewrites of heads already seen, under this config
 
 	trust          clientaddr.Trust // server.trusted_proxies: who the client is, and its scheme
+	admin          map[string]bool  // server.admin_hosts, for the admin listener's Host check
 	redirects      bool             // the config redirects something (§11)
 	redirectErrors redirectErrors   // requests whose redirect rules could not be followed
 
@@ -158,6 +159,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 		shadow:  cfg.Site.Mode == rules.ModeShadow,
 		staging: cfg.Site.Mode == rules.ModeStaging,
 		trust:   clientaddr.New(cfg.Server.TrustedProxies),
+		admin:   adminHostSet(cfg.Server.AdminHosts),
 	}
 	st.redirects = cfg.HasRedirects()
 	p.warnRedirects(cfg)

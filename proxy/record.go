@@ -46,6 +46,11 @@ type Record struct {
 	// mode would have; nil when none. Its Source says which of §11's
 	// normalization, rules and tables answered.
 	Redirect *rules.Redirect
+	// Experiment and Group name the split test (SPEC §21) whose match
+	// covers the page and the page's group, "control" or "variant", as
+	// Match.Experiment says; "" when no experiment covers it. Observers
+	// label by them (insight's bot requests by group).
+	Experiment, Group string
 	// Bot is who is asking (SPEC §18), with [bots] on; the zero Identity
 	// when it is off or the request was refused before (a 400, a deny).
 	// BotRule is the access rule that decided ("bots.access[2]",

@@ -51,7 +51,7 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 		if len(vs) == 0 {
 			continue
 		}
-		out, mapped, empty := mapConditional(strings.Join(vs, ", "), st.cfg.Hash)
+		out, mapped, empty := mapConditional(strings.Join(vs, ", "), st.cfg.ETagHash())
 		if !mapped {
 			continue
 		}
@@ -179,7 +179,7 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 		p.applyHeaders(res, rs, nil, true)
 	}
 	if res.StatusCode == http.StatusNotModified && rs.etagMapped && !st.shadow {
-		if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
+		if tag := wrapETag(hget(h, "Etag"), cfg.ETagHash()); tag != "" {
 			hset(h, "Etag", tag)
 		}
 	}
@@ -293,7 +293,7 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		delete(h, k)
 	}
 	if tag := hget(h, "Etag"); tag != "" {
-		if w := wrapETag(tag, cfg.Hash); w != "" {
+		if w := wrapETag(tag, cfg.ETagHash()); w != "" {
 			hset(h, "Etag", w)
 		} else {
 			hdel(h, "Etag")
@@ -331,7 +331,7 @@ func (p *Proxy) passUnchanged(res *http.Response, rs *reqState, rr *rewrite.Read
 		// The upstream's bytes, but under this config: tie the ETag to
 		// it, so a config that would change the page is never
 		// answered with a 304 for the old one.
-		if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
+		if tag := wrapETag(hget(h, "Etag"), cfg.ETagHash()); tag != "" {
 			hset(h, "Etag", tag)
 		}
 		p.applyHeaders(res, rs, res0.Head, false)
@@ -368,7 +368,7 @@ func (p *Proxy) headResponse(res *http.Response, rs *reqState) {
 	st, cfg, h := rs.st, rs.st.cfg, res.Header
 	rs.outcome, rs.skip = Passthrough, SkipHEAD
 	if !st.shadow {
-		if tag := wrapETag(hget(h, "Etag"), cfg.Hash); tag != "" {
+		if tag := wrapETag(hget(h, "Etag"), cfg.ETagHash()); tag != "" {
 			hset(h, "Etag", tag)
 		}
 		hdel(h, "Accept-Ranges")

@@ -100,6 +100,9 @@ type Result struct {
 	// by element (ListHead of the bytes Observe receives); nil unless
 	// Options.Observe is set, so that no other request pays for it.
 	UpstreamHead *HeadList
+	// Upstream is what the upstream head said of itself, in a fixed size
+	// (HeadFacts): filled by every scan, replayed with a cached plan.
+	Upstream HeadFacts
 }
 
 // PlanUse says how a rewrite used Options.Cache.

@@ -52,10 +52,12 @@ func (h *headScan) decide() {
 		return
 	}
 	if d.match == nil {
+		h.facts(&d)
 		r.out = region
 		return
 	}
 	h.readPage(&d)
+	h.facts(&d)
 	d.head = d.match.Render(d.page)
 	r.res.Head, r.res.Page = d.head, d.page
 	d.changes = st.changes[:0]

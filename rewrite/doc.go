@@ -26,7 +26,10 @@
 // and duplicates; written tags go where the head ends, in the order title,
 // description, robots, canonical, alternates, og:*, article:*, twitter:*,
 // JSON-LD. Result records every change (wrote, replaced, corrected,
-// dropped) for metrics, the change header, shadow mode and the audit.
+// dropped) for metrics, the change header, shadow mode and the audit;
+// Result.Upstream (HeadFacts) is what the upstream head said of itself, in
+// a fixed size, for the change watcher (package watch): noted during the
+// same scan and replayed with a cached plan.
 //
 // Bounds and failure: the region may not exceed Options.MaxHeadBytes (the
 // head must end before it; no token may end past MaxHeadBytes plus

@@ -83,7 +83,7 @@ type headTag struct {
 	why      string
 	fixed    string // the corrected URL
 	relKeep  []byte // a canonical link's other rel tokens ("stylesheet"), kept when it is removed
-	relAttr  attr
+	relAttr  attr   // a canonical's rel; an alternate's hreflang
 	action   Action
 }
 
@@ -185,6 +185,7 @@ func (r *Reader) Prepare() (err error) {
 		// was, then its error.
 		r.out, r.tail, r.segs = nil, r.st.buf, nil
 		r.res.Outcome, r.res.Delta, r.res.Changes = Unchanged, 0, nil
+		r.res.Upstream.Read = false // a head cut short says nothing sure
 		r.res.Reason = "upstream read error: " + r.srcErr.Error()
 	}
 	if r.opts.Observe != nil {
@@ -226,6 +227,9 @@ type headScan struct {
 	spans      bool          // a plan may be made of this scan: note its opaque spans
 	ownFrom    int           // where ownOutput compared the head with what headgate writes, through insertAt; -1 not
 	nonce      string        // the CSP nonce the written tags carry
+	// gbStart, gbEnd: the head's first <meta name="googlebot">, whose
+	// directives HeadFacts.Robots reads; gbEnd 0 none.
+	gbStart, gbEnd int
 }
 
 func (h *headScan) run() {
@@ -651,6 +655,11 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		if mi.identity == "" && ta.has&hasName != 0 {
 			mi = metaKey(ta.name.val(tag))
 		}
+		if mi.identity == "" && where == inHead && h.gbEnd == 0 && ta.has&hasName != 0 && isGooglebot(ta.name.val(tag)) {
+			// Read for HeadFacts.Robots: not an opaque span.
+			h.gbStart, h.gbEnd = t.start, t.end
+			return
+		}
 		if mi.identity == "" {
 			// A meta headgate does not know (a CSRF token): its content is
 			// read by nothing, unless it says a charset or a template reads it.
@@ -676,8 +685,11 @@ func (h *headScan) startTag(t token, name []byte, where int) {
 		}
 		rel := ta.rel.val(tag)
 		ht := headTag{kind: kLink, where: where, start: t.start, end: t.end, tagEnd: t.end, identity: id}
-		if id == rules.IdentCanonical {
+		switch id {
+		case rules.IdentCanonical:
 			ht.relAttr, ht.relKeep = ta.rel, otherTokens(rel, "canonical")
+		case rules.IdentAlternates:
+			ht.relAttr = ta.hreflang // for HeadFacts: an alternate's rel is never rewritten
 		}
 		if ta.has&hasHref != 0 {
 			ht.urlAttr, ht.hasURL = ta.href, true

@@ -48,6 +48,7 @@ type Config struct {
 	IndexNow *IndexNow // [indexnow]; nil when the file has none
 
 	Normalize      Normalize        // [normalize] (§11.1)
+	Inspector      Inspector        // [inspector] (§23)
 	Redirects      []*RedirectRule  // [[redirect]], in file order
 	RedirectTables []*RedirectTable // [[redirect_table]], in file order
 
@@ -61,6 +62,10 @@ type Config struct {
 	// matches is the one pool of Matches, for PooledMatch and the
 	// redirector's rule lookup; nil (a Config not made by Parse): allocate.
 	matches *sync.Pool
+
+	experiments []*Experiment    // [[experiment]] (experiment.go), in file order
+	now         func() time.Time // the clock experiments read; nil: time.Now
+	phaseHashes []string         // ETagHash by experiment boundaries passed; nil: Hash
 
 	pageMeta []string // meta names templates read (rules/tmplpage.go)
 	pageLang bool     // some template reads {page.lang}
@@ -78,6 +83,10 @@ type Server struct {
 	Compress        []string      // default ["zstd", "gzip", "br"]
 	AccessLog       bool          // default true
 	ChangeHeader    bool          // default false
+	// AdminHosts are the names, besides IP literals and localhost, whose
+	// Host the admin listener answers (§23); lower case, no trailing dot,
+	// no port. Default none.
+	AdminHosts []string
 
 	MaxIdleConnections int // default DefaultMaxIdleConnections; 0: no limit
 	// TrustedProxies are the peers whose X-Forwarded-For/-Proto and
@@ -186,6 +195,8 @@ type Rule struct {
 	Rewrite *bool       // rewrite = false: proxied, never rewritten
 	Inherit *bool       // inherit = false: the merge starts afresh here
 	Query   []QueryCond // query conditions, by key
+
+	exp *Experiment // not nil: the variant of this experiment (experiment.go)
 }
 
 // Robots is a rule's robots table.
@@ -238,4 +249,12 @@ type Header struct {
 type Entry struct {
 	Params  map[string]string
 	Lastmod string // as written; the sitemap normalises it
+}
+
+// Inspector is the [inspector] table.
+type Inspector struct {
+	// ImageHosts are the hosts ("name" or "name:port", lower case), besides
+	// base_url's origin, from which the inspector's link card loads an
+	// image (§23). Default none.
+	ImageHosts []string
 }

@@ -49,7 +49,7 @@
 //     a rule's own markdown switch is one more field of ruleFields.
 //   - [watch] (§21, change alerts): watch.go, keys only; the watcher
 //     runs outside rules.
-//   - [[experiment]] (§22, split tests): experiment.go; its variants'
+//   - [[experiment]] (§21, split tests): experiment.go; its variants'
 //     patterns compile with rules/pattern and resolve through the same
 //     tree as [[rule]], so an experiment is a Match layer like a rule.
 //   - content_signal (§18, robots.txt Content-Signal): already read by

@@ -10,7 +10,8 @@ import "github.com/headgate/headgate/rules/schema"
 // looks; a new table is one more fields value in this list.
 func newSchema() *schema.Keys {
 	return schema.NewKeys(
-		serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields, hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields,
+		serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields, hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields, inspectorFields,
+		experimentFields, variantFields,
 		ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields, contentSignalFields, groupFields, llmsSectionFields,
 		botsFields, botsAccessFields, botsCrawlerFields,
 	)

@@ -20,6 +20,7 @@ var codes = []string{
 	"HG175", "HG176", "HG177",
 	"HG190", "HG191", "HG192",
 	"HG200", "HG201", "HG202", "HG203", "HG204", "HG205", "HG206", "HG207", "HG208", "HG209",
+	"HG210", "HG211", // experiment.go
 }
 
 // TestBadConfigs loads each testdata/bad/NAME.toml and compares the report

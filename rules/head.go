@@ -267,7 +267,7 @@ func applyTitleTemplate(tmpl, t string) string {
 // but {base_url}, once, instead of on every request.
 func (c *Config) precompute() {
 	v := &vars{baseURL: c.Site.BaseURL}
-	for _, r := range c.Rules {
+	for _, r := range c.treeRules() {
 		if og := r.OpenGraph; og != nil {
 			for i := range og.Image {
 				og.Image[i].width, og.Image[i].height = strconv.Itoa(og.Image[i].Width), strconv.Itoa(og.Image[i].Height)

@@ -76,9 +76,10 @@ func Parse(name string, src []byte, env func(string) (string, bool)) (*Config, e
 	}
 	l.cfg.Hash = hex.EncodeToString(h.Sum(nil))[:16]
 	cfg := l.cfg
-	cfg.table = newTable(cfg.Rules, cfg.Site.Locales)
+	cfg.table = newTable(cfg.treeRules(), cfg.Site.Locales)
 	cfg.base, _ = url.Parse(cfg.Site.BaseURL + "/")
 	cfg.precompute()
+	cfg.phases()
 	cfg.matches = &sync.Pool{New: func() any { return new(Match) }}
 	if cfg.redir != nil {
 		cfg.redir.matches = cfg.matches
@@ -328,8 +329,12 @@ func (l *loader) root(tree map[string]any) {
 	for i, t := range l.topTables(tree, ruleFields.Name) {
 		l.rule(i, t)
 	}
+	l.experiments(tree) // after the rules and tables its variants' templates name
 	l.redirects(tree)
 	l.crawl(tree)
+	if t := l.topTable(tree, inspectorFields.Name, false); t != nil {
+		decode(l, inspectorFields.Name, t, inspectorFields, l)
+	}
 	if t := l.topTable(tree, botsFields.Name, false); t != nil {
 		l.bots(t)
 	}

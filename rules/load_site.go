@@ -28,7 +28,82 @@ var serverFields = &schema.Fields[*loader]{Name: "server", List: []schema.Field[
 	{Key: "change_header", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.ChangeHeader) }},
 	{Key: "max_idle_connections", Read: (*loader).maxIdleConnections}, // limits.go
 	{Key: "trusted_proxies", Read: (*loader).trustedProxies},          // redirect.go
+	{Key: "admin_hosts", Read: (*loader).adminHosts},
 }}
+
+// inspectorFields declares the keys of [inspector].
+var inspectorFields = &schema.Fields[*loader]{Name: "inspector", List: []schema.Field[*loader]{
+	{Key: "image_hosts", Read: (*loader).imageHosts},
+}}
+
+// adminHosts reads server.admin_hosts: DNS names (an IP literal and
+// localhost are always answered), each an A-label, without scheme, port
+// or path. HG104 otherwise.
+func (l *loader) adminHosts(key string, v any) {
+	list, ok := l.strList(key, v)
+	if !ok {
+		return
+	}
+	for i, s := range list {
+		name := strings.TrimSuffix(strings.ToLower(s), ".")
+		if msg := checkHostName(name); msg != "" {
+			l.add("HG104", fmt.Sprintf("%s[%d]", key, i), "%q: %s", s, msg)
+			continue
+		}
+		l.cfg.Server.AdminHosts = append(l.cfg.Server.AdminHosts, name)
+	}
+}
+
+// imageHosts reads inspector.image_hosts: "name" or "name:port". HG105
+// otherwise.
+func (l *loader) imageHosts(key string, v any) {
+	list, ok := l.strList(key, v)
+	if !ok {
+		return
+	}
+	for i, s := range list {
+		h := strings.ToLower(s)
+		if strings.ContainsAny(h, "/@?#*[] \\%") {
+			l.add("HG105", fmt.Sprintf("%s[%d]", key, i), "%q: a host or host:port only, without scheme, path, user info or wildcard", s)
+			continue
+		}
+		name, port := h, ""
+		if n, p, err := net.SplitHostPort(h); err == nil {
+			name, port = n, p
+		}
+		name = strings.TrimSuffix(name, ".")
+		msg := checkHostName(name)
+		if msg == "" && port != "" {
+			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || port[0] == '0' {
+				msg = "the port is not a number from 1 to 65535"
+			}
+		}
+		if msg != "" {
+			l.add("HG105", fmt.Sprintf("%s[%d]", key, i), "%q: %s", s, msg)
+			continue
+		}
+		if port != "" {
+			name = net.JoinHostPort(name, port)
+		}
+		l.cfg.Inspector.ImageHosts = append(l.cfg.Inspector.ImageHosts, name)
+	}
+}
+
+// checkHostName says what keeps name (lower case, no trailing dot) from
+// being a DNS name written as A-labels, or "".
+func checkHostName(name string) string {
+	switch {
+	case name == "":
+		return "empty"
+	case strings.ContainsAny(name, "/:@?#*[] \\%"):
+		return "a host name only, without scheme, port, path, user info or wildcard"
+	case !isASCII(name):
+		return "a non-ASCII name is written as its A-label (xn--…)"
+	case !validHostname(name):
+		return "not a DNS name"
+	}
+	return ""
+}
 
 func (l *loader) server(t map[string]any) {
 	decode(l, serverFields.Name, t, serverFields, l)

@@ -24,6 +24,9 @@ type Match struct {
 
 	data *matchData // what the data tables say (datarender.go); nil: nothing
 
+	exp     *Experiment // the experiment whose match covers the page; nil: none
+	variant bool        // the page is in exp's variant group, now
+
 	f merged
 	// Inline buffers, so that a path that matches up to 8 rules binding up
 	// to 16 parameters in all allocates nothing beyond the Match itself.
@@ -167,11 +170,17 @@ func pick(dst *ref, t *Template, mr *Matched) {
 // merge folds the matched rules, least specific first, so later rules win
 // field by field and key by key.
 func (m *Match) merge() {
-	f := &m.f
-	f.policy = Override
+	m.f.policy = Override
 	for i := range m.Matched {
-		mr := &m.Matched[i]
-		r := mr.Rule
+		m.fold(&m.Matched[i])
+	}
+}
+
+// fold merges one layer over what is merged so far.
+func (m *Match) fold(mr *Matched) {
+	f := &m.f
+	r := mr.Rule
+	{
 		pick(&f.title, r.Title, mr)
 		pick(&f.description, r.Description, mr)
 		pick(&f.canonical, r.Canonical, mr)
@@ -246,6 +255,9 @@ func (m *Match) Patterns() []string {
 	ps := make([]string, len(m.Matched))
 	for i, mr := range m.Matched {
 		ps[i] = mr.Rule.Match
+		if e := mr.Rule.exp; e != nil {
+			ps[i] = "experiment " + e.Name + " (variant): " + mr.Rule.Match
+		}
 		if mr.Rule.Localized {
 			ps[i] = "/{locale}" + strings.TrimSuffix(mr.Rule.Match, "/")
 			if mr.Rule.Match == "/" {

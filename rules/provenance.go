@@ -11,6 +11,9 @@ import (
 // layers the merge recorded — the matched rules in merge order and the
 // page_table row over them — and says:
 //
+//   - "experiment NAME (variant) sets it": the page is in the variant
+//     group of experiment NAME, whose [experiment.variant] sets the
+//     field: the most specific layer of all (§21).
 //   - "row N of FILE (CONFIG [[page_table]]) sets it": a non-empty cell of
 //     the page's page_table row, the most specific layer (§12.2); N is the
 //     row's line in FILE, as DataRow.Line.
@@ -33,6 +36,9 @@ func (m *Match) SetBy(identity, key string) string {
 	if key == "" {
 		key = identity
 	}
+	if m.variant && key != "jsonld" && ruleSets(m.exp.Variant, identity, key) {
+		return "experiment " + m.exp.Name + " (variant) sets it"
+	}
 	if s := m.pageRowSets(key); s != "" {
 		return s
 	}
@@ -43,7 +49,9 @@ func (m *Match) SetBy(identity, key string) string {
 	if key == "jsonld" {
 		var from []string
 		for i, mr := range m.Matched {
-			if len(mr.Rule.JSONLD) > 0 {
+			if len(mr.Rule.JSONLD) > 0 && mr.Rule.exp != nil {
+				from = append(from, fmt.Sprintf("experiment %s (variant) (%s:%d)", mr.Rule.exp.Name, file, mr.Rule.Line))
+			} else if len(mr.Rule.JSONLD) > 0 {
 				from = append(from, fmt.Sprintf("%s (%s:%d)", m.Patterns()[i], file, mr.Rule.Line))
 			}
 		}

@@ -537,8 +537,10 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 			// at are spelled out for the loop check.
 			seen[steps-1] = cur.local()
 			loc := final.local()
-			if steps == 1 && loc == seen[0] {
-				break // a rule that maps the address to itself: no redirect
+			if loc == seen[steps-1] {
+				// A rule that maps the address to itself: the chain ends
+				// there (no redirect at all when it is the first step).
+				break
 			}
 			loop := steps > maxSteps
 			for _, s := range seen[:steps] {

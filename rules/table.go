@@ -77,7 +77,12 @@ func newTable(rs []*Rule, locales []string) *table {
 			order = append(order, r)
 		}
 	}
-	sort.SliceStable(order, func(i, j int) bool { return compareRules(order[i], order[j]) < 0 })
+	sort.SliceStable(order, func(i, j int) bool {
+		if (order[i].exp == nil) != (order[j].exp == nil) {
+			return order[j].exp != nil // an experiment's variant is the most specific layer (§21)
+		}
+		return compareRules(order[i], order[j]) < 0
+	})
 	t.rank = make([]int, len(rs))
 	for i, r := range order {
 		t.rank[r.Index] = i
@@ -277,9 +282,11 @@ func (c *Config) ResolveInto(m *Match, target string) {
 			ms[j], ms[j-1] = ms[j-1], ms[j]
 		}
 	}
+	m.decideExperiment()
 	m.inheritCut()
 	m.merge()
 	c.resolveData(m)
+	m.refoldVariant()
 }
 
 // walker prepares a walk of path in the given (empty) buffers. With

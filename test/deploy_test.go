@@ -282,7 +282,7 @@ func checkK8sServing(t *testing.T, o *k8sObjects, mode rules.Mode, df *deployDoc
 		c := checkK8sWorkload(t, w, cm, src, df)
 		if c != nil && slices.ContainsFunc(servers, func(s k8sWorkload) bool { return s.c == w.c }) {
 			cfg = c
-			checkK8sServer(t, w, c)
+			checkK8sServer(t, w, c, len(o.monitors) > 0)
 		}
 		if c != nil && slices.ContainsFunc(jobs, func(s k8sWorkload) bool { return s.c == w.c }) {
 			if len(w.c.Args) > 0 && w.c.Args[0] == "indexnow" {
@@ -539,7 +539,7 @@ func checkK8sWorkload(t *testing.T, w k8sWorkload, cm *k8sConfigMap, src string,
 }
 
 // checkK8sServer checks a `headgate serve` container against its config.
-func checkK8sServer(t *testing.T, w k8sWorkload, cfg *rules.Config) {
+func checkK8sServer(t *testing.T, w k8sWorkload, cfg *rules.Config, monitored bool) {
 	t.Helper()
 	where := fmt.Sprintf("%s container %s", w.name, w.c.Name)
 	c := w.c
@@ -589,9 +589,15 @@ func checkK8sServer(t *testing.T, w k8sWorkload, cfg *rules.Config) {
 		t.Errorf("%s: terminationGracePeriodSeconds %d is not above preStop %ds + shutdown_timeout %s", where, grace, sleep, cfg.Server.ShutdownTimeout)
 	}
 
-	// Annotation-based scraping: the admin port.
+	// Annotation-based scraping: the admin port; not beside a
+	// ServiceMonitor (the chart's serviceMonitor.enabled), which would
+	// scrape every sample twice.
 	a := w.pod.Metadata.Annotations
-	if a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != strconv.Itoa(admin) || a["prometheus.io/path"] != "/metrics" {
+	if monitored {
+		if _, ok := a["prometheus.io/scrape"]; ok {
+			t.Errorf("%s: prometheus.io annotations beside a ServiceMonitor: every sample would be scraped twice", w.name)
+		}
+	} else if a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != strconv.Itoa(admin) || a["prometheus.io/path"] != "/metrics" {
 		t.Errorf("%s: prometheus.io annotations %v, want scrape true, port %d, path /metrics", w.name, a, admin)
 	}
 }
@@ -723,11 +729,16 @@ func checkK8sMonitoring(t *testing.T, root string) {
 	}
 }
 
-// deployMetricNames lists the headgate_* metric names registered in the code.
+// deployMetricNames lists the headgate_* metric names registered in the
+// code (`Name: "headgate_…"` or a constant `= "headgate_…"`), and the ones
+// a SPEC section names for a package not merged yet (documentedMetrics).
 func deployMetricNames(t *testing.T, root string) map[string]bool {
 	t.Helper()
 	names := map[string]bool{}
-	for _, pkg := range []string{"proxy", "sitemap"} {
+	for _, n := range documentedMetrics {
+		names[n] = true
+	}
+	for _, pkg := range []string{"proxy", "sitemap", "indexnow", "insight", "watch"} {
 		files, _ := filepath.Glob(filepath.Join(root, "..", pkg, "*.go"))
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") {
@@ -737,16 +748,22 @@ func deployMetricNames(t *testing.T, root string) map[string]bool {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, m := range regexp.MustCompile(`Name:\s*"(headgate_[a-z_]+)"`).FindAllSubmatch(src, -1) {
+			for _, m := range regexp.MustCompile(`(?:Name:|=)\s*"(headgate_[a-z_]+)"`).FindAllSubmatch(src, -1) {
 				names[string(m[1])] = true
 			}
 		}
 	}
-	if len(names) == 0 {
-		t.Fatal("no headgate_* metrics found in proxy/ and sitemap/")
+	if len(names) == len(documentedMetrics) {
+		t.Fatal("no headgate_* metrics found in proxy/, sitemap/, indexnow/, insight/, watch/")
 	}
 	return names
 }
+
+// documentedMetrics are metric names a SPEC section gives to a package
+// that is built in parallel: the dashboard and the alerts may use them
+// before it merges. Once the package registers the name, its entry here
+// is redundant; remove it then.
+var documentedMetrics = []string{}
 
 // ---- small helpers ----------------------------------------------------------
 

@@ -65,6 +65,7 @@ type k8sService struct {
 	k8sTypeMeta `yaml:",inline"`
 	Metadata    k8sObjectMeta `yaml:"metadata"`
 	Spec        struct {
+		Type      string            `yaml:"type"`
 		ClusterIP string            `yaml:"clusterIP"`
 		Selector  map[string]string `yaml:"selector"`
 		Ports     []k8sServicePort  `yaml:"ports"`
@@ -102,11 +103,12 @@ type k8sSecurityContext struct {
 }
 
 type k8sContainer struct {
-	Name    string   `yaml:"name"`
-	Image   string   `yaml:"image"`
-	Command []string `yaml:"command"`
-	Args    []string `yaml:"args"`
-	Env     []struct {
+	Name            string   `yaml:"name"`
+	Image           string   `yaml:"image"`
+	ImagePullPolicy string   `yaml:"imagePullPolicy"`
+	Command         []string `yaml:"command"`
+	Args            []string `yaml:"args"`
+	Env             []struct {
 		Name  string `yaml:"name"`
 		Value string `yaml:"value"`
 	} `yaml:"env"`
@@ -148,17 +150,23 @@ type k8sPodTemplate struct {
 			WhenUnsatisfiable string           `yaml:"whenUnsatisfiable"`
 			LabelSelector     k8sLabelSelector `yaml:"labelSelector"`
 		} `yaml:"topologySpreadConstraints"`
-		Containers []k8sContainer `yaml:"containers"`
-		Volumes    []struct {
-			Name      string `yaml:"name"`
-			ConfigMap *struct {
-				Name string `yaml:"name"`
-			} `yaml:"configMap"`
-			PersistentVolumeClaim *struct {
-				ClaimName string `yaml:"claimName"`
-			} `yaml:"persistentVolumeClaim"`
-		} `yaml:"volumes"`
+		Containers       []k8sContainer `yaml:"containers"`
+		Volumes          []k8sVolume    `yaml:"volumes"`
+		ImagePullSecrets []struct {
+			Name string `yaml:"name"`
+		} `yaml:"imagePullSecrets"`
+		NodeSelector map[string]string `yaml:"nodeSelector"`
 	} `yaml:"spec"`
+}
+
+type k8sVolume struct {
+	Name      string `yaml:"name"`
+	ConfigMap *struct {
+		Name string `yaml:"name"`
+	} `yaml:"configMap"`
+	PersistentVolumeClaim *struct {
+		ClaimName string `yaml:"claimName"`
+	} `yaml:"persistentVolumeClaim"`
 }
 
 type k8sDeployment struct {

@@ -325,6 +325,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  locale: %s\n", m.Locale)
 	}
 	explainReal(stdout, m)
+	explainExperiment(stdout, cfg, rec)
 	if rec.Outcome == proxy.Denied {
 		fmt.Fprintln(stdout, "  deny: headgate answers 404; nothing is forwarded")
 		return exitOK

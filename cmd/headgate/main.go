@@ -36,6 +36,8 @@ Usage:
                                            crawl and report head problems
   headgate indexnow -config FILE -state FILE [-dry-run] [-all]
                                            submit new and changed sitemap URLs to IndexNow
+  headgate experiment export -config FILE -name NAME [-format csv|json]
+                                           the sitemap URLs of a split test with their group (url,group)
   headgate version                         print the version
 
 -config defaults to $HEADGATE_CONFIG, then headgate.toml. HEADGATE_LISTEN,
@@ -68,6 +70,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdSitemap(ctx, args, stdout, stderr)
 	case "audit":
 		return cmdAudit(ctx, args, stdout, stderr)
+	case "experiment":
+		return cmdExperiment(ctx, args, stdout, stderr)
 	case "indexnow":
 		return cmdIndexnow(ctx, args, stdout, stderr)
 	case "version":

@@ -57,7 +57,7 @@ func cmdSitemap(ctx context.Context, args []string, stdout, stderr io.Writer) in
 }
 
 func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs, cfgPath := newFlags("audit", "audit -config FILE [-live URL] [-max-pages N] [-concurrency N] [-format text|json|html] [-o FILE] [-fail-on error|warning|never] [-baseline FILE] [-compare URL] [URL...]", stderr)
+	fs, cfgPath := newFlags("audit", "audit -config FILE [-live URL] [-max-pages N] [-concurrency N] [-format text|json|html] [-o FILE] [-fail-on error|warning|never] [-baseline FILE] [-compare URL] [-experiment NAME] [URL...]", stderr)
 	live := fs.String("live", "", "crawl this running site as it answers, instead of the upstream through the rewrite engine")
 	maxPages := fs.Int("max-pages", audit.DefaultMaxPages, "the most URLs to fetch")
 	conc := fs.Int("concurrency", audit.DefaultConcurrency, "requests under way at once")
@@ -67,6 +67,7 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	failOn := fs.String("fail-on", "error", "exit 1 when a finding is at least this severe: error, warning or never")
 	baseline := fs.String("baseline", "", "the JSON report of an earlier run: mark findings new or known, list the fixed, fail on new findings only")
 	compare := fs.String("compare", "", "crawl this second site (production) along the same paths and report the differences")
+	experiment := fs.String("experiment", "", "report the findings per group of this [[experiment]] (control, variant)")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -107,6 +108,10 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if cfg == nil {
 		return code
 	}
+	if *experiment != "" && cfg.Experiment(*experiment) == nil {
+		fmt.Fprintf(stderr, "headgate audit: -experiment: no experiment %q in %s\n", *experiment, *cfgPath)
+		return exitUsage
+	}
 	o := audit.Options{
 		Compare:     *compare,
 		Config:      cfg,
@@ -136,26 +141,13 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if base != nil {
 		rep.ApplyBaseline(base)
 	}
-	w := stdout
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			fmt.Fprintf(stderr, "headgate audit: %v\n", err)
-			return exitFix
+	if *experiment != "" {
+		if err := rep.ApplyExperiment(cfg, *experiment); err != nil {
+			fmt.Fprintf(stderr, "headgate audit: -experiment: %v\n", err)
+			return exitUsage
 		}
-		defer f.Close()
-		w = f
 	}
-	var err error
-	switch *format {
-	case "json":
-		err = rep.WriteJSON(w)
-	case "html":
-		err = rep.WriteHTML(w)
-	default:
-		err = rep.WriteText(w)
-	}
-	if err != nil {
+	if err := writeReport(rep, *format, *out, stdout); err != nil {
 		fmt.Fprintf(stderr, "headgate audit: %v\n", err)
 		return exitFix
 	}
@@ -168,6 +160,31 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitFix
 	}
 	return exitOK
+}
+
+// writeReport writes the audit's report in format (text, json or html) to
+// the file out, or to stdout when out is "".
+func writeReport(rep *audit.Report, format, out string, stdout io.Writer) (err error) {
+	w := stdout
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		w = f
+	}
+	switch format {
+	case "json":
+		return rep.WriteJSON(w)
+	case "html":
+		return rep.WriteHTML(w)
+	}
+	return rep.WriteText(w)
 }
 
 // isTerminal reports whether w is a character device (a terminal), for the

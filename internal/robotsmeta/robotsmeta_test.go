@@ -52,3 +52,33 @@ func TestForCrawler(t *testing.T) {
 		}
 	}
 }
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Set
+	}{
+		{"", 0},
+		{"index, follow", 0},
+		{"NoIndex", NoIndex},
+		{" none ", NoIndex | NoFollow},
+		{"noindex,nofollow", NoIndex | NoFollow},
+		{"max-snippet: 20, NOARCHIVE", MaxSnippet | NoArchive},
+		{"unavailable_after: 25 Jun 2030 15:00:00 PST", UnavailableAfter},
+		{"noindexed, ,,", 0},
+		{"a-directive-longer-than-twenty-bytes", 0},
+	} {
+		if got := Parse(tc.in); got != tc.want {
+			t.Errorf("Parse(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+		if got := Parse([]byte(tc.in)); got != tc.want {
+			t.Errorf("Parse([]byte(%q)) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	if s := (NoIndex | NoFollow | MaxSnippet).String(); s != "noindex, nofollow, max-snippet" {
+		t.Errorf("String = %q", s)
+	}
+	if n := testing.AllocsPerRun(100, func() { Parse([]byte("NoIndex, max-snippet: 3")) }); n != 0 {
+		t.Errorf("Parse allocates %v", n)
+	}
+}

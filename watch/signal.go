@@ -1,0 +1,169 @@
+package watch
+
+import (
+	"strconv"
+
+	"github.com/headgate/headgate/internal/robotsmeta"
+	"github.com/headgate/headgate/rewrite"
+)
+
+// Signal is one thing the watcher compares from response to response.
+type Signal uint8
+
+// The signals, in SignalNames' order.
+const (
+	Status Signal = iota
+	Robots
+	Canonical
+	Title
+	Description
+	Hreflang
+	JSONLDTypes
+	numSignals
+)
+
+// SignalNames are the signals' names, in config, events and the metric.
+var SignalNames = [numSignals]string{"status", "robots", "canonical", "title", "description", "hreflang", "jsonld_types"}
+
+func (s Signal) String() string {
+	if s < numSignals {
+		return SignalNames[s]
+	}
+	return "signal(" + strconv.Itoa(int(s)) + ")"
+}
+
+// ParseSignal returns the signal of a name.
+func ParseSignal(name string) (Signal, bool) {
+	for i, n := range SignalNames {
+		if n == name {
+			return Signal(i), true
+		}
+	}
+	return 0, false
+}
+
+// Severities.
+const (
+	Critical = "critical"
+	Info     = "info"
+)
+
+// values are one response's signals, each as a number: the status, the
+// robots set, hashes (0: absent). Comparing two is comparing arrays.
+type values [numSignals]uint64
+
+// Response is what Observe is told of one upstream response.
+type Response struct {
+	// Status is the upstream's status code.
+	Status int
+	// RobotsHeader holds the response's X-Robots-Tag values
+	// (Header.Values: not copied, not kept).
+	RobotsHeader []string
+	// Head is the rewriter's summary of the upstream head
+	// (rewrite.Result.Upstream); nil, or not Read, when no head was read
+	// (a redirect, a response that is no HTML document, a skipped one).
+	Head *rewrite.HeadFacts
+}
+
+// headRead reports whether r carries a head whose signals count: a 2xx
+// response whose head was read. An error page's title is not the page's.
+func (r *Response) headRead() bool {
+	return r.Head != nil && r.Head.Read && r.Status >= 200 && r.Status < 300
+}
+
+// valuesOf reads r's signals; the head's only when headRead.
+func valuesOf(r *Response) values {
+	var v values
+	v[Status] = uint64(r.Status)
+	if !r.headRead() {
+		return v
+	}
+	f := r.Head
+	rs := f.Robots
+	for _, h := range r.RobotsHeader {
+		crawler, d := robotsmeta.ForCrawler(h)
+		if crawler == "" || crawler == "googlebot" {
+			rs |= robotsmeta.Parse(d)
+		}
+	}
+	v[Robots] = uint64(rs)
+	v[Canonical] = f.Canonical.Hash
+	v[Title] = f.Title.Hash
+	v[Description] = f.Description.Hash
+	v[Hreflang] = f.Hreflang
+	v[JSONLDTypes] = f.JSONLDTypes.Hash
+	return v
+}
+
+// severity classes a change of s from before to after (SPEC §20.2).
+func severity(s Signal, before, after uint64) string {
+	switch s {
+	case Status:
+		if is2xx(before) && !is2xx(after) {
+			return Critical
+		}
+	case Robots:
+		if robotsmeta.Set(after)&robotsmeta.NoIndex != 0 && robotsmeta.Set(before)&robotsmeta.NoIndex == 0 {
+			return Critical
+		}
+	case Canonical:
+		if before != 0 { // it moved or disappeared
+			return Critical
+		}
+	case Title, Description:
+		if before != 0 && after == 0 {
+			return Critical
+		}
+	}
+	return Info
+}
+
+func is2xx(s uint64) bool { return s >= 200 && s < 300 }
+
+// text is how an event shows a signal's value: status and robots as they
+// are; a hashed value as its text when the response carried it short
+// (cur, the facts of the response that confirmed it), else as "#" and its
+// hash's first 8 hex digits; "" for none.
+func text(s Signal, v uint64, cur *rewrite.HeadFacts) string {
+	switch s {
+	case Status:
+		return strconv.FormatUint(v, 10)
+	case Robots:
+		return robotsmeta.Set(v).String()
+	}
+	if v == 0 {
+		return ""
+	}
+	if cur != nil {
+		var f *rewrite.Fact
+		switch s {
+		case Canonical:
+			f = &cur.Canonical
+		case Title:
+			f = &cur.Title
+		case Description:
+			f = &cur.Description
+		case JSONLDTypes:
+			f = &cur.JSONLDTypes
+		}
+		if f != nil && f.Hash == v {
+			if t, ok := f.Text(); ok {
+				return t
+			}
+		}
+		if s == Hreflang && cur.Hreflang == v {
+			return hashText(v) + " (" + strconv.Itoa(int(cur.Alternates)) + " alternates)"
+		}
+	}
+	return hashText(v)
+}
+
+func hashText(v uint64) string {
+	const hex = "0123456789abcdef"
+	var b [9]byte
+	b[0] = '#'
+	for i := 0; i < 8; i++ {
+		b[8-i] = hex[v>>(4*(8+i))&0xf] // the top 32 bits
+	}
+	return string(b[:])
+}

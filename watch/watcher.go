@@ -1,0 +1,289 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"hash/maphash"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Options configures a Watcher. The zero value of every field but Config
+// works.
+type Options struct {
+	// Config is the checked `[watch]`; Enabled is not read.
+	Config Config
+	// Match reports whether a path is watched (the compiled Config.Match);
+	// nil watches every path.
+	Match func(path string) bool
+	// BaseURL ("https://shop.example") is put before the path in events'
+	// URL; "" leaves it a path.
+	BaseURL string
+	// Registerer gets headgate_upstream_changes_total (and the webhook's
+	// counter); nil registers nothing.
+	Registerer prometheus.Registerer
+	// Logger gets a line per event; nil logs nothing.
+	Logger *slog.Logger
+	// Client sends the webhook; nil is a client with a 10 s timeout that
+	// follows no redirect.
+	Client *http.Client
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// Watcher remembers the upstream's signals per page and reports confirmed
+// changes. Safe for concurrent use.
+type Watcher struct {
+	confirm uint8
+	mask    [numSignals]bool
+	match   func(string) bool
+	base    string
+	now     func() time.Time
+	log     *slog.Logger
+	count   [numSignals][2]prometheus.Counter // [signal][critical?]
+	ring    ring
+	hook    *Sender
+	shards  [nShards]shard
+}
+
+// nShards spreads pages over locks: many goroutines observe at once.
+const nShards = 64
+
+var seed = maphash.MakeSeed() // set once: keys are hashed within one process
+
+// New returns a Watcher of o.Config, which must have passed Check.
+func New(o Options) (*Watcher, error) {
+	c := o.Config
+	if ps := c.Check(); len(ps) > 0 {
+		return nil, errors.New("watch: " + ps[0].String())
+	}
+	w := &Watcher{confirm: uint8(c.Confirm), match: o.Match, base: o.BaseURL, now: o.Now, log: o.Logger}
+	for _, n := range c.Signals {
+		s, _ := ParseSignal(n)
+		w.mask[s] = true
+	}
+	if w.now == nil {
+		w.now = time.Now
+	}
+	for i := range w.shards {
+		// The shards' shares add up to MaxPages (one at least each).
+		per := max(c.MaxPages/nShards+b2i(i < c.MaxPages%nShards), 1)
+		w.shards[i] = shard{max: per, head: -1, tail: -1, m: make(map[uint64]int32)}
+	}
+	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "headgate_upstream_changes_total",
+		Help: "Confirmed changes of the upstream's page signals (SPEC §20.2), by signal and severity.",
+	}, []string{"signal", "severity"})
+	for s := range numSignals {
+		w.count[s][0] = vec.WithLabelValues(SignalNames[s], Info)
+		w.count[s][1] = vec.WithLabelValues(SignalNames[s], Critical)
+	}
+	if o.Registerer != nil {
+		if err := o.Registerer.Register(vec); err != nil {
+			return nil, err
+		}
+	}
+	if c.Webhook != "" {
+		s, err := NewSender(SenderOptions{URL: c.Webhook, Format: c.WebhookFormat, Client: o.Client, Registerer: o.Registerer})
+		if err != nil {
+			return nil, err
+		}
+		w.hook = s
+	}
+	return w, nil
+}
+
+// Close stops the webhook sender, sending what it holds until ctx ends.
+func (w *Watcher) Close(ctx context.Context) error {
+	if w.hook == nil {
+		return nil
+	}
+	return w.hook.close(ctx)
+}
+
+// Observe remembers the signals of one upstream response for the page at
+// path and query (the request target as the proxy normalized it) and
+// reports the changes it confirms. Call it after the head was read, for a
+// GET of a page; it never blocks on anything but a shard's lock, and
+// allocates nothing unless a change is confirmed. A 304 or 1xx response
+// says nothing of the page and is ignored. A page is remembered from its
+// first 2xx response with a head read (its baseline, no event); a
+// response without one (a redirect, an error, an image) is compared only
+// for a page already remembered, so that assets take no room.
+func (w *Watcher) Observe(path, query string, r Response) {
+	if r.Status == http.StatusNotModified || r.Status < 200 {
+		return
+	}
+	if w.match != nil && !w.match(path) {
+		return
+	}
+	var h maphash.Hash
+	h.SetSeed(seed)
+	h.WriteString(path)
+	if query != "" {
+		h.WriteByte('?')
+		h.WriteString(query)
+	}
+	key := h.Sum64()
+	v := valuesOf(&r)
+	compare := w.mask
+	if !r.headRead() {
+		compare = [numSignals]bool{Status: w.mask[Status]}
+	}
+	sh := &w.shards[key%nShards]
+	var ch changes
+	sh.mu.Lock()
+	sh.observe(key, &v, &compare, w.confirm, r.headRead(), &ch)
+	sh.mu.Unlock()
+	if ch.n > 0 {
+		w.emit(path, query, &ch, r.Head)
+	}
+}
+
+// changes are the changes one Observe confirmed.
+type changes struct {
+	n  int
+	of [numSignals]struct {
+		s             Signal
+		before, after uint64
+	}
+}
+
+// shard is a part of the pages, an LRU list over entries in chunks.
+type shard struct {
+	mu         sync.Mutex
+	max        int
+	m          map[uint64]int32
+	chunks     []*[chunk]entry
+	n          int32 // entries in use
+	head, tail int32 // most and least recently seen; -1 none
+}
+
+// chunk is how many entries are allocated at once: a shard grows by
+// 256 × 136 B, not by doubling a slice.
+const chunk = 256
+
+// entry is one page: ≤ 256 B with its share of the map (TestEntrySize).
+// Hashes, not strings.
+type entry struct {
+	key        uint64
+	prev, next int32
+	cur        values            // confirmed
+	pend       values            // the candidate of each signal that differs
+	count      [numSignals]uint8 // responses in a row that showed pend
+}
+
+func (s *shard) at(i int32) *entry { return &s.chunks[i/chunk][i%chunk] }
+
+func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confirm uint8, page bool, ch *changes) {
+	i, ok := s.m[key]
+	if !ok {
+		if !page {
+			return // not known as a page: an image, a script, a 404 of one
+		}
+		e := s.add(key)
+		e.cur = *v // the baseline
+		return
+	}
+	s.touch(i)
+	e := s.at(i)
+	for sg := range numSignals {
+		if !compare[sg] {
+			continue
+		}
+		switch {
+		case v[sg] == e.cur[sg]:
+			e.count[sg] = 0
+		case e.count[sg] > 0 && v[sg] == e.pend[sg]:
+			e.count[sg]++
+		default:
+			e.pend[sg], e.count[sg] = v[sg], 1
+		}
+		if e.count[sg] >= confirm {
+			c := &ch.of[ch.n]
+			c.s, c.before, c.after = sg, e.cur[sg], v[sg]
+			ch.n++
+			e.cur[sg], e.count[sg] = v[sg], 0
+		}
+	}
+}
+
+// add makes an entry for key, the least recently seen one's when the
+// shard is full, and puts it first.
+func (s *shard) add(key uint64) *entry {
+	var i int32
+	if int(s.n) >= s.max {
+		i = s.tail
+		s.unlink(i)
+		delete(s.m, s.at(i).key)
+	} else {
+		i = s.n
+		if int(i)/chunk == len(s.chunks) {
+			s.chunks = append(s.chunks, new([chunk]entry))
+		}
+		s.n++
+	}
+	e := s.at(i)
+	*e = entry{key: key, prev: -1, next: -1}
+	s.m[key] = i
+	s.pushFront(i)
+	return e
+}
+
+func (s *shard) touch(i int32) {
+	if s.head == i {
+		return
+	}
+	s.unlink(i)
+	s.pushFront(i)
+}
+
+func (s *shard) unlink(i int32) {
+	e := s.at(i)
+	if e.prev >= 0 {
+		s.at(e.prev).next = e.next
+	} else {
+		s.head = e.next
+	}
+	if e.next >= 0 {
+		s.at(e.next).prev = e.prev
+	} else {
+		s.tail = e.prev
+	}
+	e.prev, e.next = -1, -1
+}
+
+func (s *shard) pushFront(i int32) {
+	e := s.at(i)
+	e.prev, e.next = -1, s.head
+	if s.head >= 0 {
+		s.at(s.head).prev = i
+	}
+	s.head = i
+	if s.tail < 0 {
+		s.tail = i
+	}
+}
+
+// Pages returns how many pages are remembered.
+func (w *Watcher) Pages() int {
+	n := 0
+	for i := range w.shards {
+		s := &w.shards[i]
+		s.mu.Lock()
+		n += int(s.n)
+		s.mu.Unlock()
+	}
+	return n
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
