@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -238,8 +239,7 @@ func explainUpstream(w http.ResponseWriter, r *http.Request) {
 
 func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	fs, cfgPath := newFlags("explain", "explain -config FILE [-ua USER-AGENT] [-ip ADDRESS] PATH", stderr)
-	ua := fs.String("ua", "", "the request's User-Agent: shows how [bots] identifies it and what its access rules decide")
-	ip := fs.String("ip", "", "the client address the request comes from (with -ua: how [bots] verifies it)")
+	who := explainClientFlags(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -252,23 +252,11 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	target, req := explainTarget(cfg, fs.Arg(0))
-	var client netip.Addr
-	if *ip != "" {
-		a, err := netip.ParseAddr(*ip)
-		if err != nil {
-			fmt.Fprintf(stderr, "headgate explain: -ip %q is not an IP address\n", *ip)
-			return exitUsage
-		}
-		client = a
+	client, ok := who.addr(stderr)
+	if !ok {
+		return exitUsage
 	}
-	mode := cfg.Site.Mode
-	if mode == rules.ModeShadow {
-		// Shadow serves the upstream's bytes; explain shows what it would
-		// serve, as production.
-		c := *cfg
-		c.Site.Mode = rules.ModeProduction
-		cfg = &c
-	}
+	cfg, mode := explainAsProduction(cfg)
 	warn := &warnings{}
 	a, err := app.NewAsker(cfg, slog.New(warn), http.HandlerFunc(explainUpstream))
 	if err != nil {
@@ -278,13 +266,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	defer a.Close()
 	ask := func(h http.Header) (*proxy.Record, *answer) {
 		ans := newAnswer(nil)
-		if *ua != "" {
-			if h == nil {
-				h = http.Header{}
-			}
-			h.Set("User-Agent", *ua)
-		}
-		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: h, Client: client}, ans)
+		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: who.header(h), Client: client}, ans)
 		return rec, ans
 	}
 	rec, ans := ask(nil)
@@ -296,7 +278,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	for _, l := range warn.take() {
 		fmt.Fprintf(stdout, "  headgate logs: %s\n", l)
 	}
-	if explainBot(stdout, cfg, rec, ans, *ua != "" || *ip != "") {
+	if explainBot(stdout, cfg, rec, ans, *who.ua != "" || *who.ip != "") {
 		return exitOK
 	}
 	switch rec.Outcome {
@@ -420,4 +402,53 @@ func explainBot(w io.Writer, cfg *rules.Config, rec *proxy.Record, ans *answer, 
 		fmt.Fprintln(w, "  access: allowed (no access rule matches)")
 	}
 	return false
+}
+
+// explainAsProduction is cfg in production mode: shadow serves the
+// upstream's bytes, and explain shows what headgate would serve. mode is
+// cfg's own.
+func explainAsProduction(cfg *rules.Config) (*rules.Config, rules.Mode) {
+	mode := cfg.Site.Mode
+	if mode == rules.ModeShadow {
+		c := *cfg
+		c.Site.Mode = rules.ModeProduction
+		cfg = &c
+	}
+	return cfg, mode
+}
+
+// explainClient is explain's -ua and -ip: who the request comes from, so
+// that the proxy identifies it as it would that client (SPEC §18).
+type explainClient struct{ ua, ip *string }
+
+func explainClientFlags(fs *flag.FlagSet) explainClient {
+	return explainClient{
+		ua: fs.String("ua", "", "the request's User-Agent: shows how [bots] identifies it and what its access rules decide"),
+		ip: fs.String("ip", "", "the client address the request comes from (with -ua: how [bots] verifies it)"),
+	}
+}
+
+// addr is -ip; ok is false (and said on stderr) when it is not an address.
+func (c explainClient) addr(stderr io.Writer) (a netip.Addr, ok bool) {
+	if *c.ip == "" {
+		return a, true
+	}
+	a, err := netip.ParseAddr(*c.ip)
+	if err != nil {
+		fmt.Fprintf(stderr, "headgate explain: -ip %q is not an IP address\n", *c.ip)
+		return a, false
+	}
+	return a, true
+}
+
+// header is h with -ua's User-Agent.
+func (c explainClient) header(h http.Header) http.Header {
+	if *c.ua == "" {
+		return h
+	}
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("User-Agent", *c.ua)
+	return h
 }
