@@ -168,6 +168,12 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{with .Decision.Experiment}}<div class="meta" id="experiment">experiment <span class="mono">{{.}}</span>: group <span class="badge">{{$.Decision.Group}}</span></div>{{end}}
 {{if or .Decision.Policy .Decision.Locale}}<div class="meta">{{with .Decision.Policy}}policy: {{.}}{{end}}{{with .Decision.Locale}} · locale: {{.}}{{end}}</div>{{end}}
 </div>
+{{with .Identity}}
+<h2 id="identity">Identity</h2>
+<table class="rules" id="identity-table"><tr><th>name</th><th>category</th><th>verified</th><th>access</th><th>rule</th></tr>
+<tr><td class="mono">{{.Name}}</td><td>{{.Category}}</td><td>{{.Verified}}</td><td>{{.Access}}</td><td class="mono">{{.Rule}}</td></tr></table>
+<p class="meta">{{.Summary}}</p>
+{{end}}
 
 {{if or .Search .Card}}
 <h2 id="previews">Previews, from the served head</h2>

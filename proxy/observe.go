@@ -95,6 +95,7 @@ func (rs *reqState) observed() {
 	rec := hk.rec
 	rec.Outcome, rec.Kind, rec.Skip = rs.outcome, rs.kind, rs.skip
 	rec.Match = rs.m
+	rec.Bot, rec.BotRule, rec.BotDenied, rec.BotRobotsDisallowed = rs.bot, rs.botRule, rs.botDeny, rs.botRobots
 	if rs.m != nil {
 		rec.Experiment, rec.Group = rs.m.Experiment()
 	}

@@ -38,6 +38,7 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 	setForwarded(pr, st)
 	guardRequest(pr.Out)
 	h := pr.Out.Header
+	rs.setBotHeader(h)
 	if mayRewrite(pr.In.Method) {
 		// Offer upstream only what headgate can decode, so that it can
 		// rewrite what comes back.

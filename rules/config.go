@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/headgate/headgate/bots/botconfig"
 )
 
 // Mode is site.mode.
@@ -50,6 +52,8 @@ type Config struct {
 	Inspector      Inspector        // [inspector] (§23)
 	Redirects      []*RedirectRule  // [[redirect]], in file order
 	RedirectTables []*RedirectTable // [[redirect_table]], in file order
+
+	Bots botconfig.Config // [bots] (§18), over botconfig.Defaults; checked by botconfig.Config.Check at load
 
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
@@ -127,6 +131,7 @@ const DefaultMaxHeadBytes = 256 << 10
 
 func defaults() Config {
 	return Config{
+		Bots: botconfig.Defaults(),
 		Server: Server{
 			Listen:          ":8080",
 			AdminListen:     "127.0.0.1:9090",

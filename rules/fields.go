@@ -13,6 +13,7 @@ func newSchema() *schema.Keys {
 		serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields, hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields, inspectorFields,
 		experimentFields, variantFields,
 		ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields, contentSignalFields, markdownFields, groupFields, llmsSectionFields,
+		botsFields, botsAccessFields, botsCrawlerFields,
 	)
 }
 

@@ -336,6 +336,9 @@ func (l *loader) root(tree map[string]any) {
 		decode(l, inspectorFields.Name, t, inspectorFields, l)
 	}
 	l.markdownTable(tree) // markdown.go
+	if t := l.topTable(tree, botsFields.Name, false); t != nil {
+		l.bots(t)
+	}
 }
 
 // topTable returns the top-level table name of tree: nil when it is absent
