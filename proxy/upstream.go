@@ -460,7 +460,7 @@ func upstreamLinkCanonical(h http.Header, m *rules.Match) (abs string, present b
 		if err != nil {
 			return "", true
 		}
-		abs, why := rules.AbsURL(base, l.Target)
+		abs, why := rules.AbsUpstreamURL(base, l.Target)
 		if why != "" {
 			return "", true
 		}

@@ -97,7 +97,7 @@ func (d *decision) absURL(s string) (string, string) {
 			d.pageURL, _ = url.Parse(base + "/")
 		}
 	}
-	return rules.AbsURL(d.pageURL, s)
+	return rules.AbsUpstreamURL(d.pageURL, s)
 }
 
 func (d *decision) wrote(id, v string) {
