@@ -248,7 +248,6 @@ type Entry struct {
 	Lastmod string // as written; the sitemap normalises it
 }
 
-// Inspector is the [inspector] table.
 // TableLimits bounds the data tables of §11.2 and §12 (§23).
 type TableLimits struct {
 	// MaxCellBytes bounds one cell of any table: a longer one is its
@@ -258,6 +257,7 @@ type TableLimits struct {
 	MaxCellBytes int
 }
 
+// Inspector is the [inspector] table.
 type Inspector struct {
 	// ImageHosts are the hosts ("name" or "name:port", lower case), besides
 	// base_url's origin, from which the inspector's link card loads an
