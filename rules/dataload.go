@@ -431,6 +431,18 @@ func (l *loader) pageTable(i int, t map[string]any) {
 			return false
 		}
 		cells[0] = normPath(escapeNonASCII(p))
+		for _, f := range []int{pgCanonical, pgOGImage, pgTwImage} {
+			c := pt.col[f]
+			if c < 0 || cells[c] == "" || f == pgCanonical && (cells[c] == "self" || cells[c] == UpstreamOrSelf) || !bareWord(cells[c]) {
+				continue
+			}
+			msg := fmt.Sprintf("%s %q is neither a path starting with / nor an absolute URL", pageColumns[f], clip(cells[c]))
+			if k := schema.Suggest(cells[c], []string{"self", UpstreamOrSelf}); f == pgCanonical && k != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", k)
+			}
+			l.addRow("HG176", name, line, path, "%s", msg)
+			return false
+		}
 		if c := pt.col[pgRobots]; c >= 0 && cells[c] != "" {
 			if _, err := parseRobotsCell(cells[c]); err != "" {
 				l.addRow("HG176", name, line, path, "robots %q: %s", clip(cells[c]), err)
