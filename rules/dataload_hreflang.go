@@ -53,6 +53,11 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 			l.addRow("HG175", name, line, path, "hreflang %q: %s", clip(lang), why)
 			return false
 		}
+		if len(u) > MaxValueBytes {
+			// §23: a URL written into a tag or a Link header is never cut.
+			l.addRow("HG175", name, line, path, "url of %d bytes: a url written into a tag or header is at most %d", len(u), MaxValueBytes)
+			return false
+		}
 		nu, why := normURL(u)
 		if why != "" {
 			l.addRow("HG175", name, line, path, "url %q: %s", clip(u), why)

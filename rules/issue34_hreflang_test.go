@@ -19,6 +19,7 @@ func TestHreflangTableURLs(t *testing.T) {
 		{"dot segments", "g,de,https://notes.de/a/../../x", "dot segment"},
 		{"a dot segment", "g,de,https://notes.de/./x", "dot segment"},
 		{"one URL, two languages", "g,de,https://notes.example/a", `"de" and "en"`},
+		{"a URL over 4 KiB", "g,de,https://notes.de/" + strings.Repeat("a", 5000), "at most 4096"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
