@@ -40,8 +40,9 @@ func TestCheckBareWordsAndSameMatch(t *testing.T) {
 		"[[rule]]\nmatch = \"/w\"\nquery = { a = \"1\" }\n" +
 		"[[rule]]\nmatch = \"/w\"\nquery = { a = \"2\" }\n" +
 		"[[rule]]\nmatch = \"/w\"\n" +
-		"[[rule]]\nmatch = \"/n/:id{[0-9]+}\"\n"
-	if _, err := redirConfig(t, ok, nil); err != nil {
+		"[[rule]]\nmatch = \"/n/:id{[0-9]+}\"\n" +
+		"[[rule]]\nmatch = \"/n/:id\"\nlocalized = true\n"
+	if _, err := Parse("test.toml", []byte("[server]\nupstream = \"http://127.0.0.1:3000\"\n[site]\nbase_url = \"https://notes.example\"\nlocales = [\"en\", \"de\"]\n"+ok), nil); err != nil {
 		t.Errorf("a good config: %v", err)
 	}
 }

@@ -91,6 +91,9 @@ func (l *loader) sameMatch() {
 		}
 		sort.Strings(qs)
 		k += "?" + strings.Join(qs, "&")
+		if r.Localized { // its paths carry a locale prefix: other requests
+			k = "localized " + k
+		}
 		if f, dup := first[k]; dup {
 			what := "match"
 			if len(qs) > 0 {
