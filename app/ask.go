@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"time"
 
@@ -51,6 +52,10 @@ type Request struct {
 	Host   string      // the Host header; "" is site.base_url's host
 	HTTPS  bool        // the client connected with TLS
 	Header http.Header // more request headers; may be nil
+	// Client is the address the request comes from (the peer, which
+	// server.trusted_proxies may name a proxy); the zero Addr is
+	// 192.0.2.1, a client that is never a trusted proxy.
+	Client netip.Addr
 	// OnRecord, when set, receives the Record as the proxy delivers it:
 	// before the response's headers are written to w.
 	OnRecord func(*proxy.Record)
@@ -87,6 +92,9 @@ func (a *Asker) Ask(ctx context.Context, req Request, w http.ResponseWriter) (re
 	r.RequestURI = req.Target
 	r.Host = req.Host
 	r.RemoteAddr = "192.0.2.1:1" // a client, never a trusted proxy
+	if req.Client.IsValid() {
+		r.RemoteAddr = netip.AddrPortFrom(req.Client, 1).String()
+	}
 	if req.HTTPS {
 		r.TLS = &tls.ConnectionState{}
 	}

@@ -70,7 +70,7 @@ func BenchmarkIdentifyDNSCached(b *testing.B) {
 	res := &fakeResolver{ptr: map[string][]string{"66.249.66.1": {"crawl-66-249-66-1.googlebot.com"}},
 		fwd: map[string][]netip.Addr{"crawl-66-249-66-1.googlebot.com": {a}}}
 	cfg := Defaults()
-	cfg.DNSWait = Duration{time.Second}
+	cfg.DNSWait = Duration{Duration: time.Second}
 	v := newTestVerifier(b, cfg, Options{Resolver: res})
 	r := googlebotRequest()
 	if id := v.Identify(context.Background(), r, a); id.Verified != VerifiedDNS {
@@ -135,7 +135,7 @@ func BenchmarkIdentify1000Clients(b *testing.B) {
 		ptr[a.String()], fwd[name] = []string{name}, []netip.Addr{a}
 	}
 	cfg := Defaults()
-	cfg.DNSWait = Duration{time.Second}
+	cfg.DNSWait = Duration{Duration: time.Second}
 	v := newTestVerifier(b, cfg, Options{Resolver: &fakeResolver{ptr: ptr, fwd: fwd}})
 	bot, browser := googlebotRequest(), httptest.NewRequest("GET", "/", nil)
 	browser.Header.Set("User-Agent", "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36")
@@ -170,7 +170,7 @@ func BenchmarkIdentifySigned(b *testing.B) {
 	})
 	now := time.Now()
 	cfg := Defaults()
-	cfg.DNSWait = Duration{2 * time.Second}
+	cfg.DNSWait = Duration{Duration: 2 * time.Second}
 	cfg.InsecureDirectories = []string{dir.URL}
 	v := newTestVerifier(b, cfg, Options{})
 	r := signRequest(s, now, now.Add(time.Hour), "") // no nonce: the same request may repeat

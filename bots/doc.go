@@ -7,7 +7,10 @@
 // It owns the crawler directory (Directory, Merge), the `[bots]` config
 // (Config, Defaults, Config.Check with HG200–HG209), the range files
 // (ParseRanges, Ranges), the DNS cache, the key directory cache and the
-// replay window. It imports only the standard library; the §2.2 path
+// replay window. The config, the directory and the range parser live in
+// bots/botconfig, which imports no net/http, so that rules can read and
+// check `[bots]` (this package re-exports them: bots.Config is
+// botconfig.Config). It imports only the standard library; the §2.2 path
 // patterns and the robots.txt verdict are injected (PathMatcher,
 // AccessOptions.Disallowed), and the client address is the caller's
 // (§11.1 trusted proxies decide it; this package never reads

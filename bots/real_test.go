@@ -216,7 +216,7 @@ func TestReverseDNSWithDNSMasq(t *testing.T) {
 		"--host-record=msnbot-127-55-39-9.search.msn.com,127.55.39.9",
 	)
 	cfg := Defaults()
-	cfg.Enabled, cfg.Resolver, cfg.DNSWait = true, addr, Duration{2 * time.Second}
+	cfg.Enabled, cfg.Resolver, cfg.DNSWait = true, addr, Duration{Duration: 2 * time.Second}
 	v, err := New(cfg, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -304,7 +304,7 @@ func TestWebBotAuthSignedByNPM(t *testing.T) {
 	dir := keyDirectoryServer(t)
 	other := keyDirectoryServer(t)
 	cfg := Defaults()
-	cfg.Enabled, cfg.DNSWait = true, Duration{2 * time.Second}
+	cfg.Enabled, cfg.DNSWait = true, Duration{Duration: 2 * time.Second}
 	cfg.InsecureDirectories = []string{dir.URL, other.URL}
 	cfg.Crawler = []Crawler{{Name: "example-agent", Tokens: []string{"ExampleAgent"}, Category: AIAssistant, SignatureAgent: dir.URL}}
 	v, err := New(cfg, Options{})
@@ -349,7 +349,7 @@ func TestReverseDNSFloodWithDNSMasq(t *testing.T) {
 	}
 	addr, log := startDNSMasqLog(t, args...)
 	cfg := Defaults()
-	cfg.Resolver, cfg.DNSWait = addr, Duration{3 * time.Second}
+	cfg.Resolver, cfg.DNSWait = addr, Duration{Duration: 3 * time.Second}
 	v := newTestVerifier(t, cfg, Options{})
 	r := httptest.NewRequest("GET", "/", nil)
 	r.Header.Set("User-Agent", "Googlebot/2.1")
@@ -376,7 +376,7 @@ func TestReverseDNSResolverSilent(t *testing.T) {
 	}
 	defer pc.Close()
 	cfg := Defaults()
-	cfg.Resolver, cfg.DNSWait = pc.LocalAddr().String(), Duration{100 * time.Millisecond}
+	cfg.Resolver, cfg.DNSWait = pc.LocalAddr().String(), Duration{Duration: 100 * time.Millisecond}
 	v := newTestVerifier(t, cfg, Options{})
 	r := httptest.NewRequest("GET", "/", nil)
 	r.Header.Set("User-Agent", "Googlebot/2.1")

@@ -46,13 +46,17 @@ func TestRFC9421Ed25519Vector(t *testing.T) {
 
 // TestImportsStandardLibraryOnly keeps the package self-contained: the
 // proxy, the config loader and the inspector import it, never the other
-// way round.
+// way round. Its own botconfig (the config, directory and range files,
+// without net/http, for rules) is part of it.
 func TestImportsStandardLibraryOnly(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{join .Imports "\n"}}`, ".").Output()
 	if err != nil {
 		t.Skipf("go list: %v", err)
 	}
 	for _, imp := range strings.Fields(string(out)) {
+		if strings.HasPrefix(imp, "github.com/headgate/headgate/bots/") {
+			continue
+		}
 		if first, _, _ := strings.Cut(imp, "/"); strings.Contains(first, ".") {
 			t.Errorf("bots imports %s; it may import only the standard library", imp)
 		}

@@ -1,12 +1,16 @@
 package bots
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/headgate/headgate/bots/botconfig"
+)
 
 // maxUAScan bounds the bytes of a User-Agent that are read for tokens.
 const maxUAScan = 1024
 
 // maxTokenLen bounds a token, so that a word is lower-cased on the stack.
-const maxTokenLen = 64
+const maxTokenLen = botconfig.MaxTokenLen
 
 // uaMatcher finds the first directory token in a User-Agent. A token is a
 // whole word: a run of A-Z a-z 0-9 _ - bounded by anything else, so
@@ -26,17 +30,7 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
-func validToken(t string) bool {
-	if len(t) < 3 || len(t) > maxTokenLen {
-		return false
-	}
-	for i := 0; i < len(t); i++ {
-		if !isWordByte(t[i]) {
-			return false
-		}
-	}
-	return true
-}
+func validToken(t string) bool { return botconfig.ValidToken(t) }
 
 func newUAMatcher(cs []Crawler) uaMatcher {
 	m := uaMatcher{tokens: make(map[string]int), first: new([256]bool), last: new([256]bool)}

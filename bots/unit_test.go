@@ -206,7 +206,10 @@ func TestConfigCheck(t *testing.T) {
 		{"HG202", func(c *Config) {
 			c.Crawler = []Crawler{{Name: "Mine", Tokens: []string{"my bot"}, Category: Monitor, SignatureAgent: "https://x/y"}, {Name: "newbot"}}
 		}, []string{"HG202 bots.crawler[0].name", "HG202 bots.crawler[0].tokens[0]", "HG202 bots.crawler[0].signature_agent", "HG202 bots.crawler[1].category"}},
-		{"HG203", func(c *Config) { c.DNSWait = Duration{time.Minute}; c.CacheTTL = Duration{time.Second} },
+		{"HG203", func(c *Config) {
+			c.DNSWait = Duration{Duration: time.Minute}
+			c.CacheTTL = Duration{Duration: time.Second}
+		},
 			[]string{"HG203 bots.dns_wait", "HG203 bots.cache_ttl"}},
 		{"HG204", func(c *Config) { c.CacheSize = -1 }, []string{"HG204 bots.cache_size"}},
 		{"HG205", func(c *Config) { c.Access = []AccessRule{{Action: "deny"}} }, []string{"HG205 bots.access[0].crawlers"}},
@@ -450,7 +453,7 @@ func TestReverseDNSResolverMisbehaves(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := Defaults()
-			cfg.DNSWait = Duration{tc.waitFor}
+			cfg.DNSWait = Duration{Duration: tc.waitFor}
 			v := newTestVerifier(t, cfg, Options{Resolver: tc.res})
 			start := time.Now()
 			id := v.Identify(context.Background(), googlebotRequest(), a)
@@ -476,7 +479,7 @@ func TestReverseDNSLateAnswerIsCached(t *testing.T) {
 		ptr: map[string][]string{"66.249.66.1": {"crawl.googlebot.com"}},
 		fwd: map[string][]netip.Addr{"crawl.googlebot.com": {a}}}
 	cfg := Defaults()
-	cfg.DNSWait = Duration{10 * time.Millisecond}
+	cfg.DNSWait = Duration{Duration: 10 * time.Millisecond}
 	v := newTestVerifier(t, cfg, Options{Resolver: res})
 	// Many first requests at once: one lookup.
 	var wg sync.WaitGroup
@@ -508,7 +511,7 @@ func TestReverseDNSCacheBounded(t *testing.T) {
 	res := &fakeResolver{}
 	cfg := Defaults()
 	cfg.CacheSize = 10
-	cfg.DNSWait = Duration{time.Second}
+	cfg.DNSWait = Duration{Duration: time.Second}
 	v := newTestVerifier(t, cfg, Options{Resolver: res})
 	for i := range 100 {
 		v.Identify(context.Background(), googlebotRequest(), netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}))
@@ -524,7 +527,7 @@ func TestReverseDNSCacheBounded(t *testing.T) {
 func TestReverseDNSInflightBounded(t *testing.T) {
 	res := &fakeResolver{block: true}
 	cfg := Defaults()
-	cfg.DNSWait = Duration{time.Millisecond}
+	cfg.DNSWait = Duration{Duration: time.Millisecond}
 	v := newTestVerifier(t, cfg, Options{Resolver: res, MaxLookups: 4})
 	for i := range 20 {
 		v.Identify(context.Background(), googlebotRequest(), netip.AddrFrom4([4]byte{10, 0, 0, byte(i)}))
@@ -621,7 +624,7 @@ func (c *clock) add(d time.Duration) {
 
 func wbaVerifier(t *testing.T, d *dirServer, clk *clock) *Verifier {
 	cfg := Defaults()
-	cfg.DNSWait = Duration{500 * time.Millisecond}
+	cfg.DNSWait = Duration{Duration: 500 * time.Millisecond}
 	cfg.InsecureDirectories = []string{d.URL}
 	return newTestVerifier(t, cfg, Options{Now: clk.now})
 }

@@ -154,6 +154,29 @@ func (c *Converter) Convert(w io.Writer, r io.Reader, front Front) (st Stats, er
 	if err != nil {
 		return st, err
 	}
+	return c.convertTo(w, in, front)
+}
+
+// ConvertBytes is Convert of a page the caller holds already: no copy of
+// it is made. A page longer than MaxBytes gives ErrTooLarge.
+func (c *Converter) ConvertBytes(w io.Writer, in []byte, front Front) (Stats, error) {
+	if int64(len(in)) > c.maxBytes {
+		return Stats{In: int64(len(in))}, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, c.maxBytes)
+	}
+	return c.convertTo(w, in, front)
+}
+
+// WithBase returns a Converter like c whose relative URLs resolve on base
+// (the page's own URL), for a host that compiled c once for its site.
+func (c *Converter) WithBase(base *url.URL) *Converter {
+	d := *c
+	d.base = base
+	return &d
+}
+
+// convertTo converts in and writes the Markdown to w with one Write.
+func (c *Converter) convertTo(w io.Writer, in []byte, front Front) (st Stats, err error) {
+	st.In = int64(len(in))
 	outBuf := bufPool.Get().(*[]byte)
 	defer putBuf(outBuf)
 	out, sel, err := c.convert((*outBuf)[:0], in, front)

@@ -25,8 +25,12 @@
 //     bad escapes) is answered 400 by headgate and forwarded nowhere.
 //  2. The config in force is loaded once (an atomic pointer) and resolves
 //     the target. A deny rule is answered 404 by headgate.
+//     With [bots] on, the client (server.trusted_proxies, as for the
+//     access log) and its user agent are identified (bots.Verifier).
 //  3. Paths the SitemapHandler Handles (/sitemap.xml, /robots.txt) are
-//     answered by it.
+//     answered by it, to every crawler. Then [bots]' access rules,
+//     bots.spoofed and bots.enforce_robots may answer 403
+//     (outcome="bot_denied"; proxy/bots.go).
 //     Then SPEC §11's redirects (proxy/redirect.go): rules.Config.RedirectInto
 //     decides from the method, the Host (compared, never copied), the
 //     scheme headgate believes (server.trusted_proxies, asked of
@@ -34,6 +38,12 @@
 //     the target;
 //     headgate answers one redirect (or a 410) itself, counted in
 //     headgate_redirects_total{source,status} and outcome="redirected".
+//     Before the redirects, [markdown] (proxy/markdown.go, SPEC §19):
+//     a request that prefers text/markdown, or names the .md path form
+//     (resolved, denied and redirected as its page), is marked for
+//     ModifyResponse to convert the page as served; it fails open to the
+//     HTML. agentHeaders adds Content-Signal/Content-Usage and, on HTML
+//     answers of pages with a Markdown version, Vary and the alternate Link.
 //  4. Everything else goes through an httputil.ReverseProxy. Its Rewrite
 //     sets the upstream URL, the Host (server.preserve_host) and
 //     X-Forwarded-For/Proto/Host (a trusted proxy's X-Forwarded-For is
@@ -100,8 +110,8 @@
 //
 // headgate_requests_total{outcome}: one value per Outcome constant —
 // rewritten, passthrough, skipped_too_large, skipped_encoding,
-// skipped_charset, skipped_fragment, skipped_rule, shadow, redirected,
-// denied, sitemap, robots, llms_txt, upstream_error, and besides SPEC §8:
+// skipped_charset, skipped_fragment, unchanged_truncated, skipped_rule, shadow, redirected,
+// denied, bot_denied (SPEC §18.3), sitemap, robots, llms_txt, upstream_error, and besides SPEC §8:
 // bad_request (a path refused with 400), canceled (the client left before
 // the upstream answered), panic.
 // headgate_rewrite_duration_seconds, headgate_tags_written_total{kind},
@@ -123,6 +133,10 @@
 //   - Memory per request is bounded: the head (server.max_head_bytes),
 //     copies of the compressed bytes read with it, 32 KiB copy buffers, and
 //     pooled coders; zstd windows are capped at 8 MiB.
+//   - A client's Headgate-Bot field (and bots.upstream_header's) is removed
+//     from every forwarded request, [bots] on or off; the identity sent in
+//     its place comes from the verifier, whose client address is
+//     server.trusted_proxies' (never an untrusted peer's X-Forwarded-For).
 //   - The admin listener is separate from the public one; the sitemap's
 //     upstream fetches carry none of the client's cookies or headers.
 //   - The admin listener answers only a Host that is an IP literal,

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/headgate/headgate/bots"
 	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
@@ -45,6 +46,20 @@ type reqState struct {
 	obs      *observeHook    // the request's observer (Observe) and its Record; nil for most
 	result   *rewrite.Result // for obs: the rewrite's result
 	redirect string          // the source of a redirect headgate answered (§11)
+
+	// [markdown] (markdown.go): the client wants the page's Markdown; the
+	// page path of the suffix path form ("" for the page's own path); the
+	// conversion's record.
+	mdWant bool
+	mdPage string
+	mdRec  *MarkdownRecord
+	mdLink [1]string // backs the alternate Link header's value slice
+
+	bot     bots.Identity // who is asking, with [bots] on (bots.go)
+	botRule string        // the access rule that decided (bots.Reason); "" when none
+	botDeny bool          // it denies
+	// botRobots: the served robots.txt disallows the path for the crawler
+	botRobots bool
 }
 
 type reqKey struct{}
@@ -105,6 +120,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		errorPage(rs.w, http.StatusNotFound, "There is nothing at this address.")
 		return
 	}
+	if st.bots != nil {
+		rs.identify(r)
+	}
 	if st.sitemap != nil && st.sitemap.Handles(r.URL.Path) { // decoded: /sitemap%2Exml is /sitemap.xml
 		rs.outcome, rs.kind = Sitemap, KindHeadgate
 		if r.URL.Path == "/robots.txt" {
@@ -113,6 +131,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rs.outcome = LLMSTxt
 		}
 		st.sitemap.ServeHTTP(rs.w, r)
+		return
+	}
+	if st.bots != nil && p.botAccess(rs, rs.w, r, target) {
+		return
+	}
+	if st.cfg.Markdown != nil && !st.shadow && mayRewrite(r.Method) && p.markdownRequest(rs, r, path, &target) {
 		return
 	}
 	if p.redirect(rs, rs.w, r, target) {
@@ -181,6 +205,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 	inc(&p.m.outcomes, p.m.requests, string(rs.outcome))
 	p.m.experimentPage(rs.m, rs.outcome)
 	if rs.st.cfg.Server.AccessLog {
+		ba := botAttrs(rs)
 		p.log.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("client", rs.st.client(r)),
 			slog.String("method", r.Method),
@@ -193,6 +218,7 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 			slog.String("user_agent", r.UserAgent()),
 			slog.Any("rules", rulePatterns(rs.m)),
 			redirectAttr(rs),
+			ba[0], ba[1], ba[2], ba[3],
 		)
 	}
 	if v != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -167,8 +168,8 @@ func isHexDigit(c byte) bool {
 func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	asJSON := q.Get("format") == "json"
-	if f := q.Get("format"); f != "" && f != "json" && f != "html" {
-		inspectError(w, asJSON, http.StatusBadRequest, "format must be html or json", examplePath(p.state.Load().cfg))
+	if f := q.Get("format"); f != "" && f != "json" && f != "html" && f != "markdown" {
+		inspectError(w, asJSON, http.StatusBadRequest, "format must be html, json or markdown", examplePath(p.state.Load().cfg))
 		return
 	}
 	raw, given := q["path"]
@@ -181,7 +182,16 @@ func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 		inspectError(w, asJSON, http.StatusBadRequest, err.Error(), examplePath(p.state.Load().cfg))
 		return
 	}
-	rep := p.inspectPath(r, target)
+	if q.Get("format") == "markdown" {
+		p.inspectMarkdown(w, r, target) // inspect_markdown.go
+		return
+	}
+	as, err := inspectClient(q)
+	if err != nil {
+		inspectError(w, asJSON, http.StatusBadRequest, err.Error(), examplePath(p.state.Load().cfg))
+		return
+	}
+	rep := p.inspectPath(r, target, as)
 	code := http.StatusOK
 	if rep.Served.Status == 0 || rep.Served.Status == http.StatusGatewayTimeout {
 		// Nothing, or the proxy's own timeout answer: the report says what
@@ -201,8 +211,33 @@ func (p *Proxy) imagePolicy(st *state) *imagePolicy {
 	return newImagePolicy(st.cfg.Site.BaseURL, st.cfg.Inspector.ImageHosts)
 }
 
-// inspectPath asks the proxy for target and builds the report.
-func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
+// inspectAs is who the inspector's request comes from: ua= and ip= (SPEC
+// §18), so that the report shows how the proxy identifies that client and
+// what [bots] decides for it. The zero value is the inspector itself.
+type inspectAs struct {
+	UA string     // the User-Agent; "" is inspectUA
+	IP netip.Addr // the client address; invalid: the admin client's
+}
+
+// inspectClient reads ua= and ip=.
+func inspectClient(q url.Values) (inspectAs, error) {
+	as := inspectAs{UA: q.Get("ua")}
+	if strings.ContainsAny(as.UA, "\r\n\x00") {
+		return as, errors.New("ua contains a line break or NUL")
+	}
+	if s := q.Get("ip"); s != "" {
+		a, err := netip.ParseAddr(s)
+		if err != nil || a.Zone() != "" {
+			return as, fmt.Errorf("ip %q is not an IP address", s)
+		}
+		as.IP = a
+	}
+	return as, nil
+}
+
+// inspectPath asks the proxy for target, as as's client, and builds the
+// report.
+func (p *Proxy) inspectPath(r *http.Request, target string, as inspectAs) *inspectReport {
 	st := p.state.Load()
 	cfg := st.cfg
 	max := cfg.Server.MaxHeadBytes
@@ -238,7 +273,15 @@ func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
 	req.RequestURI = target
 	req.Host = host
 	req.RemoteAddr = r.RemoteAddr
+	if as.IP.IsValid() {
+		// Through the same server.trusted_proxies as any request: an ip=
+		// in them is a proxy, and the client is then the proxy's.
+		req.RemoteAddr = netip.AddrPortFrom(as.IP, 1).String()
+	}
 	req.Header.Set("User-Agent", inspectUA)
+	if as.UA != "" {
+		req.Header.Set("User-Agent", as.UA)
+	}
 	req.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
 	w := &recorder{h: http.Header{}, limit: limit, cancel: stop}
 	start := time.Now()
@@ -247,6 +290,7 @@ func (p *Proxy) inspectPath(r *http.Request, target string) *inspectReport {
 
 	rep := buildReport(cfg, target, rec, w)
 	p.imagePolicy(st).apply(rep.Card)
+	rep.Markdown = markdownInspectURL(rec, target)
 	rep.UpstreamURL = strings.TrimRight(st.upstream.String(), "/") + target
 	rep.Elapsed = elapsed.Round(time.Millisecond).String()
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errInspectEnough) {

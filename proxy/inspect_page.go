@@ -169,6 +169,12 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{with .Decision.Experiment}}<div class="meta" id="experiment">experiment <span class="mono">{{.}}</span>: group <span class="badge">{{$.Decision.Group}}</span></div>{{end}}
 {{if or .Decision.Policy .Decision.Locale}}<div class="meta">{{with .Decision.Policy}}policy: {{.}}{{end}}{{with .Decision.Locale}} · locale: {{.}}{{end}}</div>{{end}}
 </div>
+{{with .Identity}}
+<h2 id="identity">Identity</h2>
+<table class="rules" id="identity-table"><tr><th>name</th><th>category</th><th>verified</th><th>access</th><th>rule</th></tr>
+<tr><td class="mono">{{.Name}}</td><td>{{.Category}}</td><td>{{.Verified}}</td><td>{{.Access}}</td><td class="mono">{{.Rule}}</td></tr></table>
+<p class="meta">{{.Summary}}</p>
+{{end}}
 
 {{if or .Search .Card}}
 <h2 id="previews">Previews, from the served head</h2>
@@ -193,6 +199,9 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{range .Heads}}<tr class="{{.Mark}}" data-key="{{.Key}}"><td class="m">{{sym .Mark}}</td><td class="c up">{{.Upstream}}</td><td class="c sv">{{.Served}}</td></tr>
 {{end}}<tr class="end"><td></td><td>head ends at {{or .HeadEnd.Upstream "—"}}</td><td>head ends at {{or .HeadEnd.Served "—"}}</td></tr>
 </table>
+
+{{with .Markdown}}<h2 id="markdown">Markdown for agents</h2>
+<p class="sub">This page has a Markdown version (§19.1): <a href="{{.}}">the Markdown headgate serves for it</a>, made from the served head above and the page's content.</p>{{end}}
 
 <h2 id="changes">Changes</h2>
 {{if .Changes}}<table class="changes" id="changes-table"><tr><th>action</th><th>identity</th><th>key</th><th>value</th><th>reason</th></tr>

@@ -26,15 +26,52 @@ type inspectReport struct {
 	Upstream    *inspectStatus  `json:"upstream,omitempty"` // nil: the upstream was not asked, or did not answer
 	Served      inspectStatus   `json:"served"`
 	// UpstreamHead says where the left column comes from.
-	UpstreamHead string          `json:"upstream_head"`
-	Heads        []headRow       `json:"heads"`
-	HeadEnd      headEnds        `json:"head_end"`
-	Changes      []inspectChange `json:"changes"`
-	Search       *searchPreview  `json:"search_preview,omitempty"`
-	Card         *cardPreview    `json:"link_card,omitempty"`
-	Notes        []string        `json:"notes,omitempty"`
-	Error        string          `json:"error,omitempty"`
-	Elapsed      string          `json:"elapsed"`
+	UpstreamHead string           `json:"upstream_head"`
+	Heads        []headRow        `json:"heads"`
+	HeadEnd      headEnds         `json:"head_end"`
+	Changes      []inspectChange  `json:"changes"`
+	Search       *searchPreview   `json:"search_preview,omitempty"`
+	Card         *cardPreview     `json:"link_card,omitempty"`
+	Identity     *inspectIdentity `json:"identity,omitempty"` // with [bots] on (SPEC §18)
+	Notes        []string         `json:"notes,omitempty"`
+	Error        string           `json:"error,omitempty"`
+	Elapsed      string           `json:"elapsed"`
+	// Markdown is the inspector's address of the page's Markdown
+	// (format=markdown, inspect_markdown.go); "" when it has none.
+	Markdown string `json:"markdown,omitempty"`
+}
+
+// inspectIdentity is who the proxy took the client for, and what [bots]'
+// access decided: the Record's Bot, BotRule and BotDenied.
+type inspectIdentity struct {
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	Verified string `json:"verified"`
+	Access   string `json:"access"`         // "allow" or "deny"
+	Rule     string `json:"rule,omitempty"` // the entry that decided: "bots.access[2]", "bots.spoofed", "bots.enforce_robots"
+	Summary  string `json:"summary"`
+}
+
+func reportIdentity(up *Record) *inspectIdentity {
+	id := up.Bot
+	if id.Name == "" {
+		id.Name = "-"
+	}
+	ri := &inspectIdentity{Name: id.Name, Category: string(id.Category), Verified: string(id.Verified), Access: "allow", Rule: up.BotRule}
+	if up.BotDenied {
+		ri.Access = "deny"
+	}
+	switch {
+	case !id.Known():
+		ri.Summary = "No known crawler: no access rule applies."
+	case up.BotDenied:
+		ri.Summary = fmt.Sprintf("%s (%s, verified: %s) is denied by %s: headgate answers 403; nothing is forwarded.", id.Name, id.Category, id.Verified, up.BotRule)
+	case up.BotRule != "":
+		ri.Summary = fmt.Sprintf("%s (%s, verified: %s) is allowed by %s.", id.Name, id.Category, id.Verified, up.BotRule)
+	default:
+		ri.Summary = fmt.Sprintf("%s (%s, verified: %s): no access rule matches; allowed.", id.Name, id.Category, id.Verified)
+	}
+	return ri
 }
 
 type inspectDecision struct {
@@ -161,6 +198,9 @@ func buildReport(cfg *rules.Config, target string, up *Record, rec *recorder) *i
 		m = &rules.Match{} // refused before resolving (a 400): no rules
 	}
 	reportDecision(&rep.Decision, cfg, m, up, rec)
+	if cfg.Bots.Enabled && up.Kind != KindBadRequest && up.Kind != KindDeny {
+		rep.Identity = reportIdentity(up)
+	}
 	status := rec.status
 
 	// Status and headers.
@@ -229,6 +269,8 @@ func reportDecision(d *inspectDecision, cfg *rules.Config, m *rules.Match, up *R
 		d.Kind, d.Summary = string(kind), "headgate answers 400 itself (a dot segment, a NUL or bad percent-encoding); nothing is forwarded."
 	case kind == KindDeny:
 		d.Kind, d.Summary = string(kind), "A deny rule matches: headgate answers 404 itself; nothing is forwarded."
+	case kind == KindBotDenied:
+		d.Kind, d.Summary = string(kind), fmt.Sprintf("[bots] denies this crawler (%s): headgate answers 403 itself; nothing is forwarded.", up.BotRule)
 	case status >= 300 && status < 400 && loc != "":
 		// headgate's redirect, or the upstream's passed on.
 		d.Kind, d.Location, d.By = string(KindRedirect), loc, "headgate"

@@ -95,8 +95,13 @@ func (rs *reqState) observed() {
 	rec := hk.rec
 	rec.Outcome, rec.Kind, rec.Skip = rs.outcome, rs.kind, rs.skip
 	rec.Match = rs.m
+	rec.Bot, rec.BotRule, rec.BotDenied, rec.BotRobotsDisallowed = rs.bot, rs.botRule, rs.botDeny, rs.botRobots
 	if rs.m != nil {
 		rec.Experiment, rec.Group = rs.m.Experiment()
+	}
+	if rs.mdRec != nil {
+		c := *rs.mdRec
+		rec.Markdown = &c
 	}
 	if rec.Outcome == "" {
 		rec.Outcome = Passthrough

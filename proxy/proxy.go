@@ -62,14 +62,16 @@ type Proxy struct {
 	reg     *prometheus.Registry
 	m       *metrics
 	rm      *redirectMetrics
+	mm      *markdownMetrics
 	opts    Options
 	rp      *httputil.ReverseProxy
 	state   atomic.Pointer[state]
 	swapMu  sync.Mutex // serialises Swap
 	ready   readiness
 	bufPool bufferPool
-	idle    idleConns  // the public port's idle keep-alive connections (limits.go)
-	clocks  *deadlines // upstream_timeout's clocks (timer.go); their sweeper runs until Close
+	idle    idleConns    // the public port's idle keep-alive connections (limits.go)
+	clocks  *deadlines   // upstream_timeout's clocks (timer.go); their sweeper runs until Close
+	bots    *botVerifier // [bots]' verifier, kept across reloads (bots.go); nil until enabled
 }
 
 // state is everything that changes with the config; requests load it once.
@@ -88,6 +90,9 @@ type state struct {
 	admin          map[string]bool  // server.admin_hosts, for the admin listener's Host check
 	redirects      bool             // the config redirects something (§11)
 	redirectErrors redirectErrors   // requests whose redirect rules could not be followed
+
+	bots      *botState // [bots] (bots.go); nil when off
+	botHeader string    // bots.upstream_header, canonical; "" when none
 }
 
 // New returns a Proxy serving cfg.
@@ -107,6 +112,9 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 	if p.rm, err = newRedirectMetrics(p.reg, m); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
+	if p.mm, err = newMarkdownMetrics(p.reg, m); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewriteRequest,
 		ModifyResponse: p.modifyResponse,
@@ -123,12 +131,13 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 }
 
 // Close stops what New started: the goroutine that keeps
-// server.upstream_timeout's clocks. Call it once no request is served any
+// server.upstream_timeout's clocks, and [bots]' refresh of range URLs. Call it once no request is served any
 // more (after http.Server.Shutdown); a request still in flight then keeps
 // no upstream_timeout. It always returns nil; calling it again does
 // nothing.
 func (p *Proxy) Close() error {
 	p.clocks.close()
+	p.closeBots()
 	return nil
 }
 
@@ -193,6 +202,9 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 	}
 	if p.opts.Sitemap != nil {
 		st.sitemap = p.opts.Sitemap(cfg, st.fetch)
+	}
+	if err := p.swapBots(st, cfg); err != nil {
+		return err
 	}
 	p.state.Store(st)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/headgate/headgate/bots"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 )
@@ -50,19 +51,40 @@ type Record struct {
 	// Match.Experiment says; "" when no experiment covers it. Observers
 	// label by them (insight's bot requests by group).
 	Experiment, Group string
+	// Markdown is the Markdown answer's record (§19.1): the converter's
+	// figures, or why the page went out as HTML; nil when no conversion
+	// was tried (no request for Markdown, or no page to convert).
+	Markdown *MarkdownRecord
+	// Bot is who is asking (SPEC §18), with [bots] on; the zero Identity
+	// when it is off or the request was refused before (a 400, a deny).
+	// BotRule is the access rule that decided ("bots.access[2]",
+	// "bots.spoofed", "bots.enforce_robots"; "" when none did) and
+	// BotDenied whether it denies (the Outcome is then BotDenied, but in
+	// shadow mode, where the request is forwarded).
+	Bot       bots.Identity
+	BotRule   string
+	BotDenied bool
+	// BotRobotsDisallowed says the robots.txt headgate serves disallows
+	// the request's path for the identified crawler, whether or not
+	// bots.enforce_robots acted on it (SPEC §20.1's robots violations);
+	// false where the file is the upstream's (robots mode upstream, and
+	// append mode for agents no [[robots.group]] names).
+	BotRobotsDisallowed bool
 }
 
 // Outcome is what became of a request: the outcome label of
 // headgate_requests_total and of the access log.
 type Outcome string
 
-// Outcomes. The first five are the rewriter's own (rewrite.Outcome).
+// Outcomes. The first six are the rewriter's own (rewrite.Outcome).
 const (
 	Rewritten       = Outcome(rewrite.Rewritten)       // "rewritten": the head was rewritten
 	Passthrough     = Outcome(rewrite.Unchanged)       // "passthrough": served as the upstream sent it, nothing to change or not a page headgate rewrites
 	SkippedTooLarge = Outcome(rewrite.SkippedTooLarge) // "skipped_too_large": the head did not end within max_head_bytes
 	SkippedCharset  = Outcome(rewrite.SkippedCharset)  // "skipped_charset": not an ASCII-compatible charset
 	SkippedFragment = Outcome(rewrite.SkippedFragment) // "skipped_fragment": a text/html response that is no document (§16.1)
+	// "unchanged_truncated": the body ended inside the head, in an unclosed element, comment or tag (§23)
+	UnchangedTruncated = Outcome(rewrite.UnchangedTruncated)
 
 	SkippedEncoding Outcome = "skipped_encoding" // a content coding headgate does not decode
 	SkippedRule     Outcome = "skipped_rule"     // a rule says rewrite = false (§16.1)
@@ -73,6 +95,7 @@ const (
 	Robots          Outcome = "robots"           // /robots.txt answered by the sitemap handler
 	LLMSTxt         Outcome = "llms_txt"         // /llms.txt answered by the sitemap handler
 	BadRequest      Outcome = "bad_request"      // a path rules.CheckPath refuses: 400 from headgate
+	BotDenied       Outcome = "bot_denied"       // [bots] access, spoofed or enforce_robots: 403 from headgate (§18.3)
 	UpstreamError   Outcome = "upstream_error"   // refused, timed out, corrupt or cut short
 	Canceled        Outcome = "canceled"         // the client went away before the upstream answered
 	Panic           Outcome = "panic"            // headgate panicked serving the request
@@ -82,7 +105,7 @@ const (
 // forwarding nothing: a 400, a deny, a redirect or the sitemap handler.
 func (o Outcome) AnsweredItself() bool {
 	switch o {
-	case BadRequest, Denied, Redirected, Sitemap, Robots, LLMSTxt:
+	case BadRequest, Denied, BotDenied, Redirected, Sitemap, Robots, LLMSTxt:
 		return true
 	}
 	return false
@@ -95,6 +118,7 @@ type Kind string
 const (
 	KindBadRequest Kind = "bad_request" // refused: 400, nothing forwarded
 	KindDeny       Kind = "deny"        // a deny rule: 404, nothing forwarded
+	KindBotDenied  Kind = "bot_denied"  // [bots] denies the crawler: 403, nothing forwarded
 	KindRedirect   Kind = "redirect"    // headgate answered a redirect or 410 (§11)
 	KindHeadgate   Kind = "headgate"    // the sitemap handler answered (sitemap, robots.txt, llms.txt)
 	KindRules      Kind = "rules"       // forwarded; rules match

@@ -121,6 +121,9 @@ func (p *Proxy) redirect(rs *reqState, w http.ResponseWriter, r *http.Request, t
 		return false
 	}
 	rs.outcome, rs.kind, rs.redirect = Redirected, KindRedirect, rd.Source
+	if rs.mdPage != "" && rd.Location != "" {
+		rd.Location = markdownLocation(st.cfg.Markdown, st.cfg.Site.BaseURL, rd.Location) // markdown.go
+	}
 	writeRedirect(rs.w, r, &rd)
 	return true
 }

@@ -32,9 +32,13 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 	if st.cfg.Server.PreserveHost {
 		pr.Out.Host = pr.In.Host
 	}
+	if rs.mdWant {
+		markdownUpstream(pr, rs)
+	}
 	setForwarded(pr, st)
 	guardRequest(pr.Out)
 	h := pr.Out.Header
+	rs.setBotHeader(h)
 	if mayRewrite(pr.In.Method) {
 		// Offer upstream only what headgate can decode, so that it can
 		// rewrite what comes back.
@@ -101,6 +105,7 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 	if err := p.decideResponse(res, rs); err != nil {
 		return err // proxyError's page carries none of the upstream's fields
 	}
+	p.agentHeaders(res, rs) // markdown.go
 	handOver(rs.w.Header(), res.Header)
 	return nil
 }
@@ -157,7 +162,9 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 		case !rs.m.Rewrite():
 			// rewrite = false (§16.1): proxied with the §4.8/§4.9 headers.
 			rs.outcome, rs.skip = SkippedRule, SkipRule
-		case !rs.m.Any() && !cfg.Site.CorrectUpstream:
+		case rs.mdWant && !isAttachment(hget(h, "Content-Disposition")):
+			return p.markdownBody(res, rs, coding) // markdown.go
+		case !rs.m.Any() && !cfg.Site.CorrectUpstream && !rs.m.HasMarkdown():
 			// Nothing could change: skip the tokenizer.
 			rs.outcome, rs.skip = Passthrough, SkipNothing
 		case isAttachment(hget(h, "Content-Disposition")):
@@ -335,10 +342,10 @@ func (p *Proxy) passUnchanged(res *http.Response, rs *reqState, rr *rewrite.Read
 		}
 		p.applyHeaders(res, rs, res0.Head, false)
 	case !st.shadow:
-		// Skipped (too large, charset) or failed: §4.8 headers.
+		// Skipped (too large, charset, truncated) or failed: §4.8 headers.
 		p.applyHeaders(res, rs, nil, true)
 	}
-	if res0.Outcome == rewrite.SkippedTooLarge || res0.Outcome == rewrite.SkippedCharset {
+	if res0.Outcome == rewrite.SkippedTooLarge || res0.Outcome == rewrite.SkippedCharset || res0.Outcome == rewrite.UnchangedTruncated {
 		p.log.Info("head not rewritten", "path", rs.m.Path, "outcome", res0.Outcome, "reason", res0.Reason)
 	}
 	p.finishHeaders(h, rs)
@@ -460,7 +467,7 @@ func upstreamLinkCanonical(h http.Header, m *rules.Match) (abs string, present b
 		if err != nil {
 			return "", true
 		}
-		abs, why := rules.AbsURL(base, l.Target)
+		abs, why := rules.AbsUpstreamURL(base, l.Target)
 		if why != "" {
 			return "", true
 		}

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/headgate/headgate/bots/botconfig"
 )
 
 // Mode is site.mode.
@@ -44,12 +46,15 @@ type Config struct {
 
 	LLMSTxt  *LLMSTxt  // [llms_txt]; nil when the file has none
 	IndexNow *IndexNow // [indexnow]; nil when the file has none
+	Markdown *Markdown // [markdown] (§19.1); nil when absent or not enabled
 
 	Normalize      Normalize        // [normalize] (§11.1)
 	Inspector      Inspector        // [inspector] (§23)
 	TableLimits    TableLimits      // [tables] (§23)
 	Redirects      []*RedirectRule  // [[redirect]], in file order
 	RedirectTables []*RedirectTable // [[redirect_table]], in file order
+
+	Bots botconfig.Config // [bots] (§18), over botconfig.Defaults; checked by botconfig.Config.Check at load
 
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
@@ -127,6 +132,7 @@ const DefaultMaxHeadBytes = 256 << 10
 
 func defaults() Config {
 	return Config{
+		Bots: botconfig.Defaults(),
 		Server: Server{
 			Listen:          ":8080",
 			AdminListen:     "127.0.0.1:9090",
@@ -193,7 +199,8 @@ type Rule struct {
 	Inherit *bool       // inherit = false: the merge starts afresh here
 	Query   []QueryCond // query conditions, by key
 
-	exp *Experiment // not nil: the variant of this experiment (experiment.go)
+	exp           *Experiment    // not nil: the variant of this experiment (experiment.go)
+	ContentSignal *ContentSignal // content_signal (§19.2); nil is unset
 }
 
 // Robots is a rule's robots table.

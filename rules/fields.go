@@ -12,7 +12,8 @@ func newSchema() *schema.Keys {
 	return schema.NewKeys(
 		serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields, hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields, inspectorFields, tablesFields,
 		experimentFields, variantFields,
-		ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields, contentSignalFields, groupFields, llmsSectionFields,
+		ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields, contentSignalFields, markdownFields, groupFields, llmsSectionFields,
+		botsFields, botsAccessFields, botsCrawlerFields,
 	)
 }
 

@@ -52,6 +52,12 @@ type Head struct {
 	// too (canonical = "upstream-or-self" re-spells the upstream's, §16.4).
 	ForceCanonical bool
 
+	// Markdown is the absolute URL of the page's Markdown version (§19.1,
+	// §24: the path form when markdown.suffix is set, else the page's
+	// path), written as <link rel="alternate" type="text/markdown">; ""
+	// when the page has none.
+	Markdown string
+
 	// Where Title, Description, Robots and Canonical point, so that the
 	// head is one allocation, not five.
 	title, description, robots, canonical string
@@ -89,6 +95,8 @@ const (
 	IdentCanonical   = "canonical"
 	IdentAlternates  = "alternates"
 	IdentJSONLD      = "jsonld"
+	// IdentMarkdown: <link rel="alternate" type="text/markdown"> (§19.1).
+	IdentMarkdown = "markdown"
 )
 
 // Sets reports whether the head writes (or, for JSON-LD, replaces) the
@@ -107,6 +115,8 @@ func (h *Head) Sets(identity string) bool {
 		return len(h.Alternates) > 0
 	case IdentJSONLD:
 		return h.ReplaceJSONLD
+	case IdentMarkdown:
+		return h.Markdown != ""
 	}
 	for _, m := range h.Meta {
 		if m.Identity == identity {

@@ -336,6 +336,10 @@ func (l *loader) root(tree map[string]any) {
 	if t := l.topTable(tree, inspectorFields.Name, false); t != nil {
 		decode(l, inspectorFields.Name, t, inspectorFields, l)
 	}
+	l.markdownTable(tree) // markdown.go
+	if t := l.topTable(tree, botsFields.Name, false); t != nil {
+		l.bots(t)
+	}
 }
 
 // topTable returns the top-level table name of tree: nil when it is absent

@@ -68,6 +68,7 @@ var ruleFields = &schema.Fields[*ruleDec]{Name: "rule", List: []schema.Field[*ru
 	{Key: "lookup", Early: true, Read: func(d *ruleDec, key string, v any) { d.l.ruleLookups(key, v, d.r) }}, // dataload.go
 	{Key: "rewrite", Early: true, Read: func(d *ruleDec, key string, v any) { d.r.Rewrite = d.l.optBool(key, v) }},
 	{Key: "inherit", Early: true, Read: func(d *ruleDec, key string, v any) { d.r.Inherit = d.l.optBool(key, v) }},
+	{Key: "content_signal", Read: (*ruleDec).contentSignal},                                               // markdown.go
 	{Key: "query", Early: true, Read: func(d *ruleDec, key string, v any) { d.l.ruleQuery(key, v, d.r) }}, // cms.go
 }}
 

@@ -20,7 +20,9 @@ type Match struct {
 	Ignored []Matched
 
 	rest      string // the path after the locale segment: "/about", or "" for "/de"
-	truncated bool   // the span budget ran out: Matched may lack rules
+	mdURL     string // MarkdownURL, once asked (markdown.go)
+	mdDone    bool
+	truncated bool // the span budget ran out: Matched may lack rules
 
 	data *matchData // what the data tables say (datarender.go); nil: nothing
 
@@ -76,6 +78,7 @@ type merged struct {
 	replaceJSON bool
 	localized   bool
 	rewrite     *bool
+	signal      ContentSignal // content_signal, key by key (markdown.go)
 }
 
 // PooledMatch returns a Match from c's pool, for ResolveInto; Release
@@ -238,6 +241,7 @@ func (m *Match) fold(mr *Matched) {
 		if r.Rewrite != nil {
 			f.rewrite = r.Rewrite
 		}
+		f.mergeSignal(r)
 	}
 }
 

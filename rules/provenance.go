@@ -126,6 +126,8 @@ func ruleSets(r *Rule, identity, key string) bool {
 		return r.Canonical != nil || r.Localized
 	case key == "robots":
 		return r.Robots != nil
+	case identity == "content_signal":
+		return signalSets(r, key)
 	case identity == "alternates" || identity == "alternate":
 		return r.Localized
 	case key == "jsonld":

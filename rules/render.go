@@ -62,6 +62,7 @@ func (m *Match) Render(page Page) *Head {
 	}
 	r.jsonLD()
 	r.headers()
+	r.h.Markdown = m.MarkdownURL()
 	return r.h
 }
 

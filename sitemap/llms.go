@@ -52,14 +52,18 @@ type llmsBuilder struct {
 	counts   []int
 	full     int // sections that hold max_links links
 	size     int
-	leftOut  int // links left out at maxLLMSBytes
+	leftOut  int             // links left out at maxLLMSBytes
+	md       *rules.Markdown // [markdown]: links go to the .md forms when it has a suffix (§19.1)
 }
 
-func newLLMS(cfg *rules.LLMSTxt) *llmsBuilder {
+func newLLMS(cfg *rules.LLMSTxt, md *rules.Markdown) *llmsBuilder {
 	if cfg == nil {
 		return nil
 	}
-	return &llmsBuilder{cfg: cfg, sections: make([]bytes.Buffer, len(cfg.Sections)), counts: make([]int, len(cfg.Sections))}
+	if md != nil && md.Suffix == "" {
+		md = nil
+	}
+	return &llmsBuilder{cfg: cfg, md: md, sections: make([]bytes.Buffer, len(cfg.Sections)), counts: make([]int, len(cfg.Sections))}
 }
 
 // add offers one listed URL.
@@ -89,14 +93,15 @@ func (b *llmsBuilder) add(r *rules.Rule, params map[string]string, v *version, b
 		line = append(line[:at], "&#"+strconv.Itoa(int(t[0]))+";"...)
 	}
 	line = append(line, "]("...)
-	for j := 0; j < len(v.loc); j++ {
+	loc := b.mdLoc(r, v, base)
+	for j := 0; j < len(loc); j++ {
 		// Parentheses would end the destination, and CommonMark decodes a
 		// character reference (&copy;, &#65;) in one: escaped, each reads
 		// back as the URL's own byte.
-		if c := v.loc[j]; c == '(' || c == ')' || c == '&' {
+		if c := loc[j]; c == '(' || c == ')' || c == '&' {
 			line = append(line, '\\')
 		}
-		line = append(line, v.loc[j])
+		line = append(line, loc[j])
 	}
 	line = append(line, ')')
 	if strings.TrimSpace(desc) != "" {
@@ -114,6 +119,16 @@ func (b *llmsBuilder) add(r *rules.Rule, params map[string]string, v *version, b
 	if b.counts[i] == b.cfg.Sections[i].MaxLinks {
 		b.full++
 	}
+}
+
+// mdLoc is the URL an llms.txt line links: the page's .md path form when
+// it has a Markdown version and [markdown] a suffix (§19.1), else its
+// sitemap URL. A URL with a query, or off base, stays as it is.
+func (b *llmsBuilder) mdLoc(r *rules.Rule, v *version, base string) string {
+	if b.md == nil || r.Rewrite != nil && !*r.Rewrite || !strings.HasPrefix(v.loc, base+"/") || strings.Contains(v.loc, "?") || !b.md.Covers(v.path) {
+		return v.loc
+	}
+	return base + b.md.FormPath(v.loc[len(base):])
 }
 
 // appendMarkdown appends s as Markdown text, escaped, cut to max

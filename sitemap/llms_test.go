@@ -353,3 +353,29 @@ match = "/*"
 		}
 	}
 }
+
+// With [markdown] and its suffix, llms.txt links each page's .md path form
+// (§19.1): "/" is "/index.md"; pages outside markdown.match keep their
+// URL.
+func TestLLMSTxtMarkdownLinks(t *testing.T) {
+	cfg := loadConfig(t, llmsConfig+`
+[markdown]
+enabled = true
+match = ["/", "/notes/*", "/docs/*"]
+`, map[string]string{"notes.jsonl": llmsNotes})
+	w := get(New(cfg, Options{}), "GET", "/llms.txt")
+	body := w.Body.String()
+	for _, want := range []string{
+		"(https://notes.example/notes/1.md)",
+		"(https://notes.example/docs/intro.md)",
+		"(https://notes.example/index.md)",
+		"(https://notes.example/plain)",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("llms.txt lacks %s:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "(https://notes.example/notes/1)") {
+		t.Errorf("a page with a Markdown version links its HTML:\n%s", body)
+	}
+}

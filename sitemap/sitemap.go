@@ -437,7 +437,7 @@ func (s *Sitemap) generateEach(ctx context.Context, each func(loc, lastmod strin
 		each:   each,
 	}
 	g.fw, _ = flate.NewWriter(nil, compressionLevel)
-	g.llms = newLLMS(s.cfg.LLMSTxt)
+	g.llms = newLLMS(s.cfg.LLMSTxt, s.cfg.Markdown)
 	res, err := g.run()
 	if err != nil {
 		s.metrics.generation(false, 0, time.Since(start))

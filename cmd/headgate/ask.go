@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -94,11 +96,12 @@ func (w *warnings) take() []string {
 }
 
 func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs, cfgPath := newFlags("rewrite", "rewrite -config FILE -path PATH [-content-type TYPE] [-changes] [FILE]", stderr)
+	fs, cfgPath := newFlags("rewrite", "rewrite -config FILE -path PATH [-content-type TYPE] [-changes] [-markdown] [FILE]", stderr)
 	path := fs.String("path", "", "the request target as it arrives (percent-encoded, optionally with ?query)")
 	ctype := fs.String("content-type", "text/html", "the response's Content-Type; the default names no charset, so the document's own <meta charset> decides, as a browser does")
 	csp := fs.String("csp", "", "the response's Content-Security-Policy (for a script nonce)")
 	changes := fs.Bool("changes", false, "list what was changed on stderr")
+	asMarkdown := fs.Bool("markdown", false, "print the page's Markdown for agents (SPEC §19.1) instead of its HTML; [markdown]'s defaults when the config has none")
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -109,6 +112,11 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cfg, code := load(*cfgPath, stderr)
 	if cfg == nil {
 		return code
+	}
+	var header http.Header
+	if *asMarkdown {
+		cfg = cfg.WithMarkdown()
+		header = http.Header{"Accept": {"text/markdown"}}
 	}
 	in := stdin
 	if fs.NArg() == 1 {
@@ -153,7 +161,7 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	defer a.Close()
 	ans := newAnswer(stdout)
-	rec, err := a.Ask(context.Background(), app.Request{Target: *path, OnRecord: func(rec *proxy.Record) {
+	rec, err := a.Ask(context.Background(), app.Request{Target: *path, Header: header, OnRecord: func(rec *proxy.Record) {
 		if rec.Outcome.AnsweredItself() {
 			ans.body = nil // not the document: its bytes are no answer to print
 		}
@@ -175,6 +183,14 @@ func cmdRewrite(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if *changes {
 		writeChanges(stderr, rec)
+	}
+	if *asMarkdown && rec.Outcome != proxy.Markdown {
+		why := "the page is no page headgate converts (a fragment, rewrite = false, or outside markdown.match)"
+		if m := rec.Markdown; m != nil && m.Fallback != "" {
+			why = m.Fallback + ": " + m.Err
+		}
+		fmt.Fprintf(stderr, "headgate rewrite: %q: no Markdown, the HTML was printed: %s\n", *path, why)
+		return exitFix
 	}
 	return exitOK
 }
@@ -236,7 +252,8 @@ func explainUpstream(w http.ResponseWriter, r *http.Request) {
 }
 
 func cmdExplain(args []string, stdout, stderr io.Writer) int {
-	fs, cfgPath := newFlags("explain", "explain -config FILE PATH", stderr)
+	fs, cfgPath := newFlags("explain", "explain -config FILE [-ua USER-AGENT] [-ip ADDRESS] PATH", stderr)
+	who := explainClientFlags(fs)
 	if code, stop := parse(fs, args); stop {
 		return code
 	}
@@ -249,14 +266,11 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	target, req := explainTarget(cfg, fs.Arg(0))
-	mode := cfg.Site.Mode
-	if mode == rules.ModeShadow {
-		// Shadow serves the upstream's bytes; explain shows what it would
-		// serve, as production.
-		c := *cfg
-		c.Site.Mode = rules.ModeProduction
-		cfg = &c
+	client, ok := who.addr(stderr)
+	if !ok {
+		return exitUsage
 	}
+	cfg, mode := explainAsProduction(cfg)
 	warn := &warnings{}
 	a, err := app.NewAsker(cfg, slog.New(warn), http.HandlerFunc(explainUpstream))
 	if err != nil {
@@ -266,7 +280,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	defer a.Close()
 	ask := func(h http.Header) (*proxy.Record, *answer) {
 		ans := newAnswer(nil)
-		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: h}, ans)
+		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: who.header(h), Client: client}, ans)
 		return rec, ans
 	}
 	rec, ans := ask(nil)
@@ -277,6 +291,9 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s\n", fs.Arg(0))
 	for _, l := range warn.take() {
 		fmt.Fprintf(stdout, "  headgate logs: %s\n", l)
+	}
+	if explainBot(stdout, cfg, rec, ans, *who.ua != "" || *who.ip != "") {
+		return exitOK
 	}
 	switch rec.Outcome {
 	case proxy.Redirected:
@@ -364,4 +381,88 @@ func addedHeaders(h http.Header, names ...string) []string {
 		}
 	}
 	return out
+}
+
+// explainBot prints the Record's identity and what [bots]' access decided
+// (SPEC §18), and reports whether headgate answered 403 for it.
+func explainBot(w io.Writer, cfg *rules.Config, rec *proxy.Record, ans *answer, asked bool) bool {
+	if !cfg.Bots.Enabled {
+		if asked {
+			fmt.Fprintln(w, "  identity: [bots] is off: requests are not identified")
+		}
+		return false
+	}
+	id := rec.Bot
+	if !id.Known() {
+		fmt.Fprintln(w, "  identity: no known crawler")
+		return false
+	}
+	cat := string(id.Category)
+	if cat == "" {
+		cat = "no category"
+	}
+	fmt.Fprintf(w, "  identity: %s (%s), verified: %s\n", id.Name, cat, id.Verified)
+	switch {
+	case rec.Outcome == proxy.BotDenied:
+		fmt.Fprintf(w, "  access: denied by %s: headgate answers %d; nothing is forwarded\n", rec.BotRule, ans.status)
+		return true
+	case rec.BotDenied:
+		fmt.Fprintf(w, "  access: denied by %s (shadow mode: logged, forwarded)\n", rec.BotRule)
+	case rec.BotRule != "":
+		fmt.Fprintf(w, "  access: allowed by %s\n", rec.BotRule)
+	case rec.Outcome.AnsweredItself():
+		fmt.Fprintln(w, "  access: allowed (headgate answers this path itself, to every crawler)")
+	default:
+		fmt.Fprintln(w, "  access: allowed (no access rule matches)")
+	}
+	return false
+}
+
+// explainAsProduction is cfg in production mode: shadow serves the
+// upstream's bytes, and explain shows what headgate would serve. mode is
+// cfg's own.
+func explainAsProduction(cfg *rules.Config) (*rules.Config, rules.Mode) {
+	mode := cfg.Site.Mode
+	if mode == rules.ModeShadow {
+		c := *cfg
+		c.Site.Mode = rules.ModeProduction
+		cfg = &c
+	}
+	return cfg, mode
+}
+
+// explainClient is explain's -ua and -ip: who the request comes from, so
+// that the proxy identifies it as it would that client (SPEC §18).
+type explainClient struct{ ua, ip *string }
+
+func explainClientFlags(fs *flag.FlagSet) explainClient {
+	return explainClient{
+		ua: fs.String("ua", "", "the request's User-Agent: shows how [bots] identifies it and what its access rules decide"),
+		ip: fs.String("ip", "", "the client address the request comes from (with -ua: how [bots] verifies it)"),
+	}
+}
+
+// addr is -ip; ok is false (and said on stderr) when it is not an address.
+func (c explainClient) addr(stderr io.Writer) (a netip.Addr, ok bool) {
+	if *c.ip == "" {
+		return a, true
+	}
+	a, err := netip.ParseAddr(*c.ip)
+	if err != nil {
+		fmt.Fprintf(stderr, "headgate explain: -ip %q is not an IP address\n", *c.ip)
+		return a, false
+	}
+	return a, true
+}
+
+// header is h with -ua's User-Agent.
+func (c explainClient) header(h http.Header) http.Header {
+	if *c.ua == "" {
+		return h
+	}
+	if h == nil {
+		h = http.Header{}
+	}
+	h.Set("User-Agent", *c.ua)
+	return h
 }

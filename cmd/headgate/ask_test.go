@@ -73,3 +73,60 @@ deny = true
 		t.Errorf("explain of a page: exit %d\n%s", code, out)
 	}
 }
+
+// explain -ua -ip sends the request as that client through the proxy:
+// the identity and the access decision it prints are the Record's.
+func TestExplainBot(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "ranges"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ranges", "googlebot.json"), []byte(`{"creationTime": "2026-12-05T23:00:00.000000", "prefixes": [{"ipv4Prefix": "66.249.64.0/19"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "h.toml")
+	if err := os.WriteFile(cfg, []byte(`[server]
+upstream = "http://127.0.0.1:9"
+[site]
+base_url = "https://notes.example"
+[bots]
+enabled = true
+ranges_dir = "ranges"
+reverse_dns = false
+spoofed = "deny"
+[[bots.access]]
+crawlers = ["@ai-training"]
+match = "/notes/*"
+action = "deny"
+[[rule]]
+match = "/*"
+description = "Notes."
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const google = "Googlebot/2.1 (+http://www.google.com/bot.html)"
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"-ua", google, "-ip", "66.249.66.1", "/notes/1"},
+			[]string{"identity: googlebot (search), verified: ip", "access: allowed (no access rule matches)", "headgate writes"}},
+		{[]string{"-ua", google, "-ip", "203.0.113.9", "/notes/1"},
+			[]string{"identity: googlebot (search), verified: no", "access: denied by bots.spoofed: headgate answers 403; nothing is forwarded"}},
+		{[]string{"-ua", "Mozilla/5.0 (compatible; ClaudeBot/1.0)", "/notes/1"},
+			[]string{"identity: claudebot (ai-training), verified: unverifiable", "access: denied by bots.access[0]"}},
+		{[]string{"-ua", "Mozilla/5.0 (compatible; ClaudeBot/1.0)", "/about"},
+			[]string{"identity: claudebot (ai-training), verified: unverifiable", "access: allowed (no access rule matches)"}},
+		{[]string{"/notes/1"}, []string{"identity: no known crawler"}},
+	} {
+		code, out, errs := runCmd(t, "", append([]string{"explain", "-config", cfg}, c.args...)...)
+		for _, w := range c.want {
+			if code != exitOK || !strings.Contains(out, w) {
+				t.Errorf("explain %q: exit %d, want %q in\n%s%s", c.args, code, w, out, errs)
+			}
+		}
+	}
+	if code, _, _ := runCmd(t, "", "explain", "-config", cfg, "-ip", "nope", "/"); code != exitUsage {
+		t.Errorf("-ip nope: exit %d, want %d", code, exitUsage)
+	}
+}

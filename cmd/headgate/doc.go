@@ -3,6 +3,7 @@
 //	headgate [serve] -config FILE                     run the proxy
 //	headgate check -config FILE                       validate the config (exit 1 on any problem)
 //	headgate explain -config FILE PATH                which rules match PATH and what they write
+//	                 [-ua UA] [-ip ADDR]               as that client: its [bots] identity and access
 //	headgate rewrite -config FILE -path PATH [FILE]   rewrite one document from FILE or stdin
 //	headgate sitemap -config FILE [-o DIR]            write the sitemap
 //	headgate audit -config FILE [flags] [URL...]      crawl and report head problems

@@ -28,6 +28,7 @@ Usage:
   headgate [serve] -config FILE            run the proxy
   headgate check -config FILE              validate the config; every problem, exit 1 if any
   headgate explain -config FILE PATH       which rules match PATH, in merge order, and what they write
+                                           (-ua UA -ip ADDR: as that client; how [bots] identifies it)
   headgate rewrite -config FILE -path PATH [-content-type TYPE] [FILE]
                                            rewrite one HTML document (FILE or stdin) to stdout, through the proxy
   headgate sitemap -config FILE [-o DIR]   write the sitemap (to stdout, or DIR for an index + parts)

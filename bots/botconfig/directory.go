@@ -1,4 +1,4 @@
-package bots
+package botconfig
 
 import (
 	"slices"
@@ -22,7 +22,8 @@ const (
 // Categories is every category, in the order docs/bots.md lists them.
 var Categories = []Category{Search, AITraining, AISearch, AIAssistant, Preview, SEOTool, Monitor}
 
-func knownCategory(c Category) bool { return slices.Contains(Categories, c) }
+// KnownCategory reports whether c is one of Categories.
+func KnownCategory(c Category) bool { return slices.Contains(Categories, c) }
 
 // RangesFormat names the layout of a published IP-range file. Every
 // operator that publishes one today uses Google's layout.

@@ -1,4 +1,4 @@
-package bots
+package botconfig
 
 import (
 	"encoding/json"

@@ -1,0 +1,488 @@
+package proxy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+
+	"github.com/headgate/headgate/internal/codec"
+	"github.com/headgate/headgate/markdown"
+	"github.com/headgate/headgate/rewrite"
+	"github.com/headgate/headgate/rules"
+)
+
+// Markdown for agents (SPEC §19.1) and AI-use preferences (§19.2).
+//
+// ServeHTTP decides, before the request goes upstream, whether the client
+// wants a page's Markdown (markdownRequest): an Accept that ranks
+// text/markdown above text/html, or the suffix path form, on a path under
+// markdown.match. The path form is resolved, denied and redirected as its
+// page, and the upstream is asked for the page's HTML. decideResponse then
+// converts a page (GET or HEAD, 200, HTML, rewrite on) in markdownBody:
+// the upstream body decoded, rewritten by the rules as for the HTML answer,
+// read up to markdown.max_bytes, its served head read for the front matter,
+// and converted. Any failure answers the rewritten HTML instead (fail
+// open, counted in headgate_markdown_fallbacks_total and logged).
+//
+// Every HTML answer of a page with a Markdown version says Vary: Accept
+// and links the Markdown with a Link header (agentHeaders); its head gets
+// the alternate <link> from the rules (rules.Head.Markdown), the same head
+// for every client.
+
+// Markdown is the outcome of a request answered with the page's Markdown.
+const Markdown Outcome = "markdown"
+
+// MarkdownRecord is Record.Markdown: the conversion's figures, or why the
+// page was answered as HTML.
+type MarkdownRecord struct {
+	// PathForm: the request named the suffix path form (/notes/3.md).
+	PathForm bool
+	// Stats are the converter's, when it converted.
+	Stats markdown.Stats
+	// Fallback is why the page went out as HTML ("too_large", "charset",
+	// "convert", "read"); "" when the Markdown went out.
+	Fallback string
+	// Err is the error behind Fallback, for people.
+	Err string
+}
+
+// markdownMetrics counts the Markdown answers headgate fell back from.
+type markdownMetrics struct {
+	fallbacks *prometheus.CounterVec // reason
+}
+
+func newMarkdownMetrics(reg prometheus.Registerer, m *metrics) (*markdownMetrics, error) {
+	mm := &markdownMetrics{fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "headgate_markdown_fallbacks_total",
+		Help: "Requests for a page's Markdown answered with its HTML instead (fail open), by reason: too_large, charset, convert, read.",
+	}, []string{"reason"})}
+	if err := reg.Register(mm.fallbacks); err != nil {
+		return nil, err
+	}
+	m.requests.WithLabelValues(string(Markdown))
+	return mm, nil
+}
+
+// markdownRequest is ServeHTTP's step for [markdown]: it notes whether the
+// client wants the page's Markdown and, for the suffix path form, resolves
+// the page it names in place of the request (target becomes the page's).
+// It reports true when it answered (the page is denied).
+func (p *Proxy) markdownRequest(rs *reqState, r *http.Request, path string, target *string) bool {
+	st := rs.st
+	md := st.cfg.Markdown
+	if page, ok := md.PagePath(path); ok && md.Covers(page) {
+		rs.mdPage = page
+		_, query, hasQuery := strings.Cut(*target, "?")
+		*target = page
+		if hasQuery {
+			*target += "?" + query
+		}
+		rs.m.Release()
+		rs.m = st.cfg.PooledMatch()
+		st.cfg.ResolveInto(rs.m, *target)
+		if rs.m.Deny {
+			rs.outcome, rs.kind = Denied, KindDeny
+			errorPage(rs.w, http.StatusNotFound, "There is nothing at this address.")
+			return true
+		}
+		rs.mdWant = true
+		return false
+	}
+	if accept := hvalues(r.Header, "Accept"); len(accept) > 0 && mentionsMarkdown(accept) && md.Covers(path) {
+		a := accept[0]
+		if len(accept) > 1 {
+			a = strings.Join(accept, ", ")
+		}
+		rs.mdWant = markdown.Prefers(a)
+	}
+	return false
+}
+
+// mentionsMarkdown reports whether an Accept names "markdown" in any case:
+// the header of nearly every request does not, and is not parsed.
+func mentionsMarkdown(vs []string) bool {
+	for _, v := range vs {
+		for i := 0; i+8 <= len(v); i++ {
+			if (v[i]|0x20) == 'm' && strings.EqualFold(v[i:i+8], "markdown") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// markdownUpstream shapes the upstream request of a Markdown answer: the
+// page's path for the path form, and the HTML the page is made from (an
+// Accept for HTML, a GET for a HEAD so that the headers can say what the
+// body would, no condition or range on the HTML's validators).
+func markdownUpstream(pr *httputil.ProxyRequest, rs *reqState) {
+	out := pr.Out
+	if rs.mdPage != "" {
+		if dec, err := url.PathUnescape(rs.mdPage); err == nil {
+			out.URL.Path, out.URL.RawPath = dec, rs.mdPage
+		}
+	}
+	out.Method = http.MethodGet
+	hset(out.Header, "Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
+	for _, k := range [...]string{"If-None-Match", "If-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range", "Range"} {
+		hdel(out.Header, k)
+	}
+}
+
+// markdownLocation maps a redirect of the path form's page to the path
+// form of its target (/old.md → /new.md): a Location on the site's
+// origin, or a path, gets the suffix form of its path; another origin's
+// is left as it is.
+func markdownLocation(md *rules.Markdown, origin, loc string) string {
+	u, err := url.Parse(loc)
+	if err != nil || u.Opaque != "" {
+		return loc
+	}
+	if u.Host != "" && !strings.EqualFold(u.Scheme+"://"+u.Host, origin) {
+		return loc
+	}
+	p := u.EscapedPath()
+	if p == "" {
+		p = "/"
+	}
+	form := md.FormPath(p)
+	if dec, err := url.PathUnescape(form); err == nil {
+		u.Path, u.RawPath = dec, form
+	}
+	return u.String()
+}
+
+// markdownBody answers a page with its Markdown, or, failing, with its
+// rewritten HTML. The whole page is read here (at most max_bytes of it,
+// decoded): a converter needs all of it.
+func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) error {
+	st, cfg, body, h := rs.st, rs.st.cfg, rs.body, res.Header
+	md := cfg.Markdown
+	rs.mdRec = &MarkdownRecord{PathForm: rs.mdPage != ""}
+	var src io.Reader = body
+	var dec codec.Decoder
+	if coding != identity {
+		d, err := codec.NewDecoder(coding, body)
+		if err != nil {
+			return body.failed(err)
+		}
+		dec, src = d, d
+	}
+	ct := hget(h, "Content-Type")
+	rr := &rs.rrv
+	rr.Reset(src, rewrite.Options{
+		Match:           rs.m,
+		ContentType:     ct,
+		CSP:             hget(h, "Content-Security-Policy"),
+		MaxHeadBytes:    cfg.Server.MaxHeadBytes,
+		CorrectUpstream: cfg.Site.CorrectUpstream,
+		Cache:           st.plans,
+		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
+	})
+	p.clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
+	err, panicked := prepare(rr)
+	var page []byte
+	if err == nil && panicked == nil {
+		page, err = readUpTo(rr, md.MaxBytes)
+	}
+	p.clocks.stop(&rs.clock)
+	if rs.obs != nil {
+		rs.result = rr.Result()
+	}
+	if err != nil && !errors.Is(err, errPageTooLarge) || panicked != nil {
+		if panicked != nil {
+			err = fmt.Errorf("rewriter panic: %v", panicked)
+		}
+		if dec != nil {
+			dec.Release()
+			if body.err == nil {
+				err = fmt.Errorf("%w: %s: %w", codec.ErrBadEncoding, coding, err)
+			}
+		}
+		return body.failed(err)
+	}
+	res0 := rr.Result()
+	p.m.countResult(res0)
+	switch {
+	case res0.Outcome == rewrite.SkippedFragment:
+		// Not a page: the upstream's answer as it is (its bytes, read
+		// back through the rewriter, which changed none).
+		rs.mdRec = nil
+		rs.outcome, rs.skip = Outcome(res0.Outcome), SkipNone
+		return p.markdownAsHTML(res, rs, page, rr, dec, res0)
+	case errors.Is(err, errPageTooLarge):
+		return p.markdownFallback(res, rs, page, rr, dec, res0, "too_large", err)
+	case res0.Outcome == rewrite.SkippedCharset:
+		return p.markdownFallback(res, rs, page, rr, dec, res0, "charset", errors.New(res0.Reason))
+	}
+	utf8Page, err := toUTF8(page, ct)
+	if err != nil {
+		return p.markdownFallback(res, rs, page, rr, dec, res0, "charset", err)
+	}
+	front, robots := servedHead(utf8Page)
+	if front.URL == "" {
+		front.URL = rs.m.SelfURL(false)
+	}
+	conv := md.Converter
+	if base, err := url.Parse(front.URL); err == nil {
+		conv = conv.WithBase(base)
+	}
+	var out bytes.Buffer
+	stats, err := conv.ConvertBytes(&out, utf8Page, front)
+	if err != nil {
+		reason := "convert"
+		if errors.Is(err, markdown.ErrTooLarge) {
+			reason = "too_large"
+		}
+		return p.markdownFallback(res, rs, page, rr, dec, res0, reason, err)
+	}
+	rs.mdRec.Stats = stats
+	rs.outcome = Markdown
+	if dec != nil {
+		dec.Release()
+	}
+	body.Close()
+	res.Body = io.NopCloser(&out)
+	res.ContentLength = int64(out.Len())
+	for _, k := range [...]string{"Content-Encoding", "Etag", "Last-Modified", "Content-Disposition", "Content-Security-Policy"} {
+		delete(h, k)
+	}
+	for _, k := range upstreamBytesHeaders {
+		delete(h, k)
+	}
+	hset(h, "Content-Type", "text/markdown; charset=utf-8")
+	hset(h, "Content-Length", strconv.Itoa(out.Len()))
+	hset(h, "X-Content-Type-Options", "nosniff")
+	addVary(h, "Accept")
+	if res0.Head != nil {
+		for _, hv := range res0.Head.Headers {
+			h.Set(hv.Name, hv.Value)
+		}
+	}
+	setCanonicalLink(h, front.URL)
+	if robots != "" {
+		hset(h, "X-Robots-Tag", robots)
+	}
+	hset(h, "X-Markdown-Tokens", strconv.FormatInt(stats.Tokens, 10))
+	p.finishHeaders(h, rs)
+	return nil
+}
+
+// errPageTooLarge: the page is longer than markdown.max_bytes.
+var errPageTooLarge = errors.New("page larger than markdown.max_bytes")
+
+// readUpTo reads r to its end, or to limit bytes and one more, which is
+// errPageTooLarge (the bytes read are returned with it).
+func readUpTo(r io.Reader, limit int64) ([]byte, error) {
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
+	if err != nil {
+		return buf.Bytes(), err
+	}
+	if n > limit {
+		return buf.Bytes(), fmt.Errorf("%w (%d bytes)", errPageTooLarge, limit)
+	}
+	return buf.Bytes(), nil
+}
+
+// markdownFallback answers the page's HTML, as headgate serves it, after a
+// conversion that could not be made; it counts and logs why.
+func (p *Proxy) markdownFallback(res *http.Response, rs *reqState, page []byte, rr *rewrite.Reader, dec codec.Decoder, res0 *rewrite.Result, reason string, err error) error {
+	rs.mdRec.Fallback, rs.mdRec.Err = reason, err.Error()
+	p.mm.fallbacks.WithLabelValues(reason).Inc()
+	p.log.Info("markdown not made: the page is answered as HTML", "path", rs.m.Path, "reason", reason, "err", err)
+	rs.outcome = Outcome(res0.Outcome)
+	return p.markdownAsHTML(res, rs, page, rr, dec, res0)
+}
+
+// markdownAsHTML sends the page's HTML: the bytes read so far, then the
+// rest of the rewriter's output, decoded (no upstream coding).
+func (p *Proxy) markdownAsHTML(res *http.Response, rs *reqState, page []byte, rr *rewrite.Reader, dec codec.Decoder, res0 *rewrite.Result) error {
+	h := res.Header
+	res.Body = &pageBody{r: io.MultiReader(bytes.NewReader(page), rr), dec: dec, up: rs.body}
+	res.ContentLength = -1
+	for _, k := range [...]string{"Content-Length", "Content-Encoding", "Etag"} {
+		delete(h, k)
+	}
+	for _, k := range upstreamBytesHeaders {
+		delete(h, k)
+	}
+	if res0.Outcome == rewrite.Rewritten || res0.Outcome == rewrite.Unchanged {
+		p.applyHeaders(res, rs, res0.Head, false)
+	} else {
+		p.applyHeaders(res, rs, nil, true)
+	}
+	p.finishHeaders(h, rs)
+	return nil
+}
+
+// pageBody is markdownAsHTML's body: the page read so far, then the rest.
+type pageBody struct {
+	r   io.Reader
+	dec codec.Decoder
+	up  *upstreamBody
+}
+
+func (b *pageBody) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+func (b *pageBody) Close() error {
+	if b.dec != nil {
+		b.dec.Release()
+		b.dec = nil
+	}
+	return b.up.Close()
+}
+
+// toUTF8 decodes a page to UTF-8 by its Content-Type and meta charset;
+// an error when the charset is not one headgate can decode.
+func toUTF8(b []byte, contentType string) ([]byte, error) {
+	enc, name, _ := charset.DetermineEncoding(b[:min(len(b), 1024)], contentType)
+	if name == "utf-8" || enc == nil {
+		return b, nil
+	}
+	d, err := enc.NewDecoder().Bytes(b)
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", name, err)
+	}
+	return d, nil
+}
+
+// servedHead reads the front matter of §19.1 from the head of the page as
+// headgate serves it: the first title, description, canonical, the html
+// element's lang, and article:published_time/modified_time (or
+// date/last-modified metas); robots is the page's robots meta, for
+// X-Robots-Tag.
+func servedHead(page []byte) (f markdown.Front, robots string) {
+	z := html.NewTokenizer(bytes.NewReader(page))
+	z.SetMaxBuf(1 << 20)
+	inTitle := false
+	var title strings.Builder
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			f.Title = strings.Join(strings.Fields(title.String()), " ")
+			return f, robots
+		case html.TextToken:
+			if inTitle {
+				title.Write(z.Text())
+			}
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			switch string(name) {
+			case "title":
+				inTitle = false
+				if f.Title == "" {
+					f.Title = strings.Join(strings.Fields(title.String()), " ")
+				}
+			case "head":
+				f.Title = strings.Join(strings.Fields(title.String()), " ")
+				return f, robots
+			}
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, hasAttr := z.TagName()
+			attrs := map[string]string{}
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				if _, seen := attrs[string(k)]; !seen {
+					attrs[string(k)] = string(v)
+				}
+			}
+			switch string(name) {
+			case "html":
+				f.Lang = strings.TrimSpace(attrs["lang"])
+			case "title":
+				inTitle = title.Len() == 0 && f.Title == ""
+				if tt == html.StartTagToken {
+					z.NextIsNotRawText()
+				}
+			case "meta":
+				key := strings.ToLower(attrs["name"])
+				if key == "" {
+					key = strings.ToLower(attrs["property"])
+				}
+				v := strings.TrimSpace(attrs["content"])
+				switch key {
+				case "description":
+					setOnce(&f.Description, v)
+				case "robots":
+					setOnce(&robots, v)
+				case "article:published_time", "date", "dc.date", "dcterms.created":
+					setOnce(&f.Date, v)
+				case "article:modified_time", "last-modified", "dcterms.modified":
+					setOnce(&f.Modified, v)
+				}
+			case "link":
+				if hasRelToken(attrs["rel"], "canonical") {
+					setOnce(&f.URL, strings.TrimSpace(attrs["href"]))
+				}
+			case "body":
+				f.Title = strings.Join(strings.Fields(title.String()), " ")
+				return f, robots
+			}
+		}
+	}
+}
+
+func setOnce(dst *string, v string) {
+	if *dst == "" {
+		*dst = v
+	}
+}
+
+func hasRelToken(rel, token string) bool {
+	for _, t := range strings.Fields(rel) {
+		if strings.EqualFold(t, token) {
+			return true
+		}
+	}
+	return false
+}
+
+// agentHeaders writes what §19 adds to every proxied answer: on a
+// successful answer of a path a content_signal rule applies to,
+// Content-Signal and Content-Usage (§19.2); on every HTML answer of a page
+// with a Markdown version, Vary: Accept and the Link to the Markdown.
+func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
+	if rs.m == nil || !(res.StatusCode >= 200 && res.StatusCode < 300 || res.StatusCode == http.StatusNotModified) {
+		return
+	}
+	h := res.Header
+	if cs := rs.m.ContentSignal(); cs != nil {
+		hset(h, "Content-Signal", cs.Line())
+		if cu := cs.ContentUsage(); cu != "" {
+			hset(h, "Content-Usage", cu)
+		}
+	}
+	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || !htmlType(hget(res.Header, "Content-Type")) || !mayRewrite(res.Request.Method) {
+		return
+	}
+	link := rs.m.MarkdownLink()
+	if link == "" {
+		return
+	}
+	if vs := h["Vary"]; len(vs) == 1 && &vs[0] == &varyAcceptEncoding[0] {
+		h["Vary"] = varyAcceptEncodingAccept // rewriteBody's, and ours: shared, full
+	} else {
+		addVary(h, "Accept")
+	}
+	if vs, ok := h["Link"]; ok {
+		h["Link"] = append(vs, link)
+	} else {
+		rs.mdLink[0] = link
+		h["Link"] = rs.mdLink[:1:1] // full: an append elsewhere copies
+	}
+}
+
+var varyAcceptEncodingAccept = []string{"Accept-Encoding", "Accept"}

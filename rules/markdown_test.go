@@ -1,0 +1,95 @@
+package rules
+
+import "testing"
+
+func TestMarkdownPathForms(t *testing.T) {
+	cfg := mustParse(t, `
+[markdown]
+enabled = true
+match = ["/notes/*", "/docs/*", "/docs/"]
+
+[[rule]]
+match = "/notes/raw"
+rewrite = false
+`)
+	md := cfg.Markdown
+	if md == nil || md.Suffix != ".md" || md.MaxBytes != DefaultMarkdownMaxBytes || md.Converter == nil {
+		t.Fatalf("defaults: %+v", md)
+	}
+	for _, tc := range []struct{ in, page string }{
+		{"/notes/3.md", "/notes/3"},
+		{"/docs/index.md", "/docs/"},
+		{"/index.md", "/"},
+		{"/docs/a.b.md", "/docs/a.b"},
+		{"/.md", ""},
+		{"/docs/.md", ""},
+		{"/notes/3", ""},
+		{"/notes/3.MD", ""},
+	} {
+		page, ok := md.PagePath(tc.in)
+		if page != tc.page || ok != (tc.page != "") {
+			t.Errorf("PagePath(%q) = %q, %v; want %q", tc.in, page, ok, tc.page)
+		}
+		if ok && md.FormPath(page) != tc.in {
+			t.Errorf("FormPath(%q) = %q, want %q", page, md.FormPath(page), tc.in)
+		}
+	}
+	for path, want := range map[string]string{
+		"/notes/3":   "https://notes.example/notes/3.md",
+		"/docs/":     "https://notes.example/docs/index.md",
+		"/notes/raw": "", // rewrite = false: not a page
+		"/elsewhere": "",
+	} {
+		if got := cfg.Resolve(path).MarkdownURL(); got != want {
+			t.Errorf("MarkdownURL(%s) = %q, want %q", path, got, want)
+		}
+	}
+	if got := cfg.Resolve("/notes/3").MarkdownLink(); got != `<https://notes.example/notes/3.md>; rel="alternate"; type="text/markdown"` {
+		t.Errorf("MarkdownLink = %q", got)
+	}
+	if h := cfg.Resolve("/notes/3").Render(Page{}); h.Markdown != "https://notes.example/notes/3.md" || !h.Sets(IdentMarkdown) {
+		t.Errorf("Render: Markdown %q", h.Markdown)
+	}
+
+	noSuffix := mustParse(t, "[markdown]\nenabled = true\nsuffix = \"\"\n")
+	if _, ok := noSuffix.Markdown.PagePath("/a.md"); ok {
+		t.Error("a path form without a suffix")
+	}
+	if got := noSuffix.Resolve("/a").MarkdownURL(); got != "https://notes.example/a" {
+		t.Errorf("without a suffix the alternate is the page: %q", got)
+	}
+	if off := mustParse(t, "[markdown]\nenabled = false\n"); off.Markdown != nil || off.Resolve("/a").MarkdownURL() != "" {
+		t.Error("enabled = false still has a Markdown version")
+	}
+}
+
+// content_signal merges key by key, the more specific rule winning, and
+// SetBy names the rule of each key.
+func TestContentSignalMerge(t *testing.T) {
+	cfg := mustParse(t, `
+[[rule]]
+match = "/notes/*"
+content_signal = { search = "yes", ai_input = "no", ai_train = "no" }
+
+[[rule]]
+match = "/notes/open/*"
+content_signal = { ai_input = "yes" }
+`)
+	m := cfg.Resolve("/notes/open/1")
+	cs := m.ContentSignal()
+	if cs == nil || cs.Line() != "search=yes, ai-input=yes, ai-train=no" || cs.ContentUsage() != "train-ai=n, search=y" {
+		t.Fatalf("merged: %+v", cs)
+	}
+	if got := m.SetBy("content_signal", "ai_input"); got != "rule /notes/open/* (test.toml:11) sets it" {
+		t.Errorf("SetBy ai_input = %q", got)
+	}
+	if got := m.SetBy("content_signal", "search"); got != "rule /notes/* (test.toml:7) sets it" {
+		t.Errorf("SetBy search = %q", got)
+	}
+	if cfg.Resolve("/other").ContentSignal() != nil {
+		t.Error("a signal where no rule sets one")
+	}
+	if got := (&ContentSignal{AIInput: "no"}).ContentUsage(); got != "" {
+		t.Errorf("ai_input alone has no Content-Usage category: %q", got)
+	}
+}
