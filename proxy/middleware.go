@@ -105,7 +105,7 @@ func (t *nextTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 	// The request as a server hands it to a handler: a path-only URL, the
 	// RequestURI, the client's connection facts, a non-nil body.
-	in := req.WithContext(ctx) // a shallow copy: req stays the caller's
+	in := req.WithContext(ctx)     // a shallow copy: req stays the caller's
 	in.Header = req.Header.Clone() // next may change it (Caddy's handlers do)
 	u := *req.URL
 	u.Scheme, u.Host = "", ""
@@ -152,7 +152,10 @@ type pipeWriter struct {
 	ready chan struct{} // closed once res or err is set
 	res   http.Response
 	err   error
-	sent  bool // the header went out (only next's goroutine reads and writes it)
+	// the header went out; the response has no body (HEAD, 204, 304).
+	// Only next's goroutine reads and writes them: res belongs to headgate
+	// once ready is closed.
+	sent, noBody bool
 }
 
 func (w *pipeWriter) Header() http.Header { return w.header }
@@ -180,7 +183,7 @@ func (w *pipeWriter) WriteHeader(code int) {
 		}
 	}
 	if w.req.Method == http.MethodHead || code == http.StatusNoContent || code == http.StatusNotModified {
-		w.res.Body = http.NoBody
+		w.res.Body, w.noBody = http.NoBody, true
 		w.pw.Close()
 	}
 	w.once.Do(func() { close(w.ready) })
@@ -194,7 +197,7 @@ func (w *pipeWriter) Write(b []byte) (int, error) {
 		}
 		w.WriteHeader(http.StatusOK)
 	}
-	if w.res.Body == http.NoBody {
+	if w.noBody {
 		return len(b), nil
 	}
 	return w.pw.Write(b)
