@@ -220,3 +220,36 @@ func TestLibraryUpstreamRefused(t *testing.T) {
 		t.Errorf("New accepted builtin:next without a handler to serve it")
 	}
 }
+
+// TestLibraryTimeoutAndHead: server.upstream_timeout holds for next as for
+// an upstream (504, next's context cancelled); a HEAD reaches next and
+// comes back with no body.
+func TestLibraryTimeoutAndHead(t *testing.T) {
+	cancelled := make(chan struct{}, 1)
+	srv := libraryServer(t, strings.Replace(libraryTOML, "[site]", "upstream_timeout = \"200ms\"\n[site]", 1), func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow" {
+			<-r.Context().Done()
+			cancelled <- struct{}{}
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("X-Method", r.Method)
+		io.WriteString(w, "<html><head><title>t</title></head></html>")
+	})
+	if res, _ := libraryGet(t, srv.URL+"/slow"); res.StatusCode != http.StatusGatewayTimeout {
+		t.Errorf("next past upstream_timeout: %d, want 504", res.StatusCode)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(5 * time.Second):
+		t.Errorf("next's context was not cancelled at upstream_timeout")
+	}
+	res, err := http.Head(srv.URL + "/notes/3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 200 || res.Header.Get("X-Method") != "HEAD" {
+		t.Errorf("HEAD: %d, next saw %q", res.StatusCode, res.Header.Get("X-Method"))
+	}
+}
