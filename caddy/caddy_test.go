@@ -2,6 +2,7 @@ package headgate_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"io"
 	"net"
@@ -106,6 +107,14 @@ func TestCaddyFrontsFileServerAndReverseProxy(t *testing.T) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			// A compressed upstream: headgate decodes it to rewrite.
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			io.WriteString(zw, "<html><head><title>untitled</title></head><body>note</body></html>")
+			zw.Close()
+			return
+		}
 		io.WriteString(w, "<html><head><title>untitled</title></head><body>note</body></html>")
 	}))
 	defer upstream.Close()
@@ -192,11 +201,19 @@ http://%s {
 		t.Errorf("a file file_server does not have: %d, want its 404", res.StatusCode)
 	}
 
-	// reverse_proxy.
+	// reverse_proxy, to an upstream that compresses when asked.
 	res, body = get("http://" + prox + "/notes/7")
 	want := `<html><head><title>Note 7</title><meta name="description" content="The note numbered 7.">` + "\n" + `</head><body>note</body></html>`
 	if res.StatusCode != 200 || body != want {
 		t.Errorf("reverse_proxy page: %d %q, want %q", res.StatusCode, body, want)
+	}
+	res, body = get("http://"+prox+"/notes/8", "Accept-Encoding", "gzip")
+	if res.Header.Get("Content-Encoding") != "gzip" {
+		t.Errorf("gzip asked of a gzip upstream: Content-Encoding %q", res.Header.Get("Content-Encoding"))
+	} else if zr, err := gzip.NewReader(strings.NewReader(body)); err != nil {
+		t.Errorf("gzip body: %v", err)
+	} else if b, _ := io.ReadAll(zr); !strings.Contains(string(b), "<title>Note 8</title>") {
+		t.Errorf("gzip page not rewritten: %q", b)
 	}
 	if _, body := get("http://" + prox + "/api"); body != `{"head":"<title>x</title>"}` {
 		t.Errorf("JSON changed: %q", body)
