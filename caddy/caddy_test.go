@@ -75,6 +75,10 @@ deny = true
 [[redirect]]
 from = "/old"
 to = "/about.html"
+[[rule]]
+match = "/notes/:id{[0-9]+}"
+sitemap = true
+sitemap_source = "upstream:/internal/notes.jsonl"
 `
 
 const proxyTOML = `
@@ -97,6 +101,7 @@ func TestCaddyFrontsFileServerAndReverseProxy(t *testing.T) {
 	write(t, filepath.Join(dir, "site/about.html"), page)
 	write(t, filepath.Join(dir, "site/style.css"), "head { title: x }")
 	write(t, filepath.Join(dir, "site/private/key.txt"), "secret")
+	write(t, filepath.Join(dir, "site/internal/notes.jsonl"), `{"params": {"id": "41"}}`+"\n")
 	write(t, filepath.Join(dir, "files.toml"), fmt.Sprintf(filesTOML, "About us"))
 	write(t, filepath.Join(dir, "proxy.toml"), proxyTOML)
 
@@ -199,6 +204,12 @@ http://%s {
 	}
 	if res, _ := get("http://" + files + "/missing.html"); res.StatusCode != http.StatusNotFound {
 		t.Errorf("a file file_server does not have: %d, want its 404", res.StatusCode)
+	}
+
+	// The sitemap: generated apart from any request, its source fetched
+	// from file_server through the rest of Caddy's route.
+	if res, body := get("http://" + files + "/sitemap.xml"); res.StatusCode != 200 || !strings.Contains(body, "<loc>https://site.example/notes/41</loc>") {
+		t.Errorf("sitemap from a file_server source: %d %.400q", res.StatusCode, body)
 	}
 
 	// reverse_proxy, to an upstream that compresses when asked.

@@ -28,9 +28,12 @@ import (
 // p is the Proxy behind every handler mw returns: p.Swap reloads the
 // config, p.Admin serves /metrics, /healthz and /readyz, and p.Close (an
 // io.Closer) stops it once no request is served any more. mw may be called
-// more than once (one Proxy, many next handlers); headgate's own upstream
-// requests that belong to no client request (the sitemap's fetches) go to
-// the first next.
+// more than once (one Proxy, many next handlers). headgate's own upstream
+// requests that belong to no client request (the sitemap's generation)
+// go to the next of the latest client request, with that request's
+// context values (a host such as Caddy keeps per-request state there that
+// its handlers need) but their own cancellation, and the Host of
+// site.base_url; before any client request, to the first next.
 //
 // next sees what an upstream would: the path and query as forwarded, the
 // client's Host, X-Forwarded-For/-Proto/-Host, an Accept-Encoding headgate
@@ -50,9 +53,10 @@ func Middleware(cfg *rules.Config, o Options) (mw func(next http.Handler) http.H
 	if err != nil {
 		return nil, nil, err
 	}
+	t.p = p
 	mw = func(next http.Handler) http.Handler {
 		t.first.CompareAndSwap(nil, &next)
-		return &nextHandler{p: p, next: next}
+		return &nextHandler{p: p, t: t, next: next}
 	}
 	return mw, p, nil
 }
@@ -73,18 +77,36 @@ type nextCall struct {
 
 type nextHandler struct {
 	p    *Proxy
+	t    *nextTransport
 	next http.Handler
 }
 
 func (h *nextHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	ctx := context.WithValue(r.Context(), nextKey{}, &nextCall{next: h.next, in: r})
-	h.p.ServeHTTP(w, r.WithContext(ctx))
+	call := &nextCall{next: h.next, in: r}
+	h.t.last.Store(call)
+	h.p.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), nextKey{}, call)))
 }
 
 // nextTransport is the http.RoundTripper of builtin:next: it serves the
 // outgoing request with the wrapped handler and streams its response back.
 type nextTransport struct {
-	first atomic.Pointer[http.Handler] // for requests that carry no nextCall
+	p     *Proxy
+	first atomic.Pointer[http.Handler] // for requests that carry no nextCall, before any client request
+	last  atomic.Pointer[nextCall]     // the latest client request's, for requests that carry none
+}
+
+// valuesFrom is a context with the cancellation of its own and the values
+// of another besides: a detached fetch with a client request's values.
+type valuesFrom struct {
+	context.Context
+	values context.Context
+}
+
+func (c valuesFrom) Value(k any) any {
+	if v := c.Context.Value(k); v != nil {
+		return v
+	}
+	return c.values.Value(k)
 }
 
 // errNextPanic is how a panic in next reaches ReverseProxy's ErrorHandler:
@@ -95,12 +117,18 @@ func (t *nextTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	call, _ := ctx.Value(nextKey{}).(*nextCall)
 	var next http.Handler
-	if call != nil {
-		next = call.next
-	} else if f := t.first.Load(); f != nil {
-		next = *f
+	detached := call == nil
+	if detached {
+		if last := t.last.Load(); last != nil {
+			next = last.next
+			ctx = valuesFrom{ctx, last.in.Context()}
+		} else if f := t.first.Load(); f != nil {
+			next = *f
+		} else {
+			return nil, errors.New("builtin:next: no handler wrapped yet")
+		}
 	} else {
-		return nil, errors.New("builtin:next: no handler wrapped yet")
+		next = call.next
 	}
 
 	// The request as a server hands it to a handler: a path-only URL, the
@@ -114,13 +142,17 @@ func (t *nextTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if in.Body == nil {
 		in.Body = http.NoBody
 	}
-	if call != nil {
+	if !detached {
 		in.Host = call.in.Host
 		in.RemoteAddr = call.in.RemoteAddr
 		in.TLS = call.in.TLS
 		in.Proto, in.ProtoMajor, in.ProtoMinor = call.in.Proto, call.in.ProtoMajor, call.in.ProtoMinor
 	} else {
 		in.Proto, in.ProtoMajor, in.ProtoMinor = "HTTP/1.1", 1, 1
+		if in.Host == "" || in.Host == nextURL.Host {
+			in.Host = t.p.state.Load().host
+		}
+		in.RemoteAddr = "127.0.0.1:0" // headgate itself
 	}
 
 	pr, pw := io.Pipe()
