@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headgate/headgate/app"
 	"github.com/headgate/headgate/internal/heappeak"
 	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rules"
@@ -251,5 +252,52 @@ func TestLibraryTimeoutAndHead(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || res.Header.Get("X-Method") != "HEAD" {
 		t.Errorf("HEAD: %d, next saw %q", res.StatusCode, res.Header.Get("X-Method"))
+	}
+}
+
+type hostKey struct{}
+
+// TestLibrarySitemapFromNext: the sitemap is generated apart from any
+// request (context.Background), yet its source is fetched from next with
+// the values a host keeps in its requests' contexts (Caddy's handlers
+// panic without theirs) and base_url's Host.
+func TestLibrarySitemapFromNext(t *testing.T) {
+	cfg, err := rules.Parse("headgate.toml", []byte(libraryTOML+`
+[[rule]]
+match = "/n/:id{[0-9]+}"
+sitemap = true
+sitemap_source = "upstream:/src.jsonl"
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw, p, err := proxy.Middleware(cfg, proxy.Options{Sitemap: app.Sitemaps(nil, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var srcHost atomic.Value
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = r.Context().Value(hostKey{}).(string) // as Caddy's Replacer: there, or a panic
+		if r.URL.Path == "/src.jsonl" {
+			srcHost.Store(r.Host)
+			io.WriteString(w, `{"params": {"id": "5"}}`+"\n")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><head></head></html>")
+	})
+	host := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mw(next).ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), hostKey{}, "host state")))
+	})
+	srv := httptest.NewServer(host)
+	defer srv.Close()
+	libraryGet(t, srv.URL+"/n/1")
+	res, body := libraryGet(t, srv.URL+"/sitemap.xml")
+	if res.StatusCode != 200 || !strings.Contains(body, "<loc>https://notes.example/n/5</loc>") {
+		t.Errorf("sitemap: %d %.300q", res.StatusCode, body)
+	}
+	if h, _ := srcHost.Load().(string); h != "notes.example" {
+		t.Errorf("next saw Host %q for headgate's own fetch, want base_url's", h)
 	}
 }
