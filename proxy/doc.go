@@ -12,6 +12,9 @@
 //	p.Swap(newCfg)                                          // atomic; requests in flight keep theirs
 //	defer p.Close()                                         // after the last request: stops the upstream_timeout sweeper
 //
+//	// or as middleware of any Go server (server.upstream = "builtin:next"):
+//	mw, p, err := proxy.Middleware(cfg, proxy.Options{})  // mw(next): next is the upstream, in process
+//
 //	// or the whole process, as `headgate serve` runs it:
 //	err := proxy.Serve(ctx, "headgate.toml", proxy.ServeOptions{Options: o, Reload: hup})
 //

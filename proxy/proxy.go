@@ -46,6 +46,10 @@ type Options struct {
 	// cmd/headgate supplies it (app.Demo): the proxy knows no
 	// demo site.
 	Demo func() (*url.URL, error)
+	// Next carries the requests of a config whose server.upstream is
+	// builtin:next to the handler headgate wraps, in process; Middleware
+	// sets it. nil: such a config is refused.
+	Next http.RoundTripper
 }
 
 // SitemapHandler answers the paths it Handles instead of the upstream.
@@ -170,7 +174,12 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 	if u, err := url.Parse(cfg.Site.BaseURL); err == nil {
 		st.host = u.Host
 	}
-	if cfg.Server.Upstream == rules.BuiltinDemo {
+	if cfg.Server.Upstream == rules.BuiltinNext {
+		if p.opts.Next == nil {
+			return errors.New(`upstream "builtin:next" is for headgate used as a library (proxy.Middleware, the Caddy module)`)
+		}
+		st.upstream = nextURL
+	} else if cfg.Server.Upstream == rules.BuiltinDemo {
 		if p.opts.Demo == nil {
 			return errors.New(`upstream "builtin:demo" needs Options.Demo (headgate's commands supply it)`)
 		}
@@ -187,6 +196,9 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 		st.upstream = u
 	}
 	st.transport = p.opts.Transport
+	if st.upstream == nextURL {
+		st.transport = p.opts.Next
+	}
 	if st.transport == nil {
 		// The transport holds no setting of the config (upstream_timeout
 		// is the request's own clock, timer.go): a reload keeps its

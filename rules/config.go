@@ -77,7 +77,7 @@ type Config struct {
 type Server struct {
 	Listen          string        // default ":8080"
 	AdminListen     string        // default "127.0.0.1:9090"
-	Upstream        string        // required: an http(s) URL or "builtin:demo"
+	Upstream        string        // required: an http(s) URL, "builtin:demo" or "builtin:next"
 	PreserveHost    bool          // default true
 	UpstreamTimeout time.Duration // default 30s
 	MaxHeadBytes    int           // bytes, default 256 KiB
@@ -126,6 +126,11 @@ type RobotsTxt struct {
 
 // BuiltinDemo is the upstream value that serves the embedded demo site.
 const BuiltinDemo = "builtin:demo"
+
+// BuiltinNext is the upstream value of headgate used as a library
+// (proxy.Middleware, the Caddy module): the handler it wraps serves what
+// would go upstream, in process. `headgate serve` refuses it.
+const BuiltinNext = "builtin:next"
 
 // DefaultMaxHeadBytes is server.max_head_bytes when the file does not set it.
 const DefaultMaxHeadBytes = 256 << 10

@@ -184,7 +184,7 @@ func validHostname(h string) bool {
 }
 
 func checkUpstream(u string) error {
-	if u == BuiltinDemo {
+	if u == BuiltinDemo || u == BuiltinNext {
 		return nil
 	}
 	p, err := url.Parse(u)

@@ -1,6 +1,7 @@
 package test
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -102,5 +103,34 @@ func TestLayering(t *testing.T) {
 	}
 	if seen < 10 {
 		t.Fatalf("go list named %d packages: the test reads nothing", seen)
+	}
+}
+
+// TestCaddyStaysOutOfTheModule checks SPEC §22: the Caddy module is a Go
+// module of its own (caddy/go.mod), so that headgate's go.mod, and every
+// build of headgate, carries none of Caddy's dependencies.
+func TestCaddyStaysOutOfTheModule(t *testing.T) {
+	gomod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(gomod), "caddyserver") {
+		t.Errorf("headgate's go.mod names caddyserver: the Caddy module belongs in caddy/go.mod")
+	}
+	sub, err := os.ReadFile("../caddy/go.mod")
+	if err != nil {
+		t.Fatalf("the Caddy module's own go.mod: %v", err)
+	}
+	if !strings.Contains(string(sub), "module github.com/headgate/headgate/caddy\n") {
+		t.Errorf("caddy/go.mod does not declare module github.com/headgate/headgate/caddy")
+	}
+	out, err := exec.Command("go", "list", "-deps", "github.com/headgate/headgate/...").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "github.com/caddyserver/") || strings.HasPrefix(dep, "github.com/headgate/headgate/caddy") {
+			t.Errorf("a package of headgate's module depends on %s", dep)
+		}
 	}
 }

@@ -49,7 +49,7 @@ var docsRun = []string{"README.md", "docs/getting-started.md"}
 var docsOwned = []string{
 	"docs/index.md", "docs/getting-started.md", "docs/cookbook.md",
 	"docs/operations.md", "docs/security.md", "docs/deploy.md",
-	"docs/crawlers.md", "docs/experiments.md",
+	"docs/crawlers.md", "docs/experiments.md", "docs/caddy.md",
 }
 
 // docBlock is one fenced code block and the markers after it.
