@@ -200,3 +200,21 @@ func (p *Proxy) changesCount(t *testing.T, signal, severity string) float64 {
 	t.Fatalf("no headgate_upstream_changes_total{%s,%s}", signal, severity)
 	return 0
 }
+
+// The inspector lists the page's changes.
+func TestWatchInspector(t *testing.T) {
+	u := &flipUpstream{}
+	p := watchProxy(t, u, "", nil)
+	get(t, p, "http://notes.example/page")
+	u.noindex.Store(true)
+	get(t, p, "http://notes.example/page")
+	get(t, p, "http://notes.example/page")
+	w := get(t, p.Admin(), "http://127.0.0.1/inspect?path=/page")
+	if !strings.Contains(w.Body.String(), `id="upstream-changes"`) || !strings.Contains(w.Body.String(), "noindex") {
+		t.Errorf("the inspector shows no upstream change:\n%s", w.Body)
+	}
+	w = get(t, p.Admin(), "http://127.0.0.1/inspect?path=/page&format=json")
+	if !strings.Contains(w.Body.String(), `"upstream_changes"`) {
+		t.Errorf("the inspector's JSON has no upstream_changes:\n%s", w.Body)
+	}
+}
