@@ -48,11 +48,19 @@ func BenchmarkBots(b *testing.B) {
 
 // BenchmarkBotsSideBySide alternates rounds of off and on (ABBA, so that
 // a machine whose load drifts bills both alike) and reports the CPU per
-// request of off over on: the ratio SPEC §18 wants ≥ 0.95.
+// request of off over on: the ratio SPEC §18 wants ≥ 0.95. "on" is
+// [bots] with §20.1's insight, which counts every request of it in finish.
 //
 //	go test ./proxy -run '^$' -bench 'BotsSideBySide' -benchtime 3x -cpu 2
 func BenchmarkBotsSideBySide(b *testing.B) {
 	px, addrs := botsBenchProxies(b)
+	sideBySide(b, px, func(p *Proxy, i uint64) { botsBenchServe(p, addrs, i) })
+}
+
+// sideBySide alternates rounds of px[0] (off) and px[1] (on), ABBA, each
+// serving perRound requests from two goroutines, and reports the CPU per
+// request of each and off/on.
+func sideBySide(b *testing.B, px [2]*Proxy, serve func(p *Proxy, i uint64)) {
 	const rounds, perRound, workers = 8, 4000, 2
 	var next atomic.Uint64
 	round := func(p *Proxy) time.Duration {
@@ -61,7 +69,7 @@ func BenchmarkBotsSideBySide(b *testing.B) {
 		for range workers {
 			wg.Go(func() {
 				for range perRound / workers {
-					botsBenchServe(p, addrs, next.Add(1))
+					serve(p, next.Add(1))
 				}
 			})
 		}
