@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/headgate/headgate/rules"
 	"github.com/headgate/headgate/watch"
 )
 
@@ -216,5 +217,28 @@ func TestWatchInspector(t *testing.T) {
 	w = get(t, p.Admin(), "http://127.0.0.1/inspect?path=/page&format=json")
 	if !strings.Contains(w.Body.String(), `"upstream_changes"`) {
 		t.Errorf("the inspector's JSON has no upstream_changes:\n%s", w.Body)
+	}
+}
+
+// The watcher reads the upstream's X-Robots-Tag as the upstream sent it:
+// staging's `noindex, nofollow`, which headgate puts on every response,
+// is no change of the upstream's.
+func TestWatchReadsUpstreamRobots(t *testing.T) {
+	u := &flipUpstream{}
+	p := watchProxy(t, u, "", nil)
+	get(t, p, "http://notes.example/page")
+	staging := *p.Config()
+	staging.Site.Mode = rules.ModeStaging
+	if err := p.Swap(&staging); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		w := get(t, p, "http://notes.example/page")
+		if !strings.Contains(w.Header().Get("X-Robots-Tag"), "noindex") {
+			t.Fatalf("staging served X-Robots-Tag %q", w.Header().Get("X-Robots-Tag"))
+		}
+	}
+	if evs := p.watcher().Events(""); len(evs) != 0 {
+		t.Errorf("headgate's own robots header was taken for the upstream's: %+v", evs)
 	}
 }
