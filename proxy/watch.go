@@ -130,7 +130,13 @@ func (rs *reqState) observeWatch(r *http.Request) {
 	if rs.rewriterRan {
 		resp.Head = &rs.rrv.Result().Upstream
 	}
-	w.Observe(r.URL.Path, r.URL.RawQuery, resp)
+	// The path as it arrived, percent-encoded: what [watch] match binds,
+	// the event's URL and the inspector's target (EventsFor) all spell it so.
+	path := r.URL.EscapedPath()
+	if rs.m != nil {
+		path = rs.m.Path
+	}
+	w.Observe(path, r.URL.RawQuery, resp)
 }
 
 // changesHandler serves /changes from the current watcher; 404 while

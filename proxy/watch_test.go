@@ -202,19 +202,20 @@ func (p *Proxy) changesCount(t *testing.T, signal, severity string) float64 {
 	return 0
 }
 
-// The inspector lists the page's changes.
+// The inspector lists the page's changes, under the path as it arrived
+// (percent-encoded) and its query.
 func TestWatchInspector(t *testing.T) {
 	u := &flipUpstream{}
 	p := watchProxy(t, u, "", nil)
-	get(t, p, "http://notes.example/page")
+	get(t, p, "http://notes.example/caf%C3%A9?x=1")
 	u.noindex.Store(true)
-	get(t, p, "http://notes.example/page")
-	get(t, p, "http://notes.example/page")
-	w := get(t, p.Admin(), "http://127.0.0.1/inspect?path=/page")
+	get(t, p, "http://notes.example/caf%C3%A9?x=1")
+	get(t, p, "http://notes.example/caf%C3%A9?x=1")
+	w := get(t, p.Admin(), "http://127.0.0.1/inspect?path=/caf%25C3%25A9%3Fx%3D1")
 	if !strings.Contains(w.Body.String(), `id="upstream-changes"`) || !strings.Contains(w.Body.String(), "noindex") {
 		t.Errorf("the inspector shows no upstream change:\n%s", w.Body)
 	}
-	w = get(t, p.Admin(), "http://127.0.0.1/inspect?path=/page&format=json")
+	w = get(t, p.Admin(), "http://127.0.0.1/inspect?path=/caf%25C3%25A9%3Fx%3D1&format=json")
 	if !strings.Contains(w.Body.String(), `"upstream_changes"`) {
 		t.Errorf("the inspector's JSON has no upstream_changes:\n%s", w.Body)
 	}
