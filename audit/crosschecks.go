@@ -365,23 +365,63 @@ func (r *crossRun) duplicates(what string, text func(*page) string) {
 			continue
 		}
 		sort.Strings(keys)
-		for _, k := range keys {
-			var others []string
-			for _, o := range keys {
-				if o != k && !c.translations(k, o) {
-					others = append(others, c.site.url(o))
-				}
-			}
-			if len(others) == 0 {
-				continue
-			}
+		c.alike(keys, func(k string, others []string, n int) {
 			more := ""
-			if len(others) > 3 {
-				more = fmt.Sprintf(" and %d more", len(others)-3)
-				others = others[:3]
+			if n > len(others) {
+				more = fmt.Sprintf(" and %d more", n-len(others))
 			}
 			r.add(k, fmt.Sprintf("%s %q is also the %s of %s%s", what, clip(t, 120), what, strings.Join(others, ", "), more))
+		})
+	}
+}
+
+// alike calls fn for each key of a group of pages that share a text
+// (sorted keys), with the URLs of the first three others that are not its
+// translations and how many such others there are. It is linear in the
+// group's size: 20,000 pages with one title made a loop over every pair
+// run for minutes after the crawl, SIGTERM included (issue 34).
+func (c *crawler) alike(keys []string, fn func(k string, others []string, n int)) {
+	// The translations within the group, each pair both ways: pages name
+	// a few alternates, so this is small.
+	in := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		in[k] = true
+	}
+	trans := map[string]map[string]bool{}
+	pair := func(a, b string) {
+		if trans[a] == nil {
+			trans[a] = map[string]bool{}
 		}
+		trans[a][b] = true
+	}
+	for _, k := range keys {
+		id, ok := c.ids[k]
+		if !ok || c.pages[id] == nil {
+			continue
+		}
+		for _, x := range c.pages[id].alts {
+			if x.site && x.key != k && in[x.key] {
+				pair(k, x.key)
+				pair(x.key, k)
+			}
+		}
+	}
+	var buf [3]string
+	for _, k := range keys {
+		n := len(keys) - 1 - len(trans[k])
+		if n <= 0 {
+			continue
+		}
+		others := buf[:0]
+		for _, o := range keys {
+			if len(others) == len(buf) {
+				break
+			}
+			if o != k && !trans[k][o] {
+				others = append(others, c.site.url(o))
+			}
+		}
+		fn(k, others, n)
 	}
 }
 
@@ -494,25 +534,18 @@ func duplicateWithoutCanonical(r *crossRun) {
 	sort.Slice(hashes, func(i, j int) bool { return hashes[i] < hashes[j] })
 	for _, h := range hashes {
 		ids := groups[h]
-		for _, id := range ids {
-			k := c.keys[id]
-			var others []string
-			for _, o := range ids {
-				if o != id && !c.translations(k, c.keys[o]) {
-					others = append(others, c.site.url(c.keys[o]))
-				}
-			}
-			if len(others) == 0 {
-				continue
-			}
-			sort.Strings(others)
+		keys := make([]string, len(ids))
+		for i, id := range ids {
+			keys[i] = c.keys[id]
+		}
+		sort.Strings(keys)
+		c.alike(keys, func(k string, others []string, n int) {
 			more := ""
-			if len(others) > 3 {
-				more = fmt.Sprintf(" and %d more", len(others)-3)
-				others = others[:3]
+			if n > len(others) {
+				more = fmt.Sprintf(" and %d more", n-len(others))
 			}
 			r.add(k, fmt.Sprintf("the same body text as %s%s, and neither names the other as canonical", strings.Join(others, ", "), more))
-		}
+		})
 	}
 }
 

@@ -110,7 +110,7 @@
 //
 // headgate_requests_total{outcome}: one value per Outcome constant —
 // rewritten, passthrough, skipped_too_large, skipped_encoding,
-// skipped_charset, skipped_fragment, skipped_rule, shadow, redirected,
+// skipped_charset, skipped_fragment, unchanged_truncated, skipped_rule, shadow, redirected,
 // denied, bot_denied (SPEC §18.3), sitemap, robots, llms_txt, upstream_error, and besides SPEC §8:
 // bad_request (a path refused with 400), canceled (the client left before
 // the upstream answered), panic.

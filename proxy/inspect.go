@@ -12,7 +12,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/headgate/headgate/internal/pct"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -75,6 +77,42 @@ func (w *recorder) Write(b []byte) (int, error) {
 
 func (w *recorder) Flush() {}
 
+// typedTarget is the path as the operator typed it into the form, spelled
+// as a request target: a browser sends "/wiki/Café" as /wiki/Caf%C3%A9 in
+// the form's query, which arrives here decoded, so its UTF-8 bytes are
+// percent-encoded again with upper-case hex, as every URL headgate builds
+// spells them (§16.4). Escapes already there are kept; ASCII that is no
+// request target (a space, a control byte) and invalid UTF-8 are left for
+// inspectTarget to refuse.
+func typedTarget(raw string) string {
+	if !utf8.ValidString(raw) {
+		return raw
+	}
+	return pct.Encode(raw, pct.ASCII, pct.Keep)
+}
+
+// examplePath is a path of this config for the form's placeholder: the
+// first sitemap rule's own path, or its first sitemap entry, else "/".
+func examplePath(cfg *rules.Config) string {
+	for _, r := range cfg.Rules {
+		if !r.Sitemap || r.Deny || r.Pattern == nil || r.Localized {
+			continue
+		}
+		if !r.Pattern.HasParams() {
+			if s, err := r.Pattern.Fill(nil); err == nil {
+				return s
+			}
+			continue
+		}
+		for _, e := range r.SitemapEntries {
+			if s, err := r.Pattern.Fill(e.Params); err == nil {
+				return s
+			}
+		}
+	}
+	return "/"
+}
+
 // inspectTarget checks the path parameter: an origin-form request target
 // (RFC 9112 §3.2.1) that starts with a single "/", in visible ASCII.
 func inspectTarget(raw string) (string, error) {
@@ -84,7 +122,7 @@ func inspectTarget(raw string) (string, error) {
 	case strings.HasPrefix(raw, "//"):
 		return "", errors.New("path starts with //: that names a host, not a path on this site")
 	case !strings.HasPrefix(raw, "/"):
-		return "", errors.New("path must start with / (a path on this site, such as /notes/3; not an absolute URL)")
+		return "", errors.New("path must start with / (a path on this site, not an absolute URL)")
 	}
 	for i := 0; i < len(raw); i++ {
 		c := raw[i]
@@ -131,7 +169,7 @@ func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	asJSON := q.Get("format") == "json"
 	if f := q.Get("format"); f != "" && f != "json" && f != "html" && f != "markdown" {
-		inspectError(w, asJSON, http.StatusBadRequest, "format must be html, json or markdown")
+		inspectError(w, asJSON, http.StatusBadRequest, "format must be html, json or markdown", examplePath(p.state.Load().cfg))
 		return
 	}
 	raw, given := q["path"]
@@ -139,9 +177,9 @@ func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 		p.inspectIndex(w, r, asJSON)
 		return
 	}
-	target, err := inspectTarget(raw[0])
+	target, err := inspectTarget(typedTarget(raw[0]))
 	if err != nil {
-		inspectError(w, asJSON, http.StatusBadRequest, err.Error())
+		inspectError(w, asJSON, http.StatusBadRequest, err.Error(), examplePath(p.state.Load().cfg))
 		return
 	}
 	if q.Get("format") == "markdown" {
@@ -150,7 +188,7 @@ func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 	}
 	as, err := inspectClient(q)
 	if err != nil {
-		inspectError(w, asJSON, http.StatusBadRequest, err.Error())
+		inspectError(w, asJSON, http.StatusBadRequest, err.Error(), examplePath(p.state.Load().cfg))
 		return
 	}
 	rep := p.inspectPath(r, target, as)
@@ -164,7 +202,7 @@ func (p *Proxy) inspect(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, code, rep)
 		return
 	}
-	writeInspectPage(w, code, rep, p.imagePolicy(p.state.Load()).imgSrc())
+	writeInspectPage(w, code, rep, p.imagePolicy(p.state.Load()).imgSrc(), examplePath(p.state.Load().cfg))
 }
 
 // imagePolicy is where the link card may load images from under st:
@@ -286,7 +324,7 @@ func (p *Proxy) inspectIndex(w http.ResponseWriter, r *http.Request, asJSON bool
 		writeJSON(w, http.StatusOK, idx)
 		return
 	}
-	writeIndexPage(w, idx)
+	writeIndexPage(w, idx, examplePath(st.cfg))
 }
 
 // sitemapSample reads the first n URLs of headgate's own sitemap (through
@@ -375,7 +413,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.Encode(v)
 }
 
-func inspectError(w http.ResponseWriter, asJSON bool, status int, msg string) {
+func inspectError(w http.ResponseWriter, asJSON bool, status int, msg, example string) {
 	if asJSON {
 		writeJSON(w, status, map[string]string{"error": msg})
 		return
@@ -383,10 +421,11 @@ func inspectError(w http.ResponseWriter, asJSON bool, status int, msg string) {
 	setPageHeaders(w.Header(), "")
 	w.WriteHeader(status)
 	inspectTemplates.ExecuteTemplate(w, "error", struct {
-		Status int
-		Text   string
-		Msg    string
-	}{status, http.StatusText(status), msg})
+		Status  int
+		Text    string
+		Msg     string
+		Example string
+	}{status, http.StatusText(status), msg, example})
 }
 
 // inspectURL is the inspector's address on the admin listener, for the

@@ -26,7 +26,7 @@ func (p *Proxy) inspectMarkdown(w http.ResponseWriter, r *http.Request, target s
 	st := p.state.Load()
 	md := st.cfg.Markdown
 	if md == nil {
-		inspectError(w, false, http.StatusNotFound, "[markdown] is not enabled in this config")
+		inspectError(w, false, http.StatusNotFound, "[markdown] is not enabled in this config", examplePath(st.cfg))
 		return
 	}
 	var rec *Record
@@ -42,7 +42,7 @@ func (p *Proxy) inspectMarkdown(w http.ResponseWriter, r *http.Request, target s
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+host+target, nil)
 	if err != nil {
-		inspectError(w, false, http.StatusBadRequest, "path is not a request target: "+err.Error())
+		inspectError(w, false, http.StatusBadRequest, "path is not a request target: "+err.Error(), examplePath(st.cfg))
 		return
 	}
 	req.RequestURI, req.Host, req.RemoteAddr = target, host, r.RemoteAddr

@@ -123,6 +123,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 		return "?"
 	},
 	"join":  strings.Join,
+	"form":  func(path, example string) formData { return formData{path, example} },
 	"inc":   func(i int) int { return i + 1 },
 	"runes": func(s string) int { return utf8.RuneCountInString(s) },
 }).Parse(`
@@ -135,15 +136,15 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 </head><body>{{end}}
 
 {{define "form"}}<header class="top"><a class="brand" href="?">headgate inspector</a>
-<form method="get" action=""><input type="text" name="path" value="{{.}}" placeholder="/notes/3" aria-label="path" spellcheck="false"><button type="submit">Inspect</button></form>
-{{if .}}<a class="json" href="{{json .}}">JSON</a>{{end}}</header>{{end}}
+<form method="get" action=""><input type="text" name="path" value="{{.Path}}" placeholder="{{.Example}}" aria-label="path" spellcheck="false"><button type="submit">Inspect</button></form>
+{{if .Path}}<a class="json" href="{{json .Path}}">JSON</a>{{end}}</header>{{end}}
 
-{{define "error"}}{{template "top" "headgate inspector"}}{{template "form" ""}}
+{{define "error"}}{{template "top" "headgate inspector"}}{{template "form" (form "" .Example)}}
 <main><h1>{{.Status}} {{.Text}}</h1><p class="err">{{.Msg}}</p>
-<p class="sub">path takes a request target on this site, such as <code>/notes/3</code> or <code>/search?q=x</code>.</p></main></body></html>
+<p class="sub">path takes a request target on this site, such as <code>{{.Example}}</code>; a path typed with non-ASCII letters (<code>/wiki/Café</code>) is percent-encoded for you.</p></main></body></html>
 {{end}}
 
-{{define "index"}}{{template "top" "headgate inspector"}}{{template "form" ""}}
+{{define "index"}}{{template "top" "headgate inspector"}}{{template "form" (form "" .Example)}}
 <main><h1>Inspect a page</h1>
 <p class="sub">Type a path above, or pick one of the first URLs of headgate's sitemap for {{.BaseURL}}. The inspector asks the upstream as the proxy does and shows the head before and after headgate, the changes, and how a search result and a link card would look.</p>
 <p class="sub">The upstream's own address: <a class="mono" href="{{.Upstream}}/">{{.Upstream}}</a> (the site as it answers without headgate).</p>
@@ -152,7 +153,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 </main></body></html>
 {{end}}
 
-{{define "report"}}{{template "top" (printf "%s · headgate inspector" .Path)}}{{template "form" .Path}}
+{{define "report"}}{{template "top" (printf "%s · headgate inspector" .Path)}}{{template "form" (form .Path .Example)}}
 <main>
 <h1 class="mono">{{.URL}}</h1>
 <p class="sub">Served <b>{{.Served.Status}}</b>{{with .Outcome}} · outcome <span class="badge">{{.}}</span>{{end}}{{if eq .Plan "near"}} (plan cached: the head differed only where nothing headgate decides reads){{else if .Cached}} (plan cached){{end}}{{with .Reason}} · {{.}}{{end}} · asked in {{.Elapsed}} · <a href="{{.UpstreamURL}}">the same page on the upstream</a></p>
@@ -222,10 +223,20 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 {{end}}
 `))
 
-func writeInspectPage(w http.ResponseWriter, code int, rep *inspectReport, imgSrc string) {
+// formData is what the form shows: the path asked (or "") and, as its
+// placeholder, a path of this config.
+type formData struct{ Path, Example string }
+
+// reportPage is a report as the page shows it, with the form's example.
+type reportPage struct {
+	*inspectReport
+	Example string
+}
+
+func writeInspectPage(w http.ResponseWriter, code int, rep *inspectReport, imgSrc, example string) {
 	setPageHeaders(w.Header(), imgSrc)
 	w.WriteHeader(code)
-	inspectTemplates.ExecuteTemplate(w, "report", shownPreviews(rep))
+	inspectTemplates.ExecuteTemplate(w, "report", reportPage{shownPreviews(rep), example})
 }
 
 // shownPreviews returns rep with the previews' texts made printable for
@@ -253,7 +264,10 @@ func shownPreviews(rep *inspectReport) *inspectReport {
 	return &r
 }
 
-func writeIndexPage(w http.ResponseWriter, idx *inspectIndexPage) {
+func writeIndexPage(w http.ResponseWriter, idx *inspectIndexPage, example string) {
 	setPageHeaders(w.Header(), "")
-	inspectTemplates.ExecuteTemplate(w, "index", idx)
+	inspectTemplates.ExecuteTemplate(w, "index", struct {
+		*inspectIndexPage
+		Example string
+	}{idx, example})
 }

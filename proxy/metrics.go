@@ -105,7 +105,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	// Make the series exist from the start, so dashboards and alerts see
 	// zeros instead of gaps.
 	for _, o := range []Outcome{Rewritten, Passthrough, SkippedTooLarge,
-		SkippedEncoding, SkippedCharset, SkippedFragment, SkippedRule, Denied, BotDenied, Sitemap, Robots, LLMSTxt, UpstreamError, BadRequest, Shadow} {
+		SkippedEncoding, SkippedCharset, SkippedFragment, UnchangedTruncated, SkippedRule, Denied, BotDenied, Sitemap, Robots, LLMSTxt, UpstreamError, BadRequest, Shadow} {
 		m.requests.WithLabelValues(string(o))
 	}
 	for _, r := range []string{"ok", "error", "refused"} {

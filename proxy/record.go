@@ -76,13 +76,15 @@ type Record struct {
 // headgate_requests_total and of the access log.
 type Outcome string
 
-// Outcomes. The first five are the rewriter's own (rewrite.Outcome).
+// Outcomes. The first six are the rewriter's own (rewrite.Outcome).
 const (
 	Rewritten       = Outcome(rewrite.Rewritten)       // "rewritten": the head was rewritten
 	Passthrough     = Outcome(rewrite.Unchanged)       // "passthrough": served as the upstream sent it, nothing to change or not a page headgate rewrites
 	SkippedTooLarge = Outcome(rewrite.SkippedTooLarge) // "skipped_too_large": the head did not end within max_head_bytes
 	SkippedCharset  = Outcome(rewrite.SkippedCharset)  // "skipped_charset": not an ASCII-compatible charset
 	SkippedFragment = Outcome(rewrite.SkippedFragment) // "skipped_fragment": a text/html response that is no document (§16.1)
+	// "unchanged_truncated": the body ended inside the head, in an unclosed element, comment or tag (§23)
+	UnchangedTruncated = Outcome(rewrite.UnchangedTruncated)
 
 	SkippedEncoding Outcome = "skipped_encoding" // a content coding headgate does not decode
 	SkippedRule     Outcome = "skipped_rule"     // a rule says rewrite = false (§16.1)

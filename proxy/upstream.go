@@ -348,10 +348,10 @@ func (p *Proxy) passUnchanged(res *http.Response, rs *reqState, rr *rewrite.Read
 		}
 		p.applyHeaders(res, rs, res0.Head, false)
 	case !st.shadow:
-		// Skipped (too large, charset) or failed: §4.8 headers.
+		// Skipped (too large, charset, truncated) or failed: §4.8 headers.
 		p.applyHeaders(res, rs, nil, true)
 	}
-	if res0.Outcome == rewrite.SkippedTooLarge || res0.Outcome == rewrite.SkippedCharset {
+	if res0.Outcome == rewrite.SkippedTooLarge || res0.Outcome == rewrite.SkippedCharset || res0.Outcome == rewrite.UnchangedTruncated {
 		p.log.Info("head not rewritten", "path", rs.m.Path, "outcome", res0.Outcome, "reason", res0.Reason)
 	}
 	p.finishHeaders(h, rs)
@@ -473,7 +473,7 @@ func upstreamLinkCanonical(h http.Header, m *rules.Match) (abs string, present b
 		if err != nil {
 			return "", true
 		}
-		abs, why := rules.AbsURL(base, l.Target)
+		abs, why := rules.AbsUpstreamURL(base, l.Target)
 		if why != "" {
 			return "", true
 		}

@@ -51,6 +51,11 @@ const (
 	// §16.1): nothing before its head's end is a doctype, an html, head or
 	// body tag, or a title, meta, link or base element.
 	SkippedFragment Outcome = "skipped_fragment"
+	// UnchangedTruncated: the input ended inside the head region, in an
+	// unclosed title, script, style, textarea or comment, or inside a tag
+	// (SPEC §23): a tag written there would land inside it, or replace an
+	// element whose text a parser then moves into the body.
+	UnchangedTruncated Outcome = "unchanged_truncated"
 )
 
 // Action is what happened to one tag.

@@ -65,7 +65,10 @@ func (h *headScan) decide() {
 		d.changes = append(d.changes, Change{Action: Dropped, Identity: dr.Field, Reason: dr.Reason, Value: dr.Value})
 	}
 	d.fill = d.head.Policy == rules.Fill
-	d.titleInPlace = d.head.Title != nil && d.firstTitle >= 0 && (h.charsetAt < 0 || st.tags[d.firstTitle].start >= h.charsetAt)
+	// A title after the head's first <noscript> is not replaced in place:
+	// a parser with scripting off may read it in the body (SPEC §23).
+	d.titleInPlace = d.head.Title != nil && d.firstTitle >= 0 && (h.charsetAt < 0 || st.tags[d.firstTitle].start >= h.charsetAt) &&
+		(h.noscriptAt < 0 || st.tags[d.firstTitle].start < h.noscriptAt)
 	h.replaceSet(&d)
 	d.present = st.present[:0]
 	h.keepUpstream(&d)
@@ -94,7 +97,7 @@ func (d *decision) absURL(s string) (string, string) {
 			d.pageURL, _ = url.Parse(base + "/")
 		}
 	}
-	return rules.AbsURL(d.pageURL, s)
+	return rules.AbsUpstreamURL(d.pageURL, s)
 }
 
 func (d *decision) wrote(id, v string) {

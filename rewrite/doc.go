@@ -35,13 +35,17 @@
 // head must end before it; no token may end past MaxHeadBytes plus
 // min(MaxHeadBytes, 64 KiB)), so memory per document is bounded whatever the
 // page. A head that does not end in time, a charset that is not
-// ASCII-compatible, a source error inside the head, or a panic: the
-// original bytes go out unchanged and Result says why. Output depends only
+// ASCII-compatible, a source error inside the head, an input that ends
+// inside the head in an unclosed title, script, style, textarea, comment
+// or tag (UnchangedTruncated: a tag written there would land inside it),
+// or a panic: the original bytes go out unchanged and Result says why. Output depends only
 // on the input bytes and options, never on how the source's reads fall.
 //
 // Security: every value written is escaped for where it goes (attributes
 // and title text HTML-escaped; numeric character references for non-ASCII
 // in documents that are not UTF-8; JSON-LD with < > & U+2028 U+2029
 // escaped); tags inside <noscript>, <template>, <svg> and <math> are never
-// touched; nothing is written before <meta charset>.
+// touched; nothing is written before <meta charset>. Written tags go
+// before the head's first <noscript>: with scripting off, as most crawlers
+// parse, one that holds body content ends the head.
 package rewrite

@@ -20,7 +20,7 @@ import (
 )
 
 // Fuzz targets, seeded from testdata/fuzz/Fuzz*/ (small hand-written
-// documents and a few corpus heads). Run them with
+// documents and a few corpus heads) and the html5lib-tests documents. Run them with
 //
 //	go test ./rewrite -run '^$' -fuzz FuzzScanner -fuzztime 300s
 //	go test ./rewrite -run '^$' -fuzz FuzzRewrite -fuzztime 300s
@@ -31,6 +31,9 @@ import (
 func FuzzScanner(f *testing.F) {
 	for _, doc := range scanCases {
 		f.Add([]byte(doc), uint16(1))
+	}
+	for i, d := range loadHTML5Lib(f) {
+		f.Add(d.data, uint16(i))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte, seed uint16) {
 		want := comparable(xnetTokens(doc))
@@ -159,6 +162,9 @@ const (
 func FuzzRewrite(f *testing.F) {
 	f.Add([]byte("<!doctype html><html><head><title>t</title></head><body>b"), "title", "desc", "canon", "json", "param", uint8(1))
 	f.Add([]byte("<head><meta charset=windows-1252><title>caf\xe9</title>"), "\"><script>x</script>", "a&b<c>'d'", "a b?c#d", "</script><!--", "é/ü", uint8(9))
+	for i, d := range loadHTML5Lib(f) { // documents written to break parsers (SPEC §23)
+		f.Add(d.data, "title", "desc", "canon", "json", "param", uint8(i))
+	}
 	f.Fuzz(func(t *testing.T, doc []byte, title, desc, canon, jsonVal, param string, flags uint8) {
 		title, desc, jsonVal, param = fuzzValue(title), fuzzValue(desc), fuzzValue(jsonVal), fuzzValue(param)
 		canon = fuzzValue(canon)

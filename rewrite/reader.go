@@ -219,6 +219,8 @@ type headScan struct {
 	foreign    int           // depth of <svg> and <math> in the stretch
 	lateSeen   int           // how far lateHead looked
 	eofDecided bool          // the region's end depended on where the input ended
+	cut        bool          // the input ended inside something that was to close (truncated)
+	noscriptAt int           // start of the head's first <noscript>; -1 none
 	page       bool          // a token before the head's end says this is a document, not a fragment (§16.1)
 	xhtml      bool          // application/xhtml+xml: never a fragment
 	wantMeta   []string      // meta names the config's templates read
@@ -234,7 +236,7 @@ type headScan struct {
 
 func (h *headScan) run() {
 	r, st := h.r, h.st
-	h.open, h.charsetAt, h.insertAt, h.openAt, h.ownFrom = -1, -1, -1, -1, -1
+	h.open, h.charsetAt, h.insertAt, h.openAt, h.ownFrom, h.noscriptAt = -1, -1, -1, -1, -1, -1
 	h.xhtml = isXHTML(r.opts.ContentType)
 	if m := r.opts.Match; m != nil && m.Config() != nil {
 		h.wantMeta, h.wantLang = m.Config().PageMetaNames(), m.Config().WantsLang()
@@ -275,6 +277,7 @@ func (h *headScan) run() {
 		tok, ok := h.sc.next()
 		if !ok {
 			if h.sc.eof {
+				h.cut = h.truncated()
 				h.eofDecided = true
 				h.finish(len(st.buf))
 				break
@@ -312,6 +315,19 @@ func (h *headScan) run() {
 			h.regionEnd, h.mode = h.insertAt, 3
 			h.st.tags = dropStretch(h.st.tags)
 		}
+	}
+	if (h.cut || h.openAt >= 0) && (h.page || h.xhtml) { // a fragment says so below
+		h.skip(UnchangedTruncated, "the input ended inside the head, in an unclosed element, comment or tag")
+		r.res.Duration = time.Since(start) - h.waited
+		return
+	}
+	if h.noscriptAt >= 0 && h.noscriptAt < h.insertAt && h.noscriptAt >= h.charsetAt {
+		// With scripting off (most crawlers), a <noscript> in the head
+		// that holds anything but link, meta or style ends the head: tags
+		// written after it would be read in the body (SPEC §23).
+		h.insertAt = h.noscriptAt
+	} else {
+		h.noscriptAt = -1 // the written tags stay where the head ends
 	}
 	if !h.page && !h.xhtml {
 		h.skip(SkippedFragment, "a fragment: nothing before the head's end is a doctype, html, head, body, title, meta, link or base")
@@ -422,14 +438,20 @@ func (h *headScan) skip(o Outcome, why string) {
 	r.out, r.tail, r.segs = nil, h.st.buf, nil
 }
 
+// truncated reports, at the end of input inside the region, whether it
+// came inside something that was to close: a tag, a comment, the text of a
+// raw-text element (title, script, style, textarea, noscript…; plaintext
+// never closes), or a title or JSON-LD script awaiting its end tag.
+func (h *headScan) truncated() bool {
+	if h.openAt >= 0 || h.open >= 0 {
+		return true
+	}
+	return h.sc.raw != nil && string(h.sc.raw) != "plaintext"
+}
+
 func (h *headScan) finish(end int) {
 	if h.insertAt < 0 {
 		h.insertAt = end
-		if h.openAt >= 0 {
-			// The input ends inside a comment, a script or a tag: tags
-			// written after its start would land inside it.
-			h.insertAt = h.openAt
-		}
 		if h.template > 0 {
 			h.insertAt = min(h.insertAt, h.templateAt) // or inside a template
 		}
@@ -528,6 +550,9 @@ func (h *headScan) token(t token) {
 			}
 			if !h.page {
 				h.page = pageElement(name)
+			}
+			if h.noscriptAt < 0 && asciiEqualFold(name, "noscript") {
+				h.noscriptAt = t.start
 			}
 			h.startTag(t, name, inHead)
 		case tEnd:

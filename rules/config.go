@@ -51,6 +51,7 @@ type Config struct {
 
 	Normalize      Normalize        // [normalize] (§11.1)
 	Inspector      Inspector        // [inspector] (§23)
+	TableLimits    TableLimits      // [tables] (§23)
 	Redirects      []*RedirectRule  // [[redirect]], in file order
 	RedirectTables []*RedirectTable // [[redirect_table]], in file order
 
@@ -149,6 +150,7 @@ func defaults() Config {
 
 			MaxIdleConnections: DefaultMaxIdleConnections,
 		},
+		TableLimits: TableLimits{MaxCellBytes: DefaultMaxCellBytes},
 		Site: Site{
 			Mode:               ModeProduction,
 			TitleTemplate:      "%s",
@@ -256,6 +258,15 @@ type Header struct {
 type Entry struct {
 	Params  map[string]string
 	Lastmod string // as written; the sitemap normalises it
+}
+
+// TableLimits bounds the data tables of §11.2 and §12 (§23).
+type TableLimits struct {
+	// MaxCellBytes bounds one cell of any table: a longer one is its
+	// table's problem at load (HG175, HG176, HG177, HG180). Default
+	// DefaultMaxCellBytes (8 KiB); a redirect row's to is bounded at 2 KiB
+	// or this, whichever is smaller.
+	MaxCellBytes int
 }
 
 // Inspector is the [inspector] table.

@@ -78,6 +78,9 @@ const (
 // dataTables loads [[table]], [[page_table]] and [[hreflang_table]]; it
 // runs before the rules, whose templates name the tables.
 func (l *loader) dataTables(tree map[string]any) {
+	if t := l.topTable(tree, tablesFields.Name, false); t != nil {
+		decode(l, tablesFields.Name, t, tablesFields, l)
+	}
 	l.data = &dataSet{}
 	for i, t := range l.topTables(tree, lookupTableFields.Name) {
 		l.lookupTable(i, t)
@@ -249,6 +252,14 @@ func (l *loader) readRows(code, path, name string, r *dataReader, b *datatable.B
 			}
 			continue
 		}
+		if c, n := l.longCell(rec.Values); n > 0 {
+			l.addRow(code, name, rec.Line, path, "column %s holds %d bytes, over tables.max_cell_bytes (%d): a value a page writes is short text or a URL", r.Columns()[c], n, l.cfg.TableLimits.MaxCellBytes)
+			if bad++; bad >= maxRowProblems {
+				l.addRow(code, name, rec.Line, path, "too many bad rows: the rest of the file is not checked")
+				return false, false
+			}
+			continue
+		}
 		for i, fi := range idx {
 			cells[i] = ""
 			if fi >= 0 {
@@ -269,6 +280,17 @@ func (l *loader) readRows(code, path, name string, r *dataReader, b *datatable.B
 		}
 	}
 	return true, bad == 0
+}
+
+// longCell finds the first cell over tables.max_cell_bytes: its index
+// and length, or n == 0 (§23).
+func (l *loader) longCell(vals []string) (c, n int) {
+	for i, v := range vals {
+		if len(v) > l.cfg.TableLimits.MaxCellBytes {
+			return i, len(v)
+		}
+	}
+	return 0, 0
 }
 
 // reportDups reports rows whose key repeats an earlier row's.
@@ -409,6 +431,18 @@ func (l *loader) pageTable(i int, t map[string]any) {
 			return false
 		}
 		cells[0] = normPath(escapeNonASCII(p))
+		for _, f := range []int{pgCanonical, pgOGImage, pgTwImage} {
+			c := pt.col[f]
+			if c < 0 || cells[c] == "" || f == pgCanonical && (cells[c] == "self" || cells[c] == UpstreamOrSelf) || !bareWord(cells[c]) {
+				continue
+			}
+			msg := fmt.Sprintf("%s %q is neither a path starting with / nor an absolute URL", pageColumns[f], clip(cells[c]))
+			if k := schema.Suggest(cells[c], []string{"self", UpstreamOrSelf}); f == pgCanonical && k != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", k)
+			}
+			l.addRow("HG176", name, line, path, "%s", msg)
+			return false
+		}
 		if c := pt.col[pgRobots]; c >= 0 && cells[c] != "" {
 			if _, err := parseRobotsCell(cells[c]); err != "" {
 				l.addRow("HG176", name, line, path, "robots %q: %s", clip(cells[c]), err)

@@ -2,7 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"golang.org/x/net/idna"
 
 	"golang.org/x/text/language"
 
@@ -37,7 +40,8 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 	ht := &hreflangTable{t: dt}
 	groups := map[string]uint32{}
 	var count []uint32
-	langs := map[[2]string]int{} // group, lower-case code → line
+	langs := map[[2]string]int{}     // group, lower-case code → line
+	urls := map[[2]string]langLine{} // group, url → the first language that names it
 	b := datatable.NewBuilder(dt, fileSize(name))
 	read, clean := l.readRows("HG175", path, name, r, b, idx, func(line int, cells []string) bool {
 		g, lang, u := cells[hlGroup], cells[hlLang], cells[hlURL]
@@ -49,6 +53,11 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 			l.addRow("HG175", name, line, path, "hreflang %q: %s", clip(lang), why)
 			return false
 		}
+		if len(u) > MaxValueBytes {
+			// §23: a URL written into a tag or a Link header is never cut.
+			l.addRow("HG175", name, line, path, "url of %d bytes: a url written into a tag or header is at most %d", len(u), MaxValueBytes)
+			return false
+		}
 		nu, why := normURL(u)
 		if why != "" {
 			l.addRow("HG175", name, line, path, "url %q: %s", clip(u), why)
@@ -58,6 +67,14 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 		if first, dup := langs[k]; dup {
 			l.addRow("HG175", name, line, path, "group %q has hreflang %q twice (first on line %d)", clip(g), lang, first)
 			return false
+		}
+		if !strings.EqualFold(lang, "x-default") {
+			uk := [2]string{g, nu}
+			if first, dup := urls[uk]; dup {
+				l.addRow("HG175", name, line, path, "url %q is hreflang %q and %q (line %d) of group %q: one page is one language (x-default aside)", clip(u), lang, first.lang, first.line, clip(g))
+				return false
+			}
+			urls[uk] = langLine{lang, line}
 		}
 		langs[k] = line
 		cells[hlURL] = nu
@@ -111,6 +128,11 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 	}
 	l.data.hreflang = append(l.data.hreflang, ht)
 	l.dataFile(name, r.Sum())
+}
+
+type langLine struct {
+	lang string
+	line int
 }
 
 // checkHreflang says why an hreflang code is refused (§12.3), or "": an
@@ -184,6 +206,12 @@ func normURL(u string) (string, string) {
 	if strings.IndexByte(tail, '#') >= 0 {
 		return "", "holds a fragment (#…): a language version is a page's address, which has none"
 	}
+	if why := checkHostPort(host); why != "" {
+		return "", why
+	}
+	if path, _, _ := strings.Cut(tail, "?"); path != "" && CheckPath(path) != nil {
+		return "", "its path holds a dot segment (./ or ../), a NUL or bad percent-encoding: name the page's own address"
+	}
 	// One spelling, as every URL headgate builds (§16.4): no default port,
 	// the path's escapes of unreserved characters decoded.
 	if h, port, ok := strings.Cut(host, ":"); ok && !strings.Contains(port, ":") &&
@@ -208,6 +236,36 @@ func normURL(u string) (string, string) {
 	b.WriteString(strings.ToLower(host))
 	b.WriteString(pct.Encode(tail, pct.URL, pct.Upper))
 	return b.String(), ""
+}
+
+// checkHostPort says why a URL's host[:port] is no address a crawler
+// fetches as written (§4.6 via §23): a port outside 1–65535, a non-ASCII
+// name (a sitemap and a Link header hold ASCII: its A-label).
+func checkHostPort(hp string) string {
+	host, port, hasPort := hp, "", false
+	if strings.HasPrefix(hp, "[") {
+		i := strings.IndexByte(hp, ']')
+		if i < 0 || i+1 < len(hp) && hp[i+1] != ':' {
+			return "its host is not [IPv6] or [IPv6]:port"
+		}
+		host = hp[:i+1]
+		port, hasPort = strings.CutPrefix(hp[i+1:], ":")
+	} else {
+		host, port, hasPort = strings.Cut(hp, ":")
+	}
+	if hasPort {
+		n, err := strconv.Atoi(port)
+		if err != nil || port[0] == '+' || port[0] == '-' || n < 1 || n > 65535 {
+			return fmt.Sprintf("port %q is not a TCP port (1 to 65535)", port)
+		}
+	}
+	if !isASCII(host) {
+		if a, err := idna.Lookup.ToASCII(host); err == nil {
+			return fmt.Sprintf("its host %q is written as its A-label, %s", host, a)
+		}
+		return fmt.Sprintf("its host %q is not a domain name: write it as its A-label (xn--…)", host)
+	}
+	return ""
 }
 
 func isLowerASCII(s string) bool {

@@ -10,7 +10,7 @@ import "github.com/headgate/headgate/rules/schema"
 // looks; a new table is one more fields value in this list.
 func newSchema() *schema.Keys {
 	return schema.NewKeys(
-		serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields, hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields, inspectorFields,
+		serverFields, siteFields, sitemapFields, robotsFields, ruleFields, lookupTableFields, pageTableFields, hreflangTableFields, llmsFields, indexNowFields, normalizeFields, redirectFields, redirectTableFields, inspectorFields, tablesFields,
 		experimentFields, variantFields,
 		ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields, contentSignalFields, markdownFields, groupFields, llmsSectionFields,
 		botsFields, botsAccessFields, botsCrawlerFields,

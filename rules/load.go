@@ -329,6 +329,7 @@ func (l *loader) root(tree map[string]any) {
 	for i, t := range l.topTables(tree, ruleFields.Name) {
 		l.rule(i, t)
 	}
+	l.sameMatch()
 	l.experiments(tree) // after the rules and tables its variants' templates name
 	l.redirects(tree)
 	l.crawl(tree)

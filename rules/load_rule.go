@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -70,6 +72,41 @@ var ruleFields = &schema.Fields[*ruleDec]{Name: "rule", List: []schema.Field[*ru
 	{Key: "query", Early: true, Read: func(d *ruleDec, key string, v any) { d.l.ruleQuery(key, v, d.r) }}, // cms.go
 }}
 
+// paramName is a path or query parameter's name in a pattern: two patterns
+// that differ only there match the same requests.
+var paramName = regexp.MustCompile(`:[A-Za-z_][A-Za-z0-9_]*`)
+
+// sameMatch reports a rule whose match and query are an earlier rule's
+// (HG113, §23): both match the same requests with the same specificity, so
+// which one's fields apply would depend on file order alone.
+func (l *loader) sameMatch() {
+	first := map[string]*Rule{}
+	for _, r := range l.cfg.Rules {
+		if r.Pattern == nil {
+			continue
+		}
+		k := paramName.ReplaceAllString(r.Match, ":")
+		qs := make([]string, 0, len(r.Query))
+		for _, q := range r.Query {
+			qs = append(qs, q.Key+"="+paramName.ReplaceAllString(q.Raw, ":"))
+		}
+		sort.Strings(qs)
+		k += "?" + strings.Join(qs, "&")
+		if r.Localized { // its paths carry a locale prefix: other requests
+			k = "localized " + k
+		}
+		if f, dup := first[k]; dup {
+			what := "match"
+			if len(qs) > 0 {
+				what = "match and query"
+			}
+			l.add("HG113", fmt.Sprintf("rule[%d].match", r.Index), "%q has the %s of rule[%d] (line %d): which of the two applies would depend on file order (merge them into one rule)", r.Match, what, f.Index, f.Line)
+			continue
+		}
+		first[k] = r
+	}
+}
+
 func (l *loader) rule(i int, t map[string]any) {
 	path := fmt.Sprintf("rule[%d]", i)
 	r := &Rule{Index: i, Line: schema.LineOf(l.lines, path)}
@@ -98,9 +135,23 @@ func (d *ruleDec) canonical(key string, v any) {
 		r.Canonical = &Template{Raw: UpstreamOrSelf, parts: []tpart{{lit: UpstreamOrSelf}}}
 	} else if s, ok := v.(string); ok && s == "self" {
 		r.Canonical = &Template{Raw: "self", parts: []tpart{{lit: "self"}}}
+	} else if s, ok := v.(string); ok && bareWord(s) {
+		msg := fmt.Sprintf("%q is neither a keyword (self, upstream-or-self) nor a path starting with / nor an absolute URL", s)
+		if k := schema.Suggest(s, []string{"self", UpstreamOrSelf}); k != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", k)
+		}
+		d.l.add("HG111", key, "%s", msg)
 	} else {
 		r.Canonical = d.tc.urlTmpl(key, v)
 	}
+}
+
+// bareWord says whether a URL field's value is a word alone: no template,
+// no "/" and no scheme, which a URL field would otherwise resolve as a
+// relative path ("slef" → https://base/slef) where the author meant a
+// keyword or a path (§23: HG111).
+func bareWord(s string) bool {
+	return s != "" && !strings.ContainsAny(s, "/:{\\?#")
 }
 
 func (d *ruleDec) jsonLD(key string, v any) {
@@ -351,6 +402,10 @@ func (tc *tmplCtx) tmpl(key string, v any) *Template {
 // urlTmpl parses a URL-valued template; a static one must already pass the
 // URL rules.
 func (tc *tmplCtx) urlTmpl(key string, v any) *Template {
+	if s, ok := v.(string); ok && bareWord(s) {
+		tc.l.add("HG111", key, "%q is neither a path starting with / nor an absolute URL (a bare word would be written as a path under base_url)", s)
+		return nil
+	}
 	t := tc.tmpl(key, v)
 	if t != nil && t.Static() {
 		s := t.render(&vars{baseURL: tc.l.cfg.Site.BaseURL}, true)

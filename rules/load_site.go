@@ -31,6 +31,11 @@ var serverFields = &schema.Fields[*loader]{Name: "server", List: []schema.Field[
 	{Key: "admin_hosts", Read: (*loader).adminHosts},
 }}
 
+// tablesFields declares the keys of [tables] (§23).
+var tablesFields = &schema.Fields[*loader]{Name: "tables", List: []schema.Field[*loader]{
+	{Key: "max_cell_bytes", Read: func(l *loader, key string, v any) { l.size(key, v, 64, 1<<20, &l.cfg.TableLimits.MaxCellBytes) }},
+}}
+
 // inspectorFields declares the keys of [inspector].
 var inspectorFields = &schema.Fields[*loader]{Name: "inspector", List: []schema.Field[*loader]{
 	{Key: "image_hosts", Read: (*loader).imageHosts},

@@ -200,9 +200,12 @@ func TestMergeRobots(t *testing.T) {
 }
 
 func TestMergeFileOrder(t *testing.T) {
-	a := "[[rule]]\nmatch = \"/p/:a\"\ntitle = \"A\"\ndescription = \"from A\"\n"
-	b := "[[rule]]\nmatch = \"/p/:b\"\ntitle = \"B\"\n"
-	// Equal specificity: the later rule in the file wins.
+	// Two patterns of equal specificity (a constrained parameter each):
+	// the later rule in the file wins. The same match twice is HG113
+	// (§23: TestSameMatchRefused), so file order only ever decides between
+	// different patterns.
+	a := "[[rule]]\nmatch = \"/p/:a{[a-z]+}\"\ntitle = \"A\"\ndescription = \"from A\"\n"
+	b := "[[rule]]\nmatch = \"/p/:b{[a-z0-9]+}\"\ntitle = \"B\"\n"
 	h := mustParse(t, a+b).Resolve("/p/x").Render(Page{})
 	if str(h.Title) != "B" || str(h.Description) != "from A" {
 		t.Errorf("A then B: title %q, description %q; want B, from A", str(h.Title), str(h.Description))

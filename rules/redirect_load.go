@@ -83,6 +83,18 @@ func (l *loader) loadRedirectTable(key string, rt *RedirectTable) {
 			}
 			continue
 		}
+		if c, n := l.longCell(rec.Values); n > 0 || len(rec.Values) > col["to"] && col["to"] >= 0 && len(rec.Values[col["to"]]) > min(maxRedirectToBytes, l.cfg.TableLimits.MaxCellBytes) {
+			msg := ""
+			if n > 0 {
+				msg = fmt.Sprintf("column %s holds %d bytes, over tables.max_cell_bytes (%d)", r.Columns()[c], n, l.cfg.TableLimits.MaxCellBytes)
+			} else {
+				msg = fmt.Sprintf("to holds %d bytes, over the %d a Location may (§23)", len(rec.Values[col["to"]]), min(maxRedirectToBytes, l.cfg.TableLimits.MaxCellBytes))
+			}
+			if bad++; bad <= maxRedirectRowProblems {
+				l.probs = append(l.probs, Problem{Code: "HG180", File: rt.Path, Line: rec.Line, Key: key, Message: msg})
+			}
+			continue
+		}
 		cell := func(name string) string {
 			if i := col[name]; i >= 0 && i < len(rec.Values) {
 				return strings.Trim(rec.Values[i], " \t")

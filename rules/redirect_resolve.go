@@ -373,7 +373,7 @@ func (rd *redirector) follow(h hit, cur target) (step, error) {
 		case r.final != nil:
 			st.next = *r.final
 		default:
-			s := r.To.render(&vars{params: h.ps, path: cur.path, baseURL: rd.origin}, true)
+			s := onOwnHost(r.To.render(&vars{params: h.ps, path: cur.path, baseURL: rd.origin}, true))
 			t, why := parseTarget(rd.origin, s)
 			if why != "" {
 				return st, fmt.Errorf("redirect %s:%d: target %q: %s", rd.file, r.Line, s, why)
@@ -390,6 +390,32 @@ func (rd *redirector) follow(h hit, cur target) (step, error) {
 		}
 	}
 	return st, nil
+}
+
+// onOwnHost keeps a rendered path target on base_url's host: a parameter
+// that decodes to "//evil.example" (sent as %2F%2F) fills "/{dest}" as
+// "///evil.example", which read alone names another host. The slashes and
+// backslashes after the first are the value's, so they are percent-encoded
+// as such (§11.2: per segment), and the redirect answers with
+// /%2F%2Fevil.example on base_url's host instead of being refused and the
+// request served.
+func onOwnHost(s string) string {
+	if len(s) < 2 || s[0] != '/' || s[1] != '/' && s[1] != '\\' {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteByte('/')
+	i := 1
+	for ; i < len(s) && (s[i] == '/' || s[i] == '\\'); i++ {
+		if s[i] == '/' {
+			b.WriteString("%2F")
+		} else {
+			b.WriteString("%5C")
+		}
+	}
+	b.WriteString(s[i:])
+	return b.String()
 }
 
 // splitLocal reads a stored target back.

@@ -40,8 +40,8 @@ func (m *Match) Render(page Page) *Head {
 			locale:    m.Locale,
 			path:      EscapePath(m.Path),
 			baseURL:   c.Site.BaseURL,
-			title:     page.Title,
-			pageTitle: page.Title, pageDesc: page.Description, description: page.Description,
+			title:     boundText(page.Title),
+			pageTitle: boundText(page.Title), pageDesc: boundText(page.Description), description: boundText(page.Description),
 			data: m.data,
 		},
 	}
@@ -90,6 +90,11 @@ func (r *render) url(field string, rf ref) (string, bool) {
 		return "", false // a template that comes out empty writes nothing (§16.3)
 	}
 	s = pattern.RespellURLPath(s, r.c.Site.BaseURL)
+	if len(s) > MaxValueBytes {
+		// §23: a URL is never cut (a cut URL names another page): dropped.
+		r.h.Dropped = append(r.h.Dropped, Drop{Rule: rf.m.Rule.Match, Field: field, Value: clip(s), Reason: "too_long"})
+		return "", false
+	}
 	abs, why := AbsURL(r.base, s)
 	if why != "" {
 		r.h.Dropped = append(r.h.Dropped, Drop{Rule: rf.m.Rule.Match, Field: field, Value: s, Reason: why})
@@ -104,7 +109,7 @@ func (r *render) text(rf ref) string {
 	if rf.t.data && rf.t.missing(r.vars(rf.m)) {
 		return ""
 	}
-	return rf.t.render(r.vars(rf.m), false)
+	return boundText(rf.t.render(r.vars(rf.m), false))
 }
 
 // textOr is text, but a table lookup that finds no row or an empty cell
@@ -114,7 +119,7 @@ func (r *render) textOr(rf ref, def string) string {
 	if rf.t.data && rf.t.missing(r.vars(rf.m)) {
 		return def
 	}
-	return rf.t.render(r.vars(rf.m), false)
+	return boundText(rf.t.render(r.vars(rf.m), false))
 }
 
 // add appends a meta tag, unless its content is empty: an empty value says
@@ -175,14 +180,14 @@ func (r *render) titleAndDescription(page *Page) {
 	f, h := r.f, r.h
 	write := func(has bool) bool { return f.policy == Override || !has }
 	if f.title.set() && write(page.HasTitle) && !(f.title.t.data && f.title.t.missing(r.vars(f.title.m))) {
-		if t := f.title.t.render(r.vars(f.title.m), false); strings.TrimSpace(t) != "" {
-			h.title = applyTitleTemplate(r.c.Site.TitleTemplate, t)
+		if t := boundText(f.title.t.render(r.vars(f.title.m), false)); strings.TrimSpace(t) != "" {
+			h.title = boundText(applyTitleTemplate(r.c.Site.TitleTemplate, t))
 			h.Title = &h.title
 			r.v.title = t
 		}
 	}
 	if f.description.set() && write(page.HasDescription) && !(f.description.t.data && f.description.t.missing(r.vars(f.description.m))) {
-		if d := f.description.t.render(r.vars(f.description.m), false); strings.TrimSpace(d) != "" {
+		if d := boundText(f.description.t.render(r.vars(f.description.m), false)); strings.TrimSpace(d) != "" {
 			h.description = d
 			h.Description = &h.description
 			r.v.description = d
@@ -432,7 +437,7 @@ func (r *render) headers() {
 			if hd.Value.data && hd.Value.missing(r.vars(mr)) {
 				continue
 			}
-			val := hd.Value.render(r.vars(mr), false)
+			val := boundText(hd.Value.render(r.vars(mr), false))
 			if val == "" && !hd.Value.Static() {
 				continue // a value that comes out empty is not written (§16.3)
 			}

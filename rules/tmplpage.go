@@ -84,7 +84,10 @@ func (v *vars) pageLookup(name string) (string, varKind) {
 	}
 	for _, m := range v.pageMeta {
 		if m.Name == key {
-			return m.Content, kind
+			if kind == urlVar && len(m.Content) > MaxValueBytes {
+				return "", kind // §23: a URL too long is dropped, never cut
+			}
+			return boundText(m.Content), kind
 		}
 	}
 	return "", kind

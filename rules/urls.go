@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 
+	whatwg "github.com/nlnwa/whatwg-url/url"
+
 	"github.com/headgate/headgate/internal/pct"
 )
 
@@ -37,8 +39,22 @@ func dropText(why string) string {
 // AbsURL makes s absolute against base (an absolute http(s) URL whose
 // origin is the site's) and checks the URL rules of §4.6. It returns the
 // absolute URL, or "" and the reason the value is dropped. Values are
-// dropped, never repaired.
+// dropped, never repaired. It is for the URLs headgate builds from its
+// config; a URL the upstream wrote goes through AbsUpstreamURL.
 func AbsURL(base *url.URL, s string) (string, string) {
+	return absURL(base, s, false)
+}
+
+// AbsUpstreamURL is AbsURL for a URL the upstream wrote (a canonical, an
+// og:image, an alternate, a Link header): a relative one resolves against
+// base, the page's URL, exactly as a browser resolves it — the WHATWG URL
+// Standard, where ":foo.com/", "::23" and "[61:24:74]:98" are paths on the
+// page's origin (SPEC §23) — before §4.6's rules decide whether to keep it.
+func AbsUpstreamURL(base *url.URL, s string) (string, string) {
+	return absURL(base, s, true)
+}
+
+func absURL(base *url.URL, s string, browser bool) (string, string) {
 	if s == "" {
 		return "", DropUnparsable
 	}
@@ -72,15 +88,68 @@ func AbsURL(base *url.URL, s string) (string, string) {
 		// The common case: a plain absolute path, nothing to resolve.
 		return base.Scheme + "://" + base.Host + s, ""
 	}
-	ref, err := url.Parse(s)
+	if !browser || plainRelative(s) && strings.HasPrefix(base.Path, "/") {
+		ref, err := url.Parse(s)
+		if err != nil {
+			return "", DropUnparsable
+		}
+		u := base.ResolveReference(ref)
+		if u.Scheme != base.Scheme || u.Host != base.Host {
+			return "", DropCrossOrigin
+		}
+		return u.String(), ""
+	}
+	// The upstream's URL resolves as a browser resolves it (SPEC §23):
+	// the WHATWG URL Standard, where ":foo.com/" and "[61:24:74]:98" are
+	// paths. net/url's RFC 3986 parser refuses them, and differs on dot
+	// segments (%2E%2E) and percent-encoding.
+	b, u, err := resolve(base.String(), s)
 	if err != nil {
 		return "", DropUnparsable
 	}
-	u := base.ResolveReference(ref)
-	if u.Scheme != base.Scheme || u.Host != base.Host {
+	if u.Scheme() != b.Scheme() || u.Host() != b.Host() {
 		return "", DropCrossOrigin
 	}
-	return u.String(), ""
+	return u.Href(false), ""
+}
+
+// plainRelative reports whether s is a relative reference of letters,
+// digits and "-._~/?=&" with no "//": one where RFC 3986 and the WHATWG
+// URL Standard resolve alike (no colon, percent sign, backslash or
+// fragment, so no scheme-like first segment, %2e dot segment or
+// re-encoded character), so that the common relative URL costs net/url's
+// 0.6 µs, not the WHATWG parser's 7 µs (TestPlainRelativeAgrees holds
+// them equal).
+func plainRelative(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-' || c == '.' || c == '_' || c == '~' || c == '/' || c == '?' || c == '=' || c == '&':
+		default:
+			return false
+		}
+	}
+	return !strings.Contains(s, "//") // net/url folds "//" that WHATWG keeps
+}
+
+func resolve(base, ref string) (b, u *whatwg.Url, err error) {
+	if b, err = whatwg.Parse(base); err != nil {
+		return nil, nil, err
+	}
+	u, err = b.Parse(ref)
+	return b, u, err
+}
+
+// ResolveURL resolves ref against base, an absolute URL, as the WHATWG URL
+// Standard does: what a browser makes of an href on the page at base. It
+// checks none of §4.6's rules (AbsURL does).
+func ResolveURL(base, ref string) (string, error) {
+	_, u, err := resolve(base, ref)
+	if err != nil {
+		return "", err
+	}
+	return u.Href(false), nil
 }
 
 // plainAbsolute reports whether rest, what follows "http:" or "https:",
