@@ -42,12 +42,12 @@
 // when. Each replica counts what it serves: the page is one replica's
 // view, the metrics summed in Prometheus are the whole.
 //
-// Split tests (SPEC §21). When experiments land, Request gains a Group
-// field ("control" or "variant"; "" outside any experiment) and
-// headgate_bot_requests_total a `group` label: Tracker.register is the one
-// place the label set is built, and crawler.requests gains a dimension of
-// three (none, control, variant), so the series stay bounded. Until then
-// there is no such label, so no dashboard depends on it.
+// Split tests (SPEC §21). Request.Group ("control" or "variant"; ""
+// outside any experiment) is the `group` label of
+// headgate_bot_requests_total: crawler.requests has a dimension of three
+// for it (none, control, variant), so the series stay bounded; an empty
+// label value is an absent label in PromQL, so the label shows only on
+// experiment pages.
 //
 // Security notes. Paths and Referers are client input: they are cut to
 // MaxPathBytes, kept only in the sketches and escaped by html/template on

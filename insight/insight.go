@@ -31,9 +31,25 @@ type Request struct {
 	RobotsViolation bool
 	Referer         string    // the request's Referer field, as received
 	Time            time.Time // when it was received; zero: Options.Now()
-	// Later (SPEC §21): Group string, "control" or "variant", becomes a
-	// `group` label of headgate_bot_requests_total and a column of the
-	// page. See doc.go, "Split tests".
+	// Group is the page's split-test group (SPEC §21): "control" or
+	// "variant" on an experiment's page, "" elsewhere; the `group` label
+	// of headgate_bot_requests_total. Any other value counts as "".
+	Group string
+}
+
+// The `group` label values (SPEC §21): none outside any experiment.
+const nGroups = 3
+
+var groupLabels = [nGroups]string{"", "control", "variant"}
+
+func groupIndex(g string) int {
+	switch g {
+	case groupLabels[1]:
+		return 1
+	case groupLabels[2]:
+		return 2
+	}
+	return 0
 }
 
 // Options configure a Tracker; the zero value works.
@@ -178,7 +194,7 @@ type crawler struct {
 	top     [2]sketch
 	topHalf [2]int64 // which half-day each sketch counts (+1; 0: none)
 
-	requests [maxCategories][nVerified][nClasses]lazyCounter
+	requests [maxCategories][nVerified][nClasses][nGroups]lazyCounter
 	bytes    lazyCounter
 	viol     [nVerified]lazyCounter
 
@@ -259,12 +275,13 @@ const (
 )
 
 func (t *Tracker) register(reg prometheus.Registerer) error {
-	// The one place the label sets are decided; a §21 `group` label
-	// would be appended to requestLabels here (doc.go, "Split tests").
-	requestLabels := []string{"bot", "category", "verified", "code_class"}
+	// The one place the label sets are decided. `group` is §21's: empty
+	// (so absent in PromQL) outside experiments, control or variant on
+	// their pages — three values, so the series stay bounded.
+	requestLabels := []string{"bot", "category", "verified", "code_class", "group"}
 	t.reqVec = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: MetricRequests,
-		Help: "Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx.",
+		Help: "Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.",
 	}, requestLabels)
 	t.bytesVec = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: MetricBytes,
@@ -323,7 +340,8 @@ func (t *Tracker) Observe(ev Request) {
 	}
 	if t.reqVec != nil {
 		cat := categoryIndex(ev.Identity.Category)
-		c.requests[cat][v][cl].get(t.reqVec, c.name, categoryLabel(cat), verifiedLabels[v], classLabels[cl]).Inc()
+		g := groupIndex(ev.Group)
+		c.requests[cat][v][cl][g].get(t.reqVec, c.name, categoryLabel(cat), verifiedLabels[v], classLabels[cl], groupLabels[g]).Inc()
 		if n > 0 {
 			c.bytes.get(t.bytesVec, c.name).Add(float64(n))
 		}

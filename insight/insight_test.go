@@ -59,12 +59,12 @@ func TestObserveMetrics(t *testing.T) {
 	tr.Observe(Request{Identity: bots.None, Path: "/e", Status: 0, Referer: "https://google.evil.com/"})
 
 	want := `
-# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx.
+# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.
 # TYPE headgate_bot_requests_total counter
-headgate_bot_requests_total{bot="googlebot",category="search",code_class="2xx",verified="ip"} 2
-headgate_bot_requests_total{bot="googlebot",category="search",code_class="4xx",verified="no"} 1
-headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="3xx",verified="ip"} 1
-headgate_bot_requests_total{bot="other",category="unknown",code_class="5xx",verified="signature"} 1
+headgate_bot_requests_total{bot="googlebot",category="search",code_class="2xx",group="",verified="ip"} 2
+headgate_bot_requests_total{bot="googlebot",category="search",code_class="4xx",group="",verified="no"} 1
+headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="3xx",group="",verified="ip"} 1
+headgate_bot_requests_total{bot="other",category="unknown",code_class="5xx",group="",verified="signature"} 1
 # HELP headgate_bot_response_bytes_total Response body bytes sent to identified crawlers.
 # TYPE headgate_bot_response_bytes_total counter
 headgate_bot_response_bytes_total{bot="googlebot"} 1500
@@ -321,5 +321,25 @@ func TestMemoryIsBounded(t *testing.T) {
 	}
 	if n, _ := testutil.GatherAndCount(reg, MetricRequests); n > 2*16*5*4 {
 		t.Errorf("%d series of %s", n, MetricRequests)
+	}
+}
+
+// TestGroupLabel: §21's group is a label of three values; any other
+// value counts as none.
+func TestGroupLabel(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	tr := newTracker(t, reg, newClock(t0))
+	tr.Observe(Request{Identity: gptbot, Path: "/p/1", Status: 200, Group: "variant"})
+	tr.Observe(Request{Identity: gptbot, Path: "/p/2", Status: 200, Group: "control"})
+	tr.Observe(Request{Identity: gptbot, Path: "/p/3", Status: 200, Group: "bogus"})
+	want := `
+# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.
+# TYPE headgate_bot_requests_total counter
+headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="2xx",group="",verified="ip"} 1
+headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="2xx",group="control",verified="ip"} 1
+headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="2xx",group="variant",verified="ip"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), MetricRequests); err != nil {
+		t.Error(err)
 	}
 }

@@ -144,6 +144,9 @@ func (p *Proxy) adminMux() http.Handler {
 	})
 	// The inspector (SPEC §14): what headgate does to one page.
 	mux.HandleFunc("GET /inspect", p.inspect)
+	// What crawlers do (§20.1) and the upstream's changes (§20.2).
+	mux.Handle("GET /crawlers", p.insight.Handler())
+	mux.HandleFunc("GET /changes", p.changesHandler)
 	// Profiles, for operators chasing a hot path: the admin listener is
 	// private (server.admin_listen, 127.0.0.1 by default).
 	mux.HandleFunc("GET /debug/pprof/", pprof.Index)

@@ -65,6 +65,13 @@ func BenchmarkBotsSideBySide(b *testing.B) {
 
 func botsSideBySide(b *testing.B, header bool) {
 	px, addrs := botsBenchProxies(b, header)
+	sideBySide(b, px, func(p *Proxy, i uint64) { botsBenchServe(p, addrs, i) })
+}
+
+// sideBySide alternates rounds of px[0] (off) and px[1] (on), ABBA, each
+// serving perRound requests from two goroutines, and reports the CPU per
+// request of each and off/on.
+func sideBySide(b *testing.B, px [2]*Proxy, serve func(p *Proxy, i uint64)) {
 	const rounds, perRound, workers = 8, 4000, 2
 	var next atomic.Uint64
 	round := func(p *Proxy) time.Duration {
@@ -73,7 +80,7 @@ func botsSideBySide(b *testing.B, header bool) {
 		for range workers {
 			wg.Go(func() {
 				for range perRound / workers {
-					botsBenchServe(p, addrs, next.Add(1))
+					serve(p, next.Add(1))
 				}
 			})
 		}

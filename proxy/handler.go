@@ -60,6 +60,12 @@ type reqState struct {
 	botDeny bool          // it denies
 	// botRobots: the served robots.txt disallows the path for the crawler
 	botRobots bool
+
+	// [watch] (watch.go): the rewriter read the upstream head (rrv's
+	// Result().Upstream is its facts); the upstream's X-Robots-Tag values
+	// as it sent them, before headgate's headers replaced them.
+	rewriterRan bool
+	upRobots    []string
 }
 
 type reqKey struct{}
@@ -221,6 +227,8 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 			ba[0], ba[1], ba[2], ba[3],
 		)
 	}
+	p.observeInsight(rs, r, start) // insight.go
+	rs.observeWatch(r)             // watch.go
 	if v != nil {
 		if rs.w.lat != nil {
 			rs.w.lat.stop()

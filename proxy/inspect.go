@@ -291,6 +291,9 @@ func (p *Proxy) inspectPath(r *http.Request, target string, as inspectAs) *inspe
 	rep := buildReport(cfg, target, rec, w)
 	p.imagePolicy(st).apply(rep.Card)
 	rep.Markdown = markdownInspectURL(rec, target)
+	if st.watch != nil {
+		rep.UpstreamChanges = st.watch.EventsFor(target) // §20.2: this page's confirmed changes
+	}
 	rep.UpstreamURL = strings.TrimRight(st.upstream.String(), "/") + target
 	rep.Elapsed = elapsed.Round(time.Millisecond).String()
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, errInspectEnough) {

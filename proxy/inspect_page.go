@@ -175,6 +175,12 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 <tr><td class="mono">{{.Name}}</td><td>{{.Category}}</td><td>{{.Verified}}</td><td>{{.Access}}</td><td class="mono">{{.Rule}}</td></tr></table>
 <p class="meta">{{.Summary}}</p>
 {{end}}
+{{with .UpstreamChanges}}
+<h2 id="upstream-changes">Upstream changes</h2>
+<table class="rules" id="upstream-changes-table"><tr><th>time (UTC)</th><th>severity</th><th>signal</th><th>before</th><th>after</th></tr>
+{{range .}}<tr><td class="mono">{{.Time.UTC.Format "2006-01-02 15:04:05"}}</td><td><span class="badge">{{.Severity}}</span></td><td>{{.Signal}}</td><td class="mono">{{.Before}}</td><td class="mono">{{.After}}</td></tr>{{end}}</table>
+<p class="meta">What the upstream itself said of this page changed, and held on [watch]'s confirm responses in a row; the latest first. All pages: the admin listener's <a href="/changes">/changes</a>.</p>
+{{end}}
 
 {{if or .Search .Card}}
 <h2 id="previews">Previews, from the served head</h2>

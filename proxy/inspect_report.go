@@ -10,6 +10,7 @@ import (
 
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
+	"github.com/headgate/headgate/watch"
 )
 
 // inspectReport is what /inspect shows for one request target; format=json
@@ -39,6 +40,9 @@ type inspectReport struct {
 	// Markdown is the inspector's address of the page's Markdown
 	// (format=markdown, inspect_markdown.go); "" when it has none.
 	Markdown string `json:"markdown,omitempty"`
+	// UpstreamChanges are [watch]'s confirmed changes of this page's
+	// upstream signals (SPEC §20.2), newest first; none without [watch].
+	UpstreamChanges []watch.Event `json:"upstream_changes,omitempty"`
 }
 
 // inspectIdentity is who the proxy took the client for, and what [bots]'

@@ -17,11 +17,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/headgate/headgate/insight"
 	"github.com/headgate/headgate/internal/clientaddr"
 	"github.com/headgate/headgate/internal/codec"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
 	"github.com/headgate/headgate/sitemap"
+	"github.com/headgate/headgate/watch"
 )
 
 // Options configures a Proxy. The zero value works.
@@ -50,6 +52,12 @@ type Options struct {
 	// builtin:next to the handler headgate wraps, in process; Middleware
 	// sets it. nil: such a config is refused.
 	Next http.RoundTripper
+	// WebhookClient sends [watch]'s webhook; nil is a client with a 10 s
+	// timeout that follows no redirect.
+	WebhookClient *http.Client
+	// WebhookTick says when [watch]'s webhook sends what it gathered
+	// (tests inject it); nil is every 10 s.
+	WebhookTick <-chan time.Time
 }
 
 // SitemapHandler answers the paths it Handles instead of the upstream.
@@ -76,6 +84,10 @@ type Proxy struct {
 	idle    idleConns    // the public port's idle keep-alive connections (limits.go)
 	clocks  *deadlines   // upstream_timeout's clocks (timer.go); their sweeper runs until Close
 	bots    *botVerifier // [bots]' verifier, kept across reloads (bots.go); nil until enabled
+
+	insight      *insight.Tracker // §20.1, one for the Proxy's life (insight.go)
+	watch        *watchState      // [watch]'s watcher, kept across reloads (watch.go); nil until enabled
+	watchMetrics watchMetrics     // the current watcher's families, registered once
 }
 
 // state is everything that changes with the config; requests load it once.
@@ -97,6 +109,8 @@ type state struct {
 
 	bots      *botState // [bots] (bots.go); nil when off
 	botHeader string    // bots.upstream_header, canonical; "" when none
+
+	watch *watch.Watcher // [watch] (watch.go); nil when off
 }
 
 // New returns a Proxy serving cfg.
@@ -119,6 +133,12 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 	if p.mm, err = newMarkdownMetrics(p.reg, m); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
+	if p.insight, err = newTracker(p, cfg); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
+	if err := p.reg.Register(&p.watchMetrics); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
 	p.rp = &httputil.ReverseProxy{
 		Rewrite:        p.rewriteRequest,
 		ModifyResponse: p.modifyResponse,
@@ -135,14 +155,18 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 }
 
 // Close stops what New started: the goroutine that keeps
-// server.upstream_timeout's clocks, and [bots]' refresh of range URLs. Call it once no request is served any
-// more (after http.Server.Shutdown); a request still in flight then keeps
-// no upstream_timeout. It always returns nil; calling it again does
-// nothing.
+// server.upstream_timeout's clocks, [bots]' refresh of range URLs and
+// [watch]'s webhook, which first sends the events it holds (for at most
+// 5 s). Call it once no request is served any more (after
+// http.Server.Shutdown); a request still in flight then keeps no
+// upstream_timeout. It returns the webhook's error when its last events
+// could not all be sent; calling it again does nothing.
 func (p *Proxy) Close() error {
 	p.clocks.close()
 	p.closeBots()
-	return nil
+	ctx, cancel := context.WithTimeout(context.Background(), watchCloseWait)
+	defer cancel()
+	return p.closeWatch(ctx)
 }
 
 // flushInterval is how soon a rewritten response's bytes reach the client
@@ -216,6 +240,9 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 		st.sitemap = p.opts.Sitemap(cfg, st.fetch)
 	}
 	if err := p.swapBots(st, cfg); err != nil {
+		return err
+	}
+	if err := p.swapWatch(st, cfg); err != nil {
 		return err
 	}
 	p.state.Store(st)

@@ -146,6 +146,11 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 	res.Body, rs.body = body, body
 	h := res.Header
 	method := res.Request.Method
+	if st.watch != nil {
+		// The slice as the upstream sent it: headgate's headers replace
+		// the map's entry (hset), never the values in it.
+		rs.upRobots = h["X-Robots-Tag"]
+	}
 
 	switch {
 	case !mayRewrite(method):
@@ -228,6 +233,7 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 	p.clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
 	err, panicked := prepare(rr)
 	p.clocks.stop(&rs.clock)
+	rs.rewriterRan = err == nil && panicked == nil
 	if rs.obs != nil {
 		rs.result = rr.Result()
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/headgate/headgate/bots/botconfig"
+	"github.com/headgate/headgate/rules/watchconf"
 )
 
 // Mode is site.mode.
@@ -55,6 +56,9 @@ type Config struct {
 	RedirectTables []*RedirectTable // [[redirect_table]], in file order
 
 	Bots botconfig.Config // [bots] (§18), over botconfig.Defaults; checked by botconfig.Config.Check at load
+	// Watch is [watch] (§20.2), over watchconf.Defaults; checked by
+	// watchconf.Config.Check at load (watch_load.go).
+	Watch watchconf.Config
 
 	table *table
 	base  *url.URL // the origin with path "/", parsed once
@@ -137,7 +141,8 @@ const DefaultMaxHeadBytes = 256 << 10
 
 func defaults() Config {
 	return Config{
-		Bots: botconfig.Defaults(),
+		Bots:  botconfig.Defaults(),
+		Watch: watchconf.Defaults(),
 		Server: Server{
 			Listen:          ":8080",
 			AdminListen:     "127.0.0.1:9090",

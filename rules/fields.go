@@ -14,6 +14,7 @@ func newSchema() *schema.Keys {
 		experimentFields, variantFields,
 		ruleRobotsFields, ogFields, imageFields, articleFields, twitterFields, twitterImageFields, entryFields, contentSignalFields, markdownFields, groupFields, llmsSectionFields,
 		botsFields, botsAccessFields, botsCrawlerFields,
+		watchFields,
 	)
 }
 

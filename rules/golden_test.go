@@ -21,6 +21,7 @@ var codes = []string{
 	"HG190", "HG191", "HG192",
 	"HG200", "HG201", "HG202", "HG203", "HG204", "HG205", "HG206", "HG207", "HG208", "HG209",
 	"HG210", "HG211", // experiment.go
+	"HG220", "HG221", "HG222", "HG223", "HG224", "HG225", // watch_load.go
 }
 
 // TestBadConfigs loads each testdata/bad/NAME.toml and compares the report

@@ -340,6 +340,9 @@ func (l *loader) root(tree map[string]any) {
 	if t := l.topTable(tree, botsFields.Name, false); t != nil {
 		l.bots(t)
 	}
+	if t := l.topTable(tree, watchFields.Name, false); t != nil {
+		l.watch(t) // watch_load.go
+	}
 }
 
 // topTable returns the top-level table name of tree: nil when it is absent

@@ -5,6 +5,7 @@ import (
 
 	"github.com/headgate/headgate/internal/robotsmeta"
 	"github.com/headgate/headgate/rewrite"
+	"github.com/headgate/headgate/rules/watchconf"
 )
 
 // Signal is one thing the watcher compares from response to response.
@@ -22,8 +23,10 @@ const (
 	numSignals
 )
 
-// SignalNames are the signals' names, in config, events and the metric.
-var SignalNames = [numSignals]string{"status", "robots", "canonical", "title", "description", "hreflang", "jsonld_types"}
+// SignalNames are the signals' names, in config, events and the metric
+// (watchconf's list: the array types agree only while the two have the
+// same length, so a signal added to one alone does not compile).
+var SignalNames [numSignals]string = watchconf.SignalNames
 
 func (s Signal) String() string {
 	if s < numSignals {

@@ -33,6 +33,9 @@ type Options struct {
 	Client *http.Client
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// WebhookTick says when the webhook's gathered events go out (tests
+	// inject it); nil is every 10 s.
+	WebhookTick <-chan time.Time
 }
 
 // Watcher remembers the upstream's signals per page and reports confirmed
@@ -88,7 +91,7 @@ func New(o Options) (*Watcher, error) {
 		}
 	}
 	if c.Webhook != "" {
-		s, err := NewSender(SenderOptions{URL: c.Webhook, Format: c.WebhookFormat, Client: o.Client, Registerer: o.Registerer})
+		s, err := NewSender(SenderOptions{URL: c.Webhook, Format: c.WebhookFormat, Client: o.Client, Registerer: o.Registerer, Tick: o.WebhookTick})
 		if err != nil {
 			return nil, err
 		}

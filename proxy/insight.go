@@ -1,0 +1,54 @@
+package proxy
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/headgate/headgate/bots"
+	"github.com/headgate/headgate/insight"
+	"github.com/headgate/headgate/rules"
+)
+
+// Crawl insight (SPEC §20.1). The Proxy owns one *insight.Tracker for its
+// whole life: its families are registered once, in New, and its 24-hour
+// window survives reloads. Its crawler list is the directory merged with
+// the first config's [[bots.crawler]] and categories; a crawler a reload
+// adds counts as "other" until the process restarts (the label set of a
+// family is fixed once registered).
+//
+// Per request, in finish, once the access log line is written: with
+// [bots] on, every request is observed (the identity, the path, the status
+// and bytes sent, the robots verdict the record carries, the Referer, the
+// split-test group); with [bots] off, only a request with a Referer, for
+// headgate_referrals_total — a referral needs no identity, only the
+// Referer's host.
+
+func newTracker(p *Proxy, cfg *rules.Config) (*insight.Tracker, error) {
+	list := bots.Merge(bots.Directory(), cfg.Bots.Crawler, cfg.Bots.Categories)
+	return insight.New(insight.Options{Registerer: p.reg, Crawlers: list, Logger: p.log})
+}
+
+// observeInsight tells the tracker of one finished request (from finish).
+func (p *Proxy) observeInsight(rs *reqState, r *http.Request, start time.Time) {
+	ref := r.Header["Referer"]
+	if rs.st.bots == nil && len(ref) == 0 {
+		return
+	}
+	ev := insight.Request{
+		Identity: rs.bot,
+		Path:     r.URL.Path,
+		Status:   rs.w.status,
+		Bytes:    rs.w.bytes,
+		Time:     start,
+	}
+	if len(ref) > 0 {
+		ev.Referer = ref[0]
+	}
+	if rs.st.bots != nil && rs.bot.Known() {
+		ev.RobotsViolation = rs.botRobots
+		if rs.m != nil {
+			_, ev.Group = rs.m.Experiment()
+		}
+	}
+	p.insight.Observe(ev)
+}

@@ -1,0 +1,78 @@
+package proxy
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// With [bots] on, each request of an identified crawler is counted by
+// insight from the record; /crawlers lists it; a referral is counted.
+func TestInsightWired(t *testing.T) {
+	p, _, _ := botsProxy(t, "", "", "")
+	identityOf(t, p, "/notes/1", "127.66.1.2:4000", "User-Agent: "+uaGooglebot)
+	identityOf(t, p, "/notes/2", "127.0.0.9:4000", "User-Agent: "+uaGooglebot)
+	identityOf(t, p, "/notes/3", "127.0.0.9:4000", "User-Agent: "+uaBrowser, "Referer: https://www.google.com/")
+	want := `
+# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.
+# TYPE headgate_bot_requests_total counter
+headgate_bot_requests_total{bot="googlebot",category="search",code_class="2xx",group="",verified="ip"} 1
+headgate_bot_requests_total{bot="googlebot",category="search",code_class="2xx",group="",verified="no"} 1
+`
+	if err := testutil.GatherAndCompare(p.reg, strings.NewReader(want), "headgate_bot_requests_total"); err != nil {
+		t.Error(err)
+	}
+	if n := referrals(t, p, "google"); n != 1 {
+		t.Errorf("referrals{google} = %v", n)
+	}
+	w := httptest.NewRecorder()
+	p.Admin().ServeHTTP(w, httptest.NewRequest("GET", "http://127.0.0.1/crawlers?format=json", nil))
+	if w.Code != 200 || !strings.Contains(w.Body.String(), `"googlebot"`) {
+		t.Errorf("/crawlers: %d %s", w.Code, w.Body)
+	}
+	w = httptest.NewRecorder()
+	p.Admin().ServeHTTP(w, httptest.NewRequest("GET", "http://evil.example/crawlers", nil))
+	if w.Code != http.StatusMisdirectedRequest {
+		t.Errorf("/crawlers under a foreign Host: %d", w.Code)
+	}
+}
+
+// With [bots] off, referrals are still counted: they need no identity.
+func TestInsightReferralsWithoutBots(t *testing.T) {
+	p, front := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {}, "")
+	req, _ := http.NewRequest("GET", front.URL+"/x", nil)
+	req.Header.Set("Referer", "https://chatgpt.com/c/1")
+	req.Header.Set("User-Agent", uaGooglebot)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if n := referrals(t, p, "chatgpt"); n != 1 {
+		t.Errorf("referrals{chatgpt} = %v", n)
+	}
+	if n, _ := testutil.GatherAndCount(p.reg, "headgate_bot_requests_total"); n != 0 {
+		t.Errorf("%d bot series with [bots] off", n)
+	}
+}
+
+func referrals(t *testing.T, p *Proxy, source string) float64 {
+	t.Helper()
+	mfs, err := p.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "headgate_referrals_total" {
+			for _, m := range mf.GetMetric() {
+				if m.GetLabel()[0].GetValue() == source {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return -1
+}
