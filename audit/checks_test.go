@@ -694,7 +694,7 @@ func TestImports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	allowed := []string{"github.com/headgate/headgate/rules", "github.com/headgate/headgate/rewrite", "github.com/headgate/headgate/internal/linkheader", "github.com/headgate/headgate/internal/codec", "github.com/headgate/headgate/internal/robotskey", "github.com/headgate/headgate/internal/langcode", "github.com/headgate/headgate/internal/sitemapxml", "github.com/headgate/headgate/internal/robotsmeta", "github.com/headgate/headgate/internal/pct",
+	allowed := []string{"github.com/headgate/headgate/rules", "github.com/headgate/headgate/rewrite", "github.com/headgate/headgate/internal/linkheader", "github.com/headgate/headgate/internal/codec", "github.com/headgate/headgate/internal/robotskey", "github.com/headgate/headgate/internal/langcode", "github.com/headgate/headgate/internal/sitemapxml", "github.com/headgate/headgate/internal/robotsmeta", "github.com/headgate/headgate/internal/pct", "github.com/headgate/headgate/internal/robotspath",
 		"golang.org/x/net/", "golang.org/x/text/", "github.com/andybalholm/brotli", "github.com/klauspost/compress/"}
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {

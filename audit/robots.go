@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/headgate/headgate/internal/robotspath"
 	"io"
 	"strings"
 
@@ -247,7 +248,7 @@ func decide(rules []robotsRule, pathQuery string) (bool, robotsRule) {
 	best, found := robotsRule{}, false
 	pathQuery = robotsEncode(pathQuery)
 	for _, r := range rules {
-		if !robotsMatch(r.match, pathQuery) {
+		if !robotspath.Match(r.match, pathQuery) {
 			continue
 		}
 		if !found || r.n > best.n || r.n == best.n && r.allow && !best.allow {
@@ -281,43 +282,3 @@ func collapseStars(p string) string {
 // hex. So "Disallow: /café" blocks "/caf%C3%A9" and "/caf%c3%a9" alike, as
 // Google's matcher does. "*" and "$" are ASCII and stay.
 func robotsEncode(s string) string { return pct.Encode(s, pct.Robots, pct.Normal) }
-
-// robotsMatch matches a robots.txt path pattern: "*" is any run of
-// characters, a final "$" anchors the end; otherwise a prefix match. The
-// literal pieces between stars are found leftmost, one after another
-// (strings.Index): the leftmost end of each piece leaves the most path for
-// the rest, so no other placement can match where this one fails, and a
-// pattern of a thousand stars costs about one pass over the path, not a
-// pass per star (a hostile robots.txt's "/*a*a*a…" against a long URL).
-func robotsMatch(pattern, path string) bool {
-	anchored := strings.HasSuffix(pattern, "$")
-	if anchored {
-		pattern = pattern[:len(pattern)-1]
-	}
-	first, rest, star := strings.Cut(pattern, "*")
-	if !strings.HasPrefix(path, first) {
-		return false
-	}
-	if !star {
-		return !anchored || len(path) == len(first)
-	}
-	pos := len(first)
-	for {
-		piece, more, ok := strings.Cut(rest, "*")
-		if !ok {
-			// The piece after the last star.
-			if anchored {
-				return len(path)-pos >= len(piece) && strings.HasSuffix(path, piece)
-			}
-			return strings.Contains(path[pos:], piece)
-		}
-		if piece != "" {
-			i := strings.Index(path[pos:], piece)
-			if i < 0 {
-				return false
-			}
-			pos += i + len(piece)
-		}
-		rest = more
-	}
-}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"github.com/headgate/headgate/internal/robotspath"
 	"slices"
 	"strconv"
 	"strings"
@@ -188,7 +189,7 @@ func TestRobotsMatch(t *testing.T) {
 		{"/*$", "/anything", true},
 		{"/**x", "/yx", true},
 	} {
-		if got := robotsMatch(tc.pattern, tc.path); got != tc.want {
+		if got := robotspath.Match(tc.pattern, tc.path); got != tc.want {
 			t.Errorf("robotsMatch(%q, %q) = %v, want %v", tc.pattern, tc.path, got, tc.want)
 		}
 		if got := robotsMatchStepwise(tc.pattern, tc.path); got != tc.want {
@@ -207,7 +208,7 @@ func FuzzRobotsMatch(f *testing.F) {
 		if len(pattern) > 64 || len(path) > 256 {
 			return
 		}
-		if got, want := robotsMatch(pattern, path), robotsMatchStepwise(pattern, path); got != want {
+		if got, want := robotspath.Match(pattern, path), robotsMatchStepwise(pattern, path); got != want {
 			t.Errorf("robotsMatch(%q, %q) = %v, the stepwise matcher %v", pattern, path, got, want)
 		}
 	})

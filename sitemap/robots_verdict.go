@@ -1,6 +1,10 @@
 package sitemap
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/headgate/headgate/internal/robotspath"
+)
 
 // RobotsDisallows reports whether the robots.txt this handler serves
 // disallows path (as requested, percent-encoded) for a crawler whose
@@ -40,12 +44,12 @@ func (s *Sitemap) RobotsDisallows(tokens []string, path string) (disallowed, kno
 	}
 	best, deny := -1, false
 	for _, p := range disallow {
-		if p != "" && len(p) > best && robotsPathMatch(p, path) {
+		if p != "" && len(p) > best && robotspath.Match(p, path) {
 			best, deny = len(p), true
 		}
 	}
 	for _, p := range allow {
-		if p != "" && len(p) >= best && robotsPathMatch(p, path) {
+		if p != "" && len(p) >= best && robotspath.Match(p, path) {
 			best, deny = len(p), false
 		}
 	}
@@ -61,41 +65,4 @@ func groupNames(agents, tokens []string) bool {
 		}
 	}
 	return false
-}
-
-// robotsPathMatch matches a robots.txt path pattern: "*" is any run of
-// characters, a final "$" anchors the end; otherwise a prefix match. The
-// pieces between stars are found leftmost, one after another, which is
-// enough (the leftmost end of each leaves the most path for the rest) and
-// costs one pass over the path whatever the number of stars.
-func robotsPathMatch(pattern, path string) bool {
-	anchored := strings.HasSuffix(pattern, "$")
-	if anchored {
-		pattern = pattern[:len(pattern)-1]
-	}
-	first, rest, star := strings.Cut(pattern, "*")
-	if !strings.HasPrefix(path, first) {
-		return false
-	}
-	if !star {
-		return !anchored || len(path) == len(first)
-	}
-	pos := len(first)
-	for {
-		piece, more, ok := strings.Cut(rest, "*")
-		if !ok {
-			if anchored {
-				return len(path)-pos >= len(piece) && strings.HasSuffix(path, piece)
-			}
-			return strings.Contains(path[pos:], piece)
-		}
-		if piece != "" {
-			i := strings.Index(path[pos:], piece)
-			if i < 0 {
-				return false
-			}
-			pos += i + len(piece)
-		}
-		rest = more
-	}
 }
