@@ -109,12 +109,35 @@ func sideBySide(b *testing.B, px [2]*Proxy, serve func(p *Proxy, i uint64)) {
 // botsBenchProxies are the proxies with [bots] off and on over one
 // upstream, and 1,000 client addresses, half in googlebot.json.
 func botsBenchProxies(b *testing.B, header bool) ([2]*Proxy, []string) {
+	uh := ""
+	if header {
+		uh = "upstream_header = \"Headgate-Bot\"\n"
+	}
+	dir := rangesDir(b)
+	px := benchPair(b, pageUpstream(b, false), func(on bool) string {
+		return fmt.Sprintf("[bots]\nenabled = %t\nreverse_dns = false\n%sranges_dir = %s\n%s", on, uh, quote(dir), testRules)
+	})
+	return px, benchClientAddrs()
+}
+
+// pageUpstream is an upstream answering testPage; with notFound, the
+// paths ending in "00" (one in a hundred pages) answer it with 404.
+func pageUpstream(b *testing.B, notFound bool) string {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Length", strconv.Itoa(len(testPage)))
+		if notFound && len(r.URL.Path) > 3 && r.URL.Path[len(r.URL.Path)-2:] == "00" {
+			w.WriteHeader(http.StatusNotFound)
+		}
 		io.WriteString(w, testPage)
 	}))
 	b.Cleanup(up.Close)
+	return up.URL
+}
+
+// benchClientAddrs are 1,000 client addresses, half of them in
+// rangesDir's googlebot.json.
+func benchClientAddrs() []string {
 	addrs := make([]string, 1000)
 	for i := range addrs {
 		if i%2 == 0 {
@@ -123,22 +146,22 @@ func botsBenchProxies(b *testing.B, header bool) ([2]*Proxy, []string) {
 			addrs[i] = fmt.Sprintf("127.1.%d.%d:40000", i/250, i%250)
 		}
 	}
-	dir := rangesDir(b)
+	return addrs
+}
+
+// benchPair is the proxies over upstream of config(false) and
+// config(true): sideBySide's off and on.
+func benchPair(b *testing.B, upstream string, config func(on bool) string) [2]*Proxy {
 	var px [2]*Proxy
 	for i, on := range []bool{false, true} {
-		uh := ""
-		if header {
-			uh = "upstream_header = \"Headgate-Bot\"\n"
-		}
-		src := fmt.Sprintf("[bots]\nenabled = %t\nreverse_dns = false\n%sranges_dir = %s\n%s", on, uh, quote(dir), testRules)
-		p, err := New(testConfig(b, up.URL, src), Options{})
+		p, err := New(testConfig(b, upstream, config(on)), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Cleanup(func() { p.Close() })
 		px[i] = p
 	}
-	return px, addrs
+	return px
 }
 
 // botsBenchServe serves request i: a quarter say Googlebot.

@@ -4,8 +4,6 @@ package proxy
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -29,35 +27,12 @@ import (
 //	go test ./proxy -run '^$' -bench Part3SideBySide -benchtime 3x -count 4 -cpu 2
 func BenchmarkPart3SideBySide(b *testing.B) {
 	aa := os.Getenv("HEADGATE_PART3_AA") != ""
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Length", strconv.Itoa(len(testPage)))
-		if len(r.URL.Path) > 3 && r.URL.Path[len(r.URL.Path)-2:] == "00" {
-			w.WriteHeader(http.StatusNotFound)
-		}
-		io.WriteString(w, testPage)
-	}))
-	b.Cleanup(up.Close)
-	addrs := make([]string, 1000)
-	for i := range addrs {
-		if i%2 == 0 {
-			addrs[i] = fmt.Sprintf("127.66.%d.%d:40000", i/250, i%250) // in googlebot.json
-		} else {
-			addrs[i] = fmt.Sprintf("127.1.%d.%d:40000", i/250, i%250)
-		}
-	}
+	addrs := benchClientAddrs()
 	dir := rangesDir(b)
-	var px [2]*Proxy
-	for i, on := range []bool{false, true} {
-		src := fmt.Sprintf("[bots]\nenabled = %t\nreverse_dns = false\nranges_dir = %s\n[watch]\nenabled = %t\n%s",
+	px := benchPair(b, pageUpstream(b, true), func(on bool) string {
+		return fmt.Sprintf("[bots]\nenabled = %t\nreverse_dns = false\nranges_dir = %s\n[watch]\nenabled = %t\n%s",
 			on && !aa, quote(dir), on && !aa, testRules)
-		p, err := New(testConfig(b, up.URL, src), Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { p.Close() })
-		px[i] = p
-	}
+	})
 	sideBySide(b, px, func(p *Proxy, i uint64) {
 		req := httptest.NewRequest("GET", "http://notes.example/notes/"+strconv.Itoa(int(i%5000)), nil)
 		req.RemoteAddr = addrs[i%uint64(len(addrs))]

@@ -4,8 +4,6 @@ package proxy
 
 import (
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
@@ -25,25 +23,9 @@ import (
 //	go test ./proxy -run '^$' -bench 'WatchSideBySide' -benchtime 3x -cpu 2
 func BenchmarkWatchSideBySide(b *testing.B) {
 	aa := os.Getenv("HEADGATE_WATCH_AA") != ""
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.Header().Set("Content-Length", strconv.Itoa(len(testPage)))
-		if len(r.URL.Path) > 3 && r.URL.Path[len(r.URL.Path)-2:] == "00" {
-			w.WriteHeader(http.StatusNotFound)
-		}
-		io.WriteString(w, testPage)
-	}))
-	b.Cleanup(up.Close)
-	var px [2]*Proxy
-	for i, on := range []bool{false, true} {
-		src := fmt.Sprintf("[watch]\nenabled = %t\n%s", on && !aa, testRules)
-		p, err := New(testConfig(b, up.URL, src), Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { p.Close() })
-		px[i] = p
-	}
+	px := benchPair(b, pageUpstream(b, true), func(on bool) string {
+		return fmt.Sprintf("[watch]\nenabled = %t\n%s", on && !aa, testRules)
+	})
 	sideBySide(b, px, func(p *Proxy, i uint64) {
 		req := httptest.NewRequest("GET", "http://notes.example/notes/"+strconv.Itoa(int(i%5000)), nil)
 		if i%10 == 0 {
