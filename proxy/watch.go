@@ -30,8 +30,12 @@ import (
 // to the first byte — a GET forwarded to the upstream is observed: with
 // the head facts when the rewriter read the head (rewriterRan, also on a
 // plan-cache hit), with the status alone otherwise (watch compares it only
-// for a page it remembers). The upstream's X-Robots-Tag values are taken
-// in decideResponse before headgate's headers replace them.
+// for a page it remembers). When the upstream could not answer (refused,
+// timed out, a head that could not be read), the status is headgate's own
+// 502 or 504 that went out in its place (watchStatus, from the record's
+// outcome upstream_error): to a crawler the page is down either way. The
+// upstream's X-Robots-Tag values are taken in decideResponse before
+// headgate's headers replace them.
 
 // watchState is the Proxy's watcher and the config it was built from
 // (Enabled cleared).
@@ -123,10 +127,14 @@ func (p *Proxy) closeWatch(ctx context.Context) error {
 // observeWatch tells the watcher of one finished request (from finish).
 func (rs *reqState) observeWatch(r *http.Request) {
 	w := rs.st.watch
-	if w == nil || rs.upstream == 0 || r.Method != http.MethodGet {
+	if w == nil || r.Method != http.MethodGet {
 		return
 	}
-	resp := watch.Response{Status: rs.upstream, RobotsHeader: rs.upRobots}
+	status := rs.watchStatus()
+	if status == 0 {
+		return
+	}
+	resp := watch.Response{Status: status, RobotsHeader: rs.upRobots}
 	if rs.rewriterRan {
 		resp.Head = &rs.rrv.Result().Upstream
 	}
@@ -137,6 +145,21 @@ func (rs *reqState) observeWatch(r *http.Request) {
 		path = rs.m.Path
 	}
 	w.Observe(path, r.URL.RawQuery, resp)
+}
+
+// watchStatus is the page's status as the request's record says it went
+// out: the upstream's; on the outcome upstream_error, the status headgate
+// answered in its place (proxyError's 502 or 504: the upstream refused,
+// timed out or sent a head that could not be read), so that a page whose
+// upstream goes down is a status change like one that answers 500 itself.
+// A response cut short after its header went out keeps the status it was
+// sent with. 0 when no page was answered: the client went away first
+// (canceled), or headgate answered without asking the upstream.
+func (rs *reqState) watchStatus() int {
+	if rs.outcome == UpstreamError && rs.w.status >= 500 {
+		return rs.w.status
+	}
+	return rs.upstream
 }
 
 // changesHandler serves /changes from the current watcher; 404 while
