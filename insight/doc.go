@@ -21,14 +21,16 @@
 //	tr.Observe(insight.Request{Identity: id, Path: r.URL.Path, Status: status,
 //		Bytes: written, RobotsViolation: disallowed, Referer: r.Header.Get("Referer"), Time: start})
 //
-// Bounds. Labels: bot is one of Options.Crawlers' names or "other"
+// Bounds. Labels: bot is one of Options.Crawlers' names (or of a later
+// SetCrawlers', at most MaxCrawlers over the Tracker's life) or "other"
 // (whatever a client claims); category is one of bots.Categories or
 // "unknown"; verified is ip, dns, signature, no or unverifiable; code_class
 // 2xx…5xx; source one of Sources(). Memory is fixed at New: per crawler 24
 // hourly buckets of atomic counters and two Space-Saving sketches of
 // TopPaths counters, each holding at most MaxPathBytes of a path in its
 // own array (about 18 KiB per sketch at 32 counters); referrals 24 × the
-// sources. Nothing grows with traffic or with the number of paths.
+// sources. Nothing grows with traffic or with the number of paths; only a
+// reload that names new crawlers adds a window each, up to MaxCrawlers.
 //
 // Cost. Observe takes no lock on its counters (atomics; label children
 // are resolved once per combination and cached in a pointer, so no

@@ -185,9 +185,7 @@ func (b *bucket) clear(hour int64) {
 const halfDay = 12
 
 type crawler struct {
-	name     string
-	category string // of the directory entry ("" for Other)
-	operator string
+	name string
 
 	mu      sync.Mutex // bucket rollover; the sketches
 	hours   [Hours]bucket
@@ -213,11 +211,18 @@ type refBucket struct {
 // no lock but a crawler's own when a new path enters its sketch or an
 // hour rolls over.
 type Tracker struct {
-	now      func() time.Time
-	log      *slog.Logger
-	crawlers []*crawler // the tracked names, then Other
-	byName   map[string]int
-	topK     int
+	now  func() time.Time
+	log  *slog.Logger
+	topK int
+
+	// set is the tracked list Observe and Snapshot read; SetCrawlers
+	// replaces it. setMu orders the replacements; known holds every
+	// crawler ever tracked (at most MaxCrawlers), so that a name a reload
+	// drops and a later one brings back keeps its window and its series.
+	set   atomic.Pointer[crawlerSet]
+	setMu sync.Mutex
+	known map[string]*crawler
+	other *crawler
 
 	reqVec, bytesVec, violVec *prometheus.CounterVec
 	referrals                 []prometheus.Counter // by source index; nil without a registerer
@@ -226,10 +231,27 @@ type Tracker struct {
 	refHours [Hours]refBucket
 }
 
+// crawlerSet is the tracked list at one time, never changed once
+// published: the crawlers, Other last, with their directory entries'
+// category and operator (the page's columns; a reload may change them).
+type crawlerSet struct {
+	list   []*crawler
+	meta   []crawlerMeta
+	byName map[string]*crawler
+}
+
+type crawlerMeta struct{ category, operator string }
+
+// MaxCrawlers bounds the names a Tracker ever tracks, over New and every
+// SetCrawlers (the directory has about 40): each has its own label value
+// and its window (about 28 KiB at the default TopPaths). A name past it
+// counts as Other.
+const MaxCrawlers = 256
+
 // New returns a Tracker with its metric families registered on
 // opt.Registerer (an error if they already are).
 func New(opt Options) (*Tracker, error) {
-	t := &Tracker{now: opt.Now, log: opt.Logger, topK: opt.TopPaths, byName: map[string]int{}}
+	t := &Tracker{now: opt.Now, log: opt.Logger, topK: opt.TopPaths, known: map[string]*crawler{}}
 	if t.now == nil {
 		t.now = time.Now
 	}
@@ -244,16 +266,9 @@ func New(opt Options) (*Tracker, error) {
 	if list == nil {
 		list = bots.Directory()
 	}
-	for _, c := range list {
-		if _, dup := t.byName[c.Name]; dup || c.Name == Other || c.Name == "" || c.Name == "-" {
-			continue
-		}
-		t.byName[c.Name] = len(t.crawlers)
-		t.crawlers = append(t.crawlers, &crawler{name: c.Name, category: string(c.Category), operator: c.Operator})
-	}
-	t.crawlers = append(t.crawlers, &crawler{name: Other})
-	for _, c := range t.crawlers {
-		c.top = [2]sketch{newSketch(t.topK), newSketch(t.topK)}
+	t.other = t.newCrawler(Other)
+	if left := t.SetCrawlers(list); len(left) > 0 {
+		t.log.Warn("insight: more crawlers than it tracks; these count as other", "max", MaxCrawlers, "names", left)
 	}
 	for i := range t.refHours {
 		t.refHours[i].counts = make([]atomic.Uint64, len(sourceNames))
@@ -273,6 +288,44 @@ const (
 	MetricViolations = "headgate_bot_robots_violations_total"
 	MetricReferrals  = "headgate_referrals_total"
 )
+
+func (t *Tracker) newCrawler(name string) *crawler {
+	return &crawler{name: name, top: [2]sketch{newSketch(t.topK), newSketch(t.topK)}}
+}
+
+// SetCrawlers makes list the tracked crawlers from now on: a config
+// reload's directory merged with its [[bots.crawler]] (bots.Merge). A
+// name tracked before keeps its window; a new one starts empty, with its
+// own label value; one list leaves out counts as Other from now on (its
+// series stay where they are). Names past MaxCrawlers (over the Tracker's
+// life) are not tracked: SetCrawlers returns them, for a warning. Safe
+// with Observe and Snapshot running.
+func (t *Tracker) SetCrawlers(list []bots.Crawler) (left []string) {
+	t.setMu.Lock()
+	defer t.setMu.Unlock()
+	set := &crawlerSet{byName: make(map[string]*crawler, len(list))}
+	for _, c := range list {
+		if _, dup := set.byName[c.Name]; dup || c.Name == Other || c.Name == "" || c.Name == "-" {
+			continue
+		}
+		cr := t.known[c.Name]
+		if cr == nil {
+			if len(t.known) >= MaxCrawlers {
+				left = append(left, c.Name)
+				continue
+			}
+			cr = t.newCrawler(c.Name)
+			t.known[c.Name] = cr
+		}
+		set.byName[c.Name] = cr
+		set.list = append(set.list, cr)
+		set.meta = append(set.meta, crawlerMeta{string(c.Category), c.Operator})
+	}
+	set.list = append(set.list, t.other)
+	set.meta = append(set.meta, crawlerMeta{})
+	t.set.Store(set)
+	return left
+}
 
 func (t *Tracker) register(reg prometheus.Registerer) error {
 	// The one place the label sets are decided. `group` is §21's: empty
@@ -328,11 +381,10 @@ func (t *Tracker) Observe(ev Request) {
 	if !ev.Identity.Known() {
 		return
 	}
-	ci, ok := t.byName[ev.Identity.Name]
-	if !ok {
-		ci = len(t.crawlers) - 1
+	c := t.set.Load().byName[ev.Identity.Name]
+	if c == nil {
+		c = t.other
 	}
-	c := t.crawlers[ci]
 	v, cl := verifiedIndex(ev.Identity.Verified), classIndex(ev.Status)
 	var n uint64
 	if ev.Bytes > 0 {

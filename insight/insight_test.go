@@ -343,3 +343,57 @@ headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="2xx"
 		t.Error(err)
 	}
 }
+
+// TestSetCrawlers: a reload's list is followed. A crawler it adds gets its
+// own label value and page entry (not other); one it drops counts as other
+// from then on; one it keeps keeps its window; names past MaxCrawlers are
+// returned and count as other, whatever a reload lists.
+func TestSetCrawlers(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	tr := newTracker(t, reg, newClock(t0))
+	acme := bots.Identity{Name: "acmebot", Category: bots.Monitor, Verified: bots.VerifiedUnverifiable}
+	tr.Observe(Request{Identity: gptbot, Path: "/a", Status: 200})
+	tr.Observe(Request{Identity: acme, Path: "/a", Status: 200})
+
+	added := bots.Merge(bots.Directory(), []bots.Crawler{{Name: "acmebot", Tokens: []string{"AcmeBot"}, Category: bots.Monitor, Operator: "Acme"}}, nil)
+	if left := tr.SetCrawlers(added); len(left) != 0 {
+		t.Fatalf("left %v", left)
+	}
+	tr.Observe(Request{Identity: acme, Path: "/b", Status: 200})
+	byName := func() map[string]CrawlerWindow {
+		m := map[string]CrawlerWindow{}
+		for _, c := range tr.Snapshot().Crawlers {
+			m[c.Name] = c
+		}
+		return m
+	}
+	got := byName()
+	if got["acmebot"].Requests != 1 || got["acmebot"].Operator != "Acme" || got[Other].Requests != 1 || got["gptbot"].Requests != 1 {
+		t.Errorf("after the reload that adds acmebot: %+v", got)
+	}
+	if n := testutil.ToFloat64(tr.reqVec.WithLabelValues("acmebot", "monitor", "unverifiable", "2xx", "")); n != 1 {
+		t.Errorf("%s{bot=acmebot} = %v, want 1", MetricRequests, n)
+	}
+
+	if left := tr.SetCrawlers(bots.Directory()); len(left) != 0 {
+		t.Fatalf("left %v", left)
+	}
+	tr.Observe(Request{Identity: acme, Path: "/c", Status: 200})
+	got = byName()
+	if _, ok := got["acmebot"]; ok || got[Other].Requests != 2 || got["gptbot"].Requests != 1 {
+		t.Errorf("after the reload that drops acmebot: %+v", got)
+	}
+
+	var many []bots.Crawler
+	for i := range MaxCrawlers + 10 {
+		many = append(many, bots.Crawler{Name: fmt.Sprintf("bot%d", i), Category: bots.Monitor})
+	}
+	left := tr.SetCrawlers(many)
+	if len(left) == 0 || len(tr.known) != MaxCrawlers {
+		t.Errorf("%d names left out, %d tracked; want the tracked ones capped at %d", len(left), len(tr.known), MaxCrawlers)
+	}
+	tr.Observe(Request{Identity: bots.Identity{Name: left[0], Category: bots.Monitor, Verified: bots.VerifiedUnverifiable}, Status: 200})
+	if got := byName(); got[Other].Requests != 3 {
+		t.Errorf("a name past MaxCrawlers: other has %d requests, want 3", got[Other].Requests)
+	}
+}

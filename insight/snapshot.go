@@ -51,8 +51,9 @@ func (t *Tracker) Snapshot() Snapshot {
 	for h := first; h <= cur; h++ {
 		s.Hours = append(s.Hours, time.Unix(h*3600, 0).UTC())
 	}
-	for _, c := range t.crawlers {
-		w := CrawlerWindow{Name: c.name, Category: c.category, Operator: c.operator,
+	set := t.set.Load()
+	for ci, c := range set.list {
+		w := CrawlerWindow{Name: c.name, Category: set.meta[ci].category, Operator: set.meta[ci].operator,
 			ByHour: make([]uint64, Hours), Spoofed: make([]uint64, Hours),
 			Verified: map[string]uint64{}, Status: map[string]uint64{}}
 		var verdicts [nVerified]uint64

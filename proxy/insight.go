@@ -12,9 +12,10 @@ import (
 // Crawl insight (SPEC §20.1). The Proxy owns one *insight.Tracker for its
 // whole life: its families are registered once, in New, and its 24-hour
 // window survives reloads. Its crawler list is the directory merged with
-// the first config's [[bots.crawler]] and categories; a crawler a reload
-// adds counts as "other" until the process restarts (the label set of a
-// family is fixed once registered).
+// the config's [[bots.crawler]] and categories, set again at every Swap
+// (swapInsight): a crawler a reload adds is counted under its own name
+// from then on, one it drops as "other". The bot label stays bounded:
+// the tracker keeps at most insight.MaxCrawlers names over its life.
 //
 // Per request, in finish, once the access log line is written: with
 // [bots] on, every request is observed (the identity, the path, the status
@@ -26,6 +27,15 @@ import (
 func newTracker(p *Proxy, cfg *rules.Config) (*insight.Tracker, error) {
 	list := bots.Merge(bots.Directory(), cfg.Bots.Crawler, cfg.Bots.Categories)
 	return insight.New(insight.Options{Registerer: p.reg, Crawlers: list, Logger: p.log})
+}
+
+// swapInsight points the tracker at cfg's crawler list (from Swap, under
+// swapMu, once the config is accepted).
+func (p *Proxy) swapInsight(cfg *rules.Config) {
+	list := bots.Merge(bots.Directory(), cfg.Bots.Crawler, cfg.Bots.Categories)
+	if left := p.insight.SetCrawlers(list); len(left) > 0 {
+		p.log.Warn("insight: more crawler names than it tracks; these count as other", "max", insight.MaxCrawlers, "names", left)
+	}
 }
 
 // observeInsight tells the tracker of one finished request (from finish).

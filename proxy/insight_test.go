@@ -76,3 +76,26 @@ func referrals(t *testing.T, p *Proxy, source string) float64 {
 	}
 	return -1
 }
+
+// A crawler a reload adds ([[bots.crawler]]) is counted under its own
+// name from the reload on, not as other until a restart.
+func TestInsightFollowsReload(t *testing.T) {
+	p, _, _ := botsProxy(t, "", "", "")
+	cfg := testConfig(t, p.Config().Server.Upstream, "[bots]\nenabled = true\nreverse_dns = false\nranges_dir = "+quote(rangesDir(t))+
+		"\n\n[[bots.crawler]]\nname = \"acmebot\"\ntokens = [\"AcmeBot\"]\ncategory = \"monitor\"\n")
+	if err := p.Swap(cfg); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := identityOf(t, p, "/notes/1", "127.0.0.9:4000", "User-Agent: AcmeBot/1.0")
+	if rec.Bot.Name != "acmebot" {
+		t.Fatalf("the reloaded verifier names the agent %q", rec.Bot.Name)
+	}
+	want := `
+# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.
+# TYPE headgate_bot_requests_total counter
+headgate_bot_requests_total{bot="acmebot",category="monitor",code_class="2xx",group="",verified="unverifiable"} 1
+`
+	if err := testutil.GatherAndCompare(p.reg, strings.NewReader(want), "headgate_bot_requests_total"); err != nil {
+		t.Error(err)
+	}
+}

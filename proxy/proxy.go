@@ -245,6 +245,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 	if err := p.swapWatch(st, cfg); err != nil {
 		return err
 	}
+	p.swapInsight(cfg) // insight.go
 	p.state.Store(st)
 	return nil
 }
