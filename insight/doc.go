@@ -18,7 +18,7 @@
 //	tr, err := insight.New(insight.Options{Registerer: reg, Crawlers: merged, Logger: log})
 //	adminMux.Handle("/crawlers", tr.Handler())
 //	// per request, once, where the access log line is written:
-//	tr.Observe(insight.Request{Identity: id, Path: r.URL.Path, Status: status,
+//	tr.Observe(insight.Request{Identity: id, Path: escapedPath, Status: status,
 //		Bytes: written, RobotsViolation: disallowed, Referer: r.Header.Get("Referer"), Time: start})
 //
 // Bounds. Labels: bot is one of Options.Crawlers' names (or of a later

@@ -23,7 +23,7 @@ const Hours = 24
 // request, from its decision record.
 type Request struct {
 	Identity bots.Identity // bots.None (Name "-") for a request that names no crawler
-	Path     string        // the request's path; the sketch keeps MaxPathBytes of it
+	Path     string        // the request's path as it arrived, percent-encoded (as [watch] keys a page); the sketch keeps MaxPathBytes of it
 	Status   int           // the status sent; 0 when the client left before one
 	Bytes    int64         // response body bytes sent
 	// RobotsViolation: an identified crawler asked for a path the served

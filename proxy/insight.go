@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/headgate/headgate/bots"
@@ -46,7 +47,7 @@ func (p *Proxy) observeInsight(rs *reqState, r *http.Request, start time.Time) {
 	}
 	ev := insight.Request{
 		Identity: rs.bot,
-		Path:     r.URL.Path,
+		Path:     requestPath(r),
 		Status:   rs.w.status,
 		Bytes:    rs.w.bytes,
 		Time:     start,
@@ -61,4 +62,12 @@ func (p *Proxy) observeInsight(rs *reqState, r *http.Request, start time.Time) {
 		}
 	}
 	p.insight.Observe(ev)
+}
+
+// requestPath is the path insight counts: the request's as it arrived,
+// percent-encoded, never decoded (requestTarget's, without the query), as
+// [watch] keys a page (pagePath, watch.go).
+func requestPath(r *http.Request) string {
+	path, _, _ := strings.Cut(requestTarget(r), "?")
+	return path
 }

@@ -1,12 +1,15 @@
 package proxy
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/headgate/headgate/insight"
 )
 
 // With [bots] on, each request of an identified crawler is counted by
@@ -97,5 +100,22 @@ headgate_bot_requests_total{bot="acmebot",category="monitor",code_class="2xx",gr
 `
 	if err := testutil.GatherAndCompare(p.reg, strings.NewReader(want), "headgate_bot_requests_total"); err != nil {
 		t.Error(err)
+	}
+}
+
+// Insight counts the path as it arrived, percent-encoded, as [watch] keys
+// a page (the Match's Path): /crawlers' top paths and /changes spell one
+// page alike.
+func TestInsightPathAsWatchKeysIt(t *testing.T) {
+	p, _, _ := botsProxy(t, "", "", "")
+	rec, _ := identityOf(t, p, "/caf%C3%A9?x=1", "127.0.0.9:4000", "User-Agent: "+uaGooglebot)
+	w := httptest.NewRecorder()
+	p.Admin().ServeHTTP(w, httptest.NewRequest("GET", "http://127.0.0.1/crawlers?format=json", nil))
+	var snap insight.Snapshot
+	if err := json.Unmarshal(w.Body.Bytes(), &snap); err != nil || len(snap.Crawlers) != 1 || len(snap.Crawlers[0].TopPaths) != 1 {
+		t.Fatalf("/crawlers JSON: %v\n%s", err, w.Body)
+	}
+	if got := snap.Crawlers[0].TopPaths[0].Path; got != "/caf%C3%A9" || got != rec.Match.Path {
+		t.Errorf("insight counts %q; want /caf%%C3%%A9, the path [watch] keys (%q)", got, rec.Match.Path)
 	}
 }

@@ -138,13 +138,21 @@ func (rs *reqState) observeWatch(r *http.Request) {
 	if rs.rewriterRan {
 		resp.Head = &rs.rrv.Result().Upstream
 	}
-	// The path as it arrived, percent-encoded: what [watch] match binds,
-	// the event's URL and the inspector's target (EventsFor) all spell it so.
-	path := r.URL.EscapedPath()
+	w.Observe(rs.pagePath(r), r.URL.RawQuery, resp)
+}
+
+// pagePath is the path [watch] keys a page by: as it arrived,
+// percent-encoded, never decoded (the Match's Path), like insight's
+// (requestPath, insight.go), so that [watch] match,
+// an event's URL, the inspector's target (EventsFor) and /crawlers' top
+// paths spell one page alike: /caf%C3%A9, not /café in one place and the
+// other elsewhere, and /a%2Fb apart from /a/b. Markdown's suffix form
+// (/page.md) is the page it names (/page): the upstream answered that.
+func (rs *reqState) pagePath(r *http.Request) string {
 	if rs.m != nil {
-		path = rs.m.Path
+		return rs.m.Path
 	}
-	w.Observe(path, r.URL.RawQuery, resp)
+	return requestPath(r)
 }
 
 // watchStatus is the page's status as the request's record says it went
