@@ -7,8 +7,13 @@ package test
 // layout's fixed name).
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 func TestHelmIndexNowAlertFollowsRelease(t *testing.T) {
@@ -49,6 +54,30 @@ func TestHelmIndexNowAlertFollowsRelease(t *testing.T) {
 			}
 			if want := `cronjob="` + name + `"`; !strings.Contains(expr, want) || !strings.Contains(desc, name) {
 				t.Errorf("the alert does not select this release's CronJob %s (want %s):\n%s\n%s", name, want, expr, desc)
+			}
+			// promtool, when installed, reads the rendered groups as
+			// Prometheus will.
+			if promtool, err := exec.LookPath("promtool"); err == nil {
+				var spec any
+				for _, d := range docs {
+					if m, ok := d.(map[string]any); ok && m["kind"] == "PrometheusRule" {
+						spec = m["spec"]
+					}
+				}
+				if spec == nil {
+					t.Fatal("no PrometheusRule spec among the rendered documents")
+				}
+				b, err := yaml.Marshal(spec) // {groups: …}, as rendered
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := filepath.Join(t.TempDir(), "rules.yaml")
+				if err := os.WriteFile(f, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if out, err := exec.Command(promtool, "check", "rules", f).CombinedOutput(); err != nil {
+					t.Errorf("promtool check rules (the chart's PrometheusRule): %v\n%s", err, out)
+				}
 			}
 			// The same rule as the plain manifest's, but for the name.
 			if got := strings.ReplaceAll(expr, name, "headgate-indexnow"); got != plain["HeadgateIndexNowFailing"] {
