@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -59,19 +60,49 @@ func (g *adminGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		g.next.ServeHTTP(w, r)
 		return
 	}
-	host := r.Host
-	if len(host) > 256 {
-		host = host[:256] + "…"
+	g.p.m.misdirected.Inc()
+	if ok, left := g.p.misdirected.allow(); ok {
+		host := r.Host
+		if len(host) > 256 {
+			host = host[:256] + "…"
+		}
+		// Quoted: the Host is the client's bytes, the log line is the operator's.
+		g.log.Warn("admin: refused a request for another host (421): add the name to server.admin_hosts if it is yours",
+			"host", strconv.Quote(host), "path", strconv.Quote(r.URL.Path), "client", r.RemoteAddr, "suppressed", left)
 	}
-	// Quoted: the Host is the client's bytes, the log line is the operator's.
-	g.log.Warn("admin: refused a request for another host (421): add the name to server.admin_hosts if it is yours",
-		"host", strconv.Quote(host), "path", strconv.Quote(r.URL.Path), "client", r.RemoteAddr)
 	h := w.Header()
 	h.Set("Content-Type", "text/plain; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(http.StatusMisdirectedRequest)
 	io.WriteString(w, "421 misdirected request: headgate's admin listener answers only an IP address, localhost or a name in server.admin_hosts\n")
+}
+
+// lineLimit lets one log line a second through, so that a client who
+// sends request after request with a foreign Host cannot flood the log;
+// the next line says how many it left out (suppressed), and a metric
+// counts every one (headgate_admin_misdirected_total). One per Proxy,
+// whichever Admin handler refused.
+type lineLimit struct {
+	now        func() time.Time // nil: time.Now (tests set it)
+	last       atomic.Int64     // Unix second of the last line
+	suppressed atomic.Uint64    // lines left out since
+}
+
+// allow reports whether a line may go out now and, if so, how many were
+// left out before it.
+func (l *lineLimit) allow() (bool, uint64) {
+	now := time.Now
+	if l.now != nil {
+		now = l.now
+	}
+	sec := now().Unix()
+	last := l.last.Load()
+	if sec <= last || !l.last.CompareAndSwap(last, sec) {
+		l.suppressed.Add(1)
+		return false, 0
+	}
+	return true, l.suppressed.Swap(0)
 }
 
 // adminHostSet is the lookup table of server.admin_hosts.

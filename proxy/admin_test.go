@@ -9,7 +9,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // TestAdminHost: the admin listener answers only a Host that is an IP
@@ -76,7 +80,9 @@ func TestAdminHost(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(logs.String(), `host="\"evil.example:9090\""`) {
+	// The first refusal is logged (the rest of the second's are counted:
+	// TestAdminMisdirectedFlood).
+	if !strings.Contains(logs.String(), `host="\"evil.example\""`) {
 		t.Errorf("no log line names the refused Host, quoted:\n%s", logs.String())
 	}
 
@@ -118,5 +124,52 @@ func TestAdminHostEscapesLog(t *testing.T) {
 	}
 	if strings.Count(logs.String(), "\n") != 1 || strings.ContainsRune(logs.String(), 0x1b) {
 		t.Errorf("the Host's bytes reach the log raw:\n%q", logs.String())
+	}
+}
+
+// TestAdminMisdirectedFlood: a client sending request after request with
+// a foreign Host gets its 421s, each counted in
+// headgate_admin_misdirected_total, but the log gets one line a second;
+// the next line says how many were left out.
+func TestAdminMisdirectedFlood(t *testing.T) {
+	var logs syncBuffer
+	p, err := New(testConfig(t, "http://127.0.0.1:9", testRules), Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	now := time.Unix(1_800_000_000, 0)
+	p.misdirected.now = func() time.Time { return now }
+	g := p.Admin()
+	flood := func(n int) {
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for range n / 4 {
+					r := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+					r.Host = "evil.example"
+					w := httptest.NewRecorder()
+					g.ServeHTTP(w, r)
+					if w.Code != http.StatusMisdirectedRequest {
+						t.Errorf("%d", w.Code)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	flood(10_000)
+	if n := strings.Count(logs.String(), "\n"); n != 1 {
+		t.Fatalf("%d log lines for 10,000 refused requests in one second, want 1", n)
+	}
+	if n := testutil.ToFloat64(p.m.misdirected); n != 10_000 {
+		t.Errorf("headgate_admin_misdirected_total = %v, want 10000", n)
+	}
+	now = now.Add(time.Second)
+	flood(4)
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], "suppressed=9999") {
+		t.Errorf("a second later: want one more line saying suppressed=9999:\n%s", logs.String())
 	}
 }

@@ -21,6 +21,7 @@ type metrics struct {
 	recordLimits   prometheus.Counter // compressed heads past the recording limit
 	idleConns      prometheus.Gauge   // idle keep-alive connections on the public port
 	idleClosed     prometheus.Counter // of them, closed by server.max_idle_connections
+	misdirected    prometheus.Counter // the admin listener's 421s (admin.go)
 	plans          map[rewrite.PlanUse]prometheus.Counter
 	expPages       *prometheus.CounterVec // headgate_experiment_pages_total (experiment.go)
 	expMu          sync.RWMutex
@@ -85,6 +86,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: "headgate_idle_connections_closed_total",
 			Help: "Idle keep-alive connections closed because more than server.max_idle_connections were idle (the oldest goes).",
 		}),
+		misdirected: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "headgate_admin_misdirected_total",
+			Help: "Requests the admin listener refused with 421: their Host is no IP literal, localhost or name in server.admin_hosts (DNS rebinding, or a name to add).",
+		}),
 	}
 	m.expPages = newExperimentPages()
 	planVec := prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -97,7 +102,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.rewriteSeconds, m.tagsWritten, m.tagsRemoved,
 		m.urlsDropped, m.reloads, m.upstreamErrors, m.recordLimits,
-		m.idleConns, m.idleClosed, planVec, m.expPages} {
+		m.idleConns, m.idleClosed, m.misdirected, planVec, m.expPages} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

@@ -88,6 +88,7 @@ type Proxy struct {
 	insight      *insight.Tracker // §20.1, one for the Proxy's life (insight.go)
 	watch        *watchState      // [watch]'s watcher, kept across reloads (watch.go); nil until enabled
 	watchMetrics watchMetrics     // the current watcher's families, registered once
+	misdirected  lineLimit        // the admin listener's 421 log lines (admin.go)
 }
 
 // state is everything that changes with the config; requests load it once.
