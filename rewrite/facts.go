@@ -319,3 +319,14 @@ func isGooglebot(name []byte) bool {
 	name = trimSpace(name)
 	return len(name) == len("googlebot") && asciiEqualFold(name, "googlebot")
 }
+
+// TextBytes is Text without the copy: the Fact's own bytes, to read and
+// not to keep or change; nil when Text would report false. For a reader
+// that copies part of the text on a path that must not allocate (the
+// change watcher keeps the start of a title).
+func (f *Fact) TextBytes() []byte {
+	if int(f.n) != int(f.Len) || f.n == 0 {
+		return nil
+	}
+	return f.text[:f.n]
+}

@@ -23,7 +23,8 @@
 // responses whose head was read only; any response's status is compared.
 //
 // Memory is bounded: at most MaxPages pages, least recently seen forgotten
-// first, about 200 B each (hashes, no strings), over 64 locked shards.
+// first, about 170 B each (hashes, and the first 16 and 11 bytes of the
+// title and description in what the entry would pad), over 64 locked shards.
 // Events go to the counter headgate_upstream_changes_total{signal,
 // severity}, a log line, a ring of the latest 1,000 (Events, EventsFor,
 // Handler) and, when configured, a Sender that batches them to a webhook

@@ -16,9 +16,10 @@ type Event struct {
 	Signal string    `json:"signal"`
 	// Before and After are the signal's values: a status, robots
 	// directives ("noindex, nofollow"), a text when it was short, else
-	// "#" and a hash's first 8 hex digits; "" when there was none. Before
-	// is a hash for the texts (the watcher keeps no text); After is the
-	// text when the response that confirmed it carried it short.
+	// "#" and a hash's first 8 hex digits; "" when there was none. After
+	// is the text when the response that confirmed it carried it short;
+	// Before of a title or description the start the watcher kept (16 and
+	// 11 bytes, "…" when it went on), of a canonical its hash.
 	Before   string `json:"before"`
 	After    string `json:"after"`
 	Severity string `json:"severity"` // "critical" or "info"
@@ -74,7 +75,7 @@ func (w *Watcher) emit(path, query string, ch *changes, head *rewrite.HeadFacts)
 			Time:     now,
 			URL:      w.base + key,
 			Signal:   c.s.String(),
-			Before:   text(c.s, c.before, nil),
+			Before:   beforeText(c.s, c.before, &c.was),
 			After:    text(c.s, c.after, head),
 			Severity: severity(c.s, c.before, c.after),
 			key:      key,

@@ -2,6 +2,7 @@ package watch
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/headgate/headgate/internal/robotsmeta"
 	"github.com/headgate/headgate/rewrite"
@@ -169,4 +170,66 @@ func hashText(v uint64) string {
 		b[8-i] = hex[v>>(4*(8+i))&0xf] // the top 32 bits
 	}
 	return string(b[:])
+}
+
+// prefix is the start of a title or description an entry kept, for an
+// event's before: b[:n], and whether the text went on past it.
+type prefix struct {
+	b   [titleKept]byte
+	n   uint8
+	cut bool
+}
+
+// keep stores the start of f's text in dst: dst[0] is its length, with
+// the high bit set when the text went on; 0 when there is none to keep
+// (no text, or one longer than rewrite.FactTextMax, of which the Fact
+// keeps the hash alone). The cut falls on a rune boundary. No allocation.
+func keep(dst []byte, f *rewrite.Fact) {
+	clear(dst)
+	t := f.TextBytes()
+	room := len(dst) - 1
+	cut := len(t) > room
+	if cut {
+		n := room
+		for n > 0 && !utf8.RuneStart(t[n]) {
+			n--
+		}
+		t = t[:n]
+	}
+	if len(t) == 0 {
+		return
+	}
+	copy(dst[1:], t)
+	dst[0] = byte(len(t))
+	if cut {
+		dst[0] |= 0x80
+	}
+}
+
+// keepTexts keeps the start of head's title and description (a baseline).
+func (e *entry) keepTexts(head *rewrite.HeadFacts) {
+	keep(e.title[:], &head.Title)
+	keep(e.desc[:], &head.Description)
+}
+
+// prefixOf reads what keep stored.
+func prefixOf(src []byte) prefix {
+	var p prefix
+	p.n, p.cut = src[0]&0x7f, src[0]&0x80 != 0
+	copy(p.b[:p.n], src[1:])
+	return p
+}
+
+// beforeText is how an event shows a signal's value before the change:
+// as text does, but a title or description as the start the entry kept
+// ("Winter boots for…", whole when it was short), when it kept one.
+func beforeText(s Signal, v uint64, was *prefix) string {
+	if (s == Title || s == Description) && v != 0 && was.n > 0 {
+		t := string(was.b[:was.n])
+		if was.cut {
+			t += "…"
+		}
+		return t
+	}
+	return text(s, v, nil)
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/headgate/headgate/rewrite"
 )
 
 // Options configures a Watcher. The zero value of every field but Config
@@ -140,7 +142,11 @@ func (w *Watcher) Observe(path, query string, r Response) {
 	sh := &w.shards[key%nShards]
 	var ch changes
 	sh.mu.Lock()
-	sh.observe(key, &v, &compare, w.confirm, r.headRead(), &ch)
+	var head *rewrite.HeadFacts
+	if r.headRead() {
+		head = r.Head
+	}
+	sh.observe(key, &v, &compare, w.confirm, head, &ch)
 	sh.mu.Unlock()
 	if ch.n > 0 {
 		w.emit(path, query, &ch, r.Head)
@@ -153,6 +159,7 @@ type changes struct {
 	of [numSignals]struct {
 		s             Signal
 		before, after uint64
+		was           prefix // the start of the title or description before
 	}
 }
 
@@ -170,19 +177,38 @@ type shard struct {
 // 256 × 136 B, not by doubling a slice.
 const chunk = 256
 
-// entry is one page: ≤ 256 B with its share of the map (TestEntrySize).
-// Hashes, not strings.
+// entry is one page: 136 B (TestEntryLayout), ≤ 256 B with its share of
+// the map and of its chunk (TestEntrySize, TestMillionPages). Hashes, and
+// of the texts only the start of the confirmed title and description,
+// for the events' before, in the bytes the layout would pad anyway.
 type entry struct {
 	key        uint64
 	prev, next int32
-	cur        values            // confirmed
-	pend       values            // the candidate of each signal that differs
-	count      [numSignals]uint8 // responses in a row that showed pend
+	cur        values // confirmed
+	// pend is the low half of the candidate of each signal that differs:
+	// the count of responses in a row that showed it is all it serves
+	// for, and a confirmed change takes the response's whole value. (Two
+	// candidates alike in their low 32 bits would count as one.)
+	pend  [numSignals]uint32
+	count [numSignals]uint8 // responses in a row that showed pend
+	title [titleKept + 1]byte
+	desc  [descKept + 1]byte
 }
+
+// titleKept and descKept are the bytes of the confirmed title and
+// description an entry keeps (29 with their lengths: what is left of
+// 136 B).
+const (
+	titleKept = 16
+	descKept  = 11
+)
 
 func (s *shard) at(i int32) *entry { return &s.chunks[i/chunk][i%chunk] }
 
-func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confirm uint8, page bool, ch *changes) {
+// observe compares v with the page's entry; head is the response's head
+// when page (its signals count), else nil.
+func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confirm uint8, head *rewrite.HeadFacts, ch *changes) {
+	page := head != nil
 	i, ok := s.m[key]
 	if !ok {
 		if !page {
@@ -190,6 +216,7 @@ func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confir
 		}
 		e := s.add(key)
 		e.cur = *v // the baseline
+		e.keepTexts(head)
 		return
 	}
 	s.touch(i)
@@ -201,14 +228,22 @@ func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confir
 		switch {
 		case v[sg] == e.cur[sg]:
 			e.count[sg] = 0
-		case e.count[sg] > 0 && v[sg] == e.pend[sg]:
+		case e.count[sg] > 0 && uint32(v[sg]) == e.pend[sg]:
 			e.count[sg]++
 		default:
-			e.pend[sg], e.count[sg] = v[sg], 1
+			e.pend[sg], e.count[sg] = uint32(v[sg]), 1
 		}
 		if e.count[sg] >= confirm {
 			c := &ch.of[ch.n]
 			c.s, c.before, c.after = sg, e.cur[sg], v[sg]
+			switch sg {
+			case Title:
+				c.was = prefixOf(e.title[:])
+				keep(e.title[:], &head.Title)
+			case Description:
+				c.was = prefixOf(e.desc[:])
+				keep(e.desc[:], &head.Description)
+			}
 			ch.n++
 			e.cur[sg], e.count[sg] = v[sg], 0
 		}
