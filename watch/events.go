@@ -75,7 +75,7 @@ func (w *Watcher) emit(path, query string, ch *changes, head *rewrite.HeadFacts)
 			Time:     now,
 			URL:      w.base + key,
 			Signal:   c.s.String(),
-			Before:   beforeText(c.s, c.before, &c.was),
+			Before:   beforeText(c.s, c.before, ch),
 			After:    text(c.s, c.after, head),
 			Severity: severity(c.s, c.before, c.after),
 			key:      key,

@@ -223,7 +223,11 @@ func prefixOf(src []byte) prefix {
 // beforeText is how an event shows a signal's value before the change:
 // as text does, but a title or description as the start the entry kept
 // ("Winter boots for…", whole when it was short), when it kept one.
-func beforeText(s Signal, v uint64, was *prefix) string {
+func beforeText(s Signal, v uint64, ch *changes) string {
+	was := &ch.title
+	if s == Description {
+		was = &ch.desc
+	}
 	if (s == Title || s == Description) && v != 0 && was.n > 0 {
 		t := string(was.b[:was.n])
 		if was.cut {

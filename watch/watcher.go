@@ -159,8 +159,8 @@ type changes struct {
 	of [numSignals]struct {
 		s             Signal
 		before, after uint64
-		was           prefix // the start of the title or description before
 	}
+	title, desc prefix // the start of the title and description before
 }
 
 // shard is a part of the pages, an LRU list over entries in chunks.
@@ -238,10 +238,10 @@ func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confir
 			c.s, c.before, c.after = sg, e.cur[sg], v[sg]
 			switch sg {
 			case Title:
-				c.was = prefixOf(e.title[:])
+				ch.title = prefixOf(e.title[:])
 				keep(e.title[:], &head.Title)
 			case Description:
-				c.was = prefixOf(e.desc[:])
+				ch.desc = prefixOf(e.desc[:])
 				keep(e.desc[:], &head.Description)
 			}
 			ch.n++
