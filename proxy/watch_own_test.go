@@ -61,7 +61,8 @@ func (s *syncBuffer) String() string {
 // headgate's own 502 and 504, answered when the upstream is down or too
 // slow, are the page's status as the record says it went out: a page that
 // flips from 200 to them raises a critical status change after confirm
-// responses (the metric, the log line, /changes), and not before.
+// responses (the metric, the log line, /changes, the webhook), and not
+// before.
 func TestWatchSeesHeadgatesOwnGatewayErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -72,13 +73,23 @@ func TestWatchSeesHeadgatesOwnGatewayErrors(t *testing.T) {
 		{"504 upstream timeout", http.StatusGatewayTimeout, func(u *downUpstream) { u.slow.Store(true) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			got := make(chan []watch.Event, 4)
+			hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var evs []watch.Event
+				if err := json.NewDecoder(r.Body).Decode(&evs); err != nil {
+					t.Errorf("webhook body: %v", err)
+				}
+				got <- evs
+			}))
+			t.Cleanup(hook.Close)
+			tick := make(chan time.Time)
 			u := &downUpstream{}
 			up := httptest.NewServer(u)
 			t.Cleanup(up.Close)
-			cfg := testConfig(t, up.URL, watchRules+"\n[watch]\nenabled = true\nconfirm = 2\n")
+			cfg := testConfig(t, up.URL, watchRules+"\n[watch]\nenabled = true\nconfirm = 2\nwebhook = "+quote(hook.URL)+"\n")
 			cfg.Server.UpstreamTimeout = 200 * time.Millisecond
 			var logs syncBuffer
-			p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil)), WebhookTick: tick})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,6 +119,15 @@ func TestWatchSeesHeadgatesOwnGatewayErrors(t *testing.T) {
 			}
 			if !strings.Contains(logs.String(), "after="+strconv.Itoa(tc.want)) {
 				t.Errorf("no change log line with after=%d:\n%s", tc.want, logs.String())
+			}
+			tick <- time.Now()
+			select {
+			case evs := <-got:
+				if len(evs) != 1 || evs[0].Signal != "status" || evs[0].After != strconv.Itoa(tc.want) || evs[0].Severity != watch.Critical {
+					t.Errorf("webhook got %+v", evs)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the webhook got nothing")
 			}
 		})
 	}
