@@ -1,0 +1,83 @@
+package rules
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Issue 34, MediaWiki: /wiki/C++ and /wiki/C%2B%2B are one page (the app
+// decodes its path whole) and MediaWiki links to the second, but "self"
+// kept each request's spelling and the sitemap wrote /wiki/C++: one
+// article, two canonicals. site.path_safe (§23) names the app's spelling;
+// every address headgate builds from a path is spelled so.
+func TestPathSafeOneCanonical(t *testing.T) {
+	cfg := mustParse(t, `path_safe = ";@$!*(),/:"
+[[rule]]
+match = "/wiki/:page{.+}"
+canonical = "self"
+
+[[rule]]
+match = "/w/index.php"
+query = { title = ":page" }
+canonical = "/wiki/{page}"
+
+[[rule]]
+match = "/kept/*"
+canonical = "upstream-or-self"
+`)
+	const want = "https://notes.example/wiki/C%2B%2B"
+	for _, uri := range []string{"/wiki/C++", "/wiki/C%2B%2B", "/wiki/C%2b%2b", "/w/index.php?title=C%2B%2B", "/w/index.php?title=C++"} {
+		got := str(cfg.Resolve(uri).Render(Page{}).Canonical)
+		if uri == "/w/index.php?title=C++" {
+			// a raw + in a query is a space: another title
+			if got != "https://notes.example/wiki/C%20%20" {
+				t.Errorf("%s: canonical %q, want /wiki/C%%20%%20", uri, got)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("%s: canonical %q, want %q", uri, got, want)
+		}
+	}
+	for path, want := range map[string]string{
+		"/wiki/Category%3ADrinks":   "https://notes.example/wiki/Category:Drinks",
+		"/wiki/Tea%2FHistory":       "https://notes.example/wiki/Tea/History",
+		"/wiki/AT&T":                "https://notes.example/wiki/AT%26T",
+		"/wiki/Z%c3%bcrich":         "https://notes.example/wiki/Z%C3%BCrich",
+		"/wiki/Tea_%28drink%29":     "https://notes.example/wiki/Tea_(drink)",
+		"/wiki/It's":                "https://notes.example/wiki/It%27s",
+		"/wiki/Main_Page":           "https://notes.example/wiki/Main_Page",
+		"/wiki/Help:Contents/Intro": "https://notes.example/wiki/Help:Contents/Intro",
+	} {
+		if got := cfg.Resolve(path).SelfURL(false); got != want {
+			t.Errorf("%s: self %q, want %q", path, got, want)
+		}
+	}
+	// A kept upstream canonical is spelled so too, so it equals the <loc>.
+	h := cfg.Resolve("/kept/a").Render(Page{Canonical: "https://notes.example/kept/C++"})
+	if got := str(h.Canonical); got != "https://notes.example/kept/C%2B%2B" {
+		t.Errorf("kept upstream canonical %q, want https://notes.example/kept/C%%2B%%2B", got)
+	}
+
+	// Unset: §16.4's spelling, as before (the escape kept as it arrives).
+	plain := mustParse(t, "[[rule]]\nmatch = \"/wiki/:page{.+}\"\ncanonical = \"self\"\n")
+	for path, want := range map[string]string{"/wiki/C++": "https://notes.example/wiki/C++", "/wiki/C%2b%2b": "https://notes.example/wiki/C%2B%2B"} {
+		if got := str(plain.Resolve(path).Render(Page{}).Canonical); got != want {
+			t.Errorf("without path_safe, %s: canonical %q, want %q", path, got, want)
+		}
+	}
+}
+
+func TestPathSafeRefused(t *testing.T) {
+	for _, chars := range []string{"?", "#", "%", " ", "[]", "\xc3\xbc"} {
+		_, err := Parse("headgate.toml", []byte(header+"path_safe = "+tomlString(chars)+"\n"), nil)
+		var ps Problems
+		if !errors.As(err, &ps) || len(ps) != 1 || ps[0].Code != "HG106" || !strings.Contains(err.Error(), "site.path_safe") {
+			t.Errorf("path_safe = %q: want one HG106 on site.path_safe, got %v", chars, err)
+		}
+	}
+	if _, err := Parse("headgate.toml", []byte(header+"path_safe = 7\n"), nil); err == nil {
+		t.Error("path_safe = 7 loads")
+	}
+}
