@@ -81,3 +81,31 @@ func TestPathSafeRefused(t *testing.T) {
 		t.Error("path_safe = 7 loads")
 	}
 }
+
+// BenchmarkSelfURLPathSafe: a request's self address with site.path_safe
+// beside the same config without it (§16.4's spelling), on a wiki path
+// already in MediaWiki's spelling and on one to respell.
+func BenchmarkSelfURLPathSafe(b *testing.B) {
+	rule := "[[rule]]\nmatch = \"/wiki/:page{.+}\"\ncanonical = \"self\"\n"
+	cfgs := []struct {
+		name string
+		cfg  *Config
+	}{
+		{"rfc3986", mustParse(b, rule)},
+		{"path_safe", mustParse(b, "path_safe = \";@$!*(),/:\"\n"+rule)},
+	}
+	for _, path := range []struct{ name, path string }{
+		{"spelled", "/wiki/Category:Drinks"},
+		{"respell", "/wiki/C%2b%2b_(programming_language)"},
+	} {
+		for _, c := range cfgs {
+			m := c.cfg.Resolve(path.path)
+			b.Run(path.name+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					m.SelfURL(false)
+				}
+			})
+		}
+	}
+}
