@@ -109,3 +109,42 @@ func BenchmarkSelfURLPathSafe(b *testing.B) {
 		}
 	}
 }
+
+// Issue 34, the config's own URLs: net/url kept /search/%2E%2E/ as a
+// segment named "..", and headgate wrote it, but a browser (the WHATWG
+// URL Standard) reads %2E%2E as ".." and the address as /. Such a URL is
+// now dropped (dot_segment), as every URL that would be read as another.
+func TestConfigURLDotSegment(t *testing.T) {
+	for _, written := range []string{"https://notes.example/search/%2E%2E/", "https://notes.example/a/.%2e/x", "https://notes.example/a/%2e/x"} {
+		if read, err := ResolveURL("https://notes.example/", written); err != nil || read == written {
+			t.Fatalf("the WHATWG parser reads %s as %s (%v): the premise is wrong", written, read, err)
+		}
+	}
+	cfg := mustParse(t, `
+[[rule]]
+match = "/s/:q"
+canonical = "/search/{q}/"
+`)
+	h := cfg.Resolve("/s/..").Render(Page{})
+	if h.Canonical != nil {
+		t.Errorf("canonical %q written for the value \"..\"", *h.Canonical)
+	}
+	reasons := map[string]string{}
+	for _, d := range h.Dropped {
+		reasons[d.Field] = d.Reason
+	}
+	if reasons["canonical"] != DropDotSegment {
+		t.Errorf("dropped %v, want the canonical dropped as %s", h.Dropped, DropDotSegment)
+	}
+	// Written in the config itself: refused at load, saying why.
+	_, err := Parse("headgate.toml", []byte(header+"[[rule]]\nmatch = \"/x\"\n[rule.open_graph]\nimage = \"https://cdn.example/a/%2e%2E/b.png\"\n"), nil)
+	if err == nil || !strings.Contains(err.Error(), "HG150") || !strings.Contains(err.Error(), "encoded dot segment") {
+		t.Errorf("an og:image with %%2e%%2E in the config: %v, want HG150 naming the encoded dot segment", err)
+	}
+	// Not dot segments: "...", "%2E%2E%2E", "a%2Eb", a query value.
+	for _, ok := range []string{"/a/%2E%2E%2E/c", "/a.%2eb", "/x?q=%2E%2E", "/a/.../c"} {
+		if ValidURL("https://notes.example", ok) != "" {
+			t.Errorf("%s is dropped: %s", ok, ValidURL("https://notes.example", ok))
+		}
+	}
+}
