@@ -148,3 +148,49 @@ canonical = "/search/{q}/"
 		}
 	}
 }
+
+// With site.path_safe, a [[redirect]]'s target on the site is spelled as
+// its page's canonical: the recipe's /w/index.php/C++ led to /wiki/C++,
+// an address whose canonical is /wiki/C%2B%2B; and a rule that maps a
+// page to itself in another spelling is no redirect.
+func TestPathSafeRedirect(t *testing.T) {
+	redirects := `
+[[redirect]]
+from = "/w/index.php/:page{.+}"
+to = "/wiki/{page}"
+
+[[redirect]]
+from = "/wiki/:page{.+}"
+to = "/wiki/{page}"
+
+[[redirect]]
+from = "/old"
+to = "https://other.example/a++"
+`
+	safe := mustParse(t, "path_safe = \";@$!*(),/:\"\n"+redirects)
+	plain := mustParse(t, redirects)
+	for _, c := range []struct{ target, safe, plain string }{
+		{"/w/index.php/C++", "https://notes.example/wiki/C%2B%2B", "https://notes.example/wiki/C++"},
+		{"/w/index.php/C%2B%2B?action=edit", "https://notes.example/wiki/C%2B%2B?action=edit", "https://notes.example/wiki/C++?action=edit"},
+		{"/w/index.php/Category%3ADrinks", "https://notes.example/wiki/Category:Drinks", "https://notes.example/wiki/Category:Drinks"},
+		{"/wiki/C%2B%2B", "", "https://notes.example/wiki/C++"},
+		{"/wiki/C++", "https://notes.example/wiki/C%2B%2B", ""},
+		{"/wiki/Tea", "", ""},
+		{"/old", "https://other.example/a++", "https://other.example/a++"}, // another origin: as written
+	} {
+		for _, v := range []struct {
+			name string
+			cfg  *Config
+			want string
+		}{{"path_safe", safe, c.safe}, {"unset", plain, c.plain}} {
+			rd, err := v.cfg.Redirect(RedirectRequest{Method: "GET", Host: "notes.example", HTTPS: true, Target: c.target})
+			got := ""
+			if rd != nil {
+				got = rd.Location
+			}
+			if err != nil || got != v.want {
+				t.Errorf("%s, %s: Location %q (%v), want %q", v.name, c.target, got, err, v.want)
+			}
+		}
+	}
+}
