@@ -194,3 +194,23 @@ to = "https://other.example/a++"
 		}
 	}
 }
+
+// With site.path_safe, an hreflang table's URL on the site is spelled as
+// the page's self, so /wiki/C++ finds the group a row wrote as /wiki/C++.
+func TestPathSafeHreflangTable(t *testing.T) {
+	cfg, err := redirConfig(t, "path_safe = \";@$!*(),/:\"\n[[rule]]\nmatch = \"/*\"\ncanonical = \"self\"\n[[hreflang_table]]\nfile = \"h.csv\"\n",
+		map[string]string{"h.csv": "group,hreflang,url\ng,en,https://notes.example/wiki/C++\ng,de,https://notes.de/wiki/C++\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/wiki/C++", "/wiki/C%2B%2B"} {
+		h := cfg.Resolve(path).Render(Page{})
+		got := map[string]string{}
+		for _, a := range h.Alternates {
+			got[a.Hreflang] = a.Href
+		}
+		if got["en"] != "https://notes.example/wiki/C%2B%2B" || got["de"] != "https://notes.de/wiki/C++" {
+			t.Errorf("%s: alternates %v, want en https://notes.example/wiki/C%%2B%%2B (its canonical) and de as written", path, h.Alternates)
+		}
+	}
+}
