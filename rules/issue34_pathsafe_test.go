@@ -214,3 +214,14 @@ func TestPathSafeHreflangTable(t *testing.T) {
 		}
 	}
 }
+
+// The Markdown version's Link names the page as its self does.
+func TestPathSafeMarkdownLink(t *testing.T) {
+	cfg := mustParse(t, "path_safe = \";@$!*(),/:\"\n[markdown]\nenabled = true\nmatch = [\"/wiki/*\"]\n")
+	want := `<https://notes.example/wiki/C%2B%2B.md>; rel="alternate"; type="text/markdown"`
+	for _, path := range []string{"/wiki/C++", "/wiki/C%2b%2b"} {
+		if got := cfg.Resolve(path).MarkdownLink(); got != want {
+			t.Errorf("%s: %s, want %s", path, got, want)
+		}
+	}
+}
