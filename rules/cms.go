@@ -239,7 +239,7 @@ func (c *Config) upstreamCanonical(abs string) string {
 	if p == "" {
 		p = "/"
 	}
-	s := c.Site.BaseURL + segmentSpelling(p)
+	s := c.Site.BaseURL + c.SpellPath(segmentSpelling(p))
 	if u.RawQuery != "" {
 		s += "?" + pct.CanonHex(u.RawQuery) // hex upper-case, as self writes it
 	}

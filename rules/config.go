@@ -3,10 +3,12 @@ package rules
 import (
 	"net/netip"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/headgate/headgate/bots/botconfig"
+	"github.com/headgate/headgate/rules/pattern"
 	"github.com/headgate/headgate/rules/watchconf"
 )
 
@@ -109,6 +111,37 @@ type Site struct {
 	XDefault           bool // default true
 	CorrectUpstream    bool // default true
 	OGURLFromCanonical bool // default true
+
+	// PathSafe is site.path_safe compiled (§23): the app's own spelling of
+	// the paths headgate builds (self, templated paths, the sitemap's
+	// <loc>). Nil when unset: §16.4's spelling.
+	PathSafe *pattern.Safe
+}
+
+// SpellPath spells an escaped path (no query) as every address headgate
+// builds spells it: site.path_safe's spelling when it is set, else p.
+func (c *Config) SpellPath(p string) string { return c.Site.PathSafe.Spell(p) }
+
+// spellURLPath spells the path of a URL field's value by SpellPath: a
+// path ("/…") or an absolute URL on base_url's origin; anything else (and
+// every value when site.path_safe is unset) is returned as it is.
+func (c *Config) spellURLPath(s string) string {
+	if c.Site.PathSafe == nil {
+		return s
+	}
+	prefix, rest := "", s
+	switch {
+	case strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//"):
+	case c.Site.BaseURL != "" && strings.HasPrefix(s, c.Site.BaseURL+"/"):
+		prefix, rest = c.Site.BaseURL, s[len(c.Site.BaseURL):]
+	default:
+		return s
+	}
+	end := strings.IndexAny(rest, "?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	return prefix + c.SpellPath(rest[:end]) + rest[end:]
 }
 
 // Sitemap is the [sitemap] table.

@@ -63,6 +63,9 @@ func (l *loader) hreflangTable(i int, t map[string]any) {
 			l.addRow("HG175", name, line, path, "url %q: %s", clip(u), why)
 			return false
 		}
+		// site.path_safe: a URL on the site is spelled as its self (§23),
+		// so the page finds its group and the alternates name canonicals.
+		nu = l.cfg.spellURLPath(nu)
 		k := [2]string{g, strings.ToLower(lang)}
 		if first, dup := langs[k]; dup {
 			l.addRow("HG175", name, line, path, "group %q has hreflang %q twice (first on line %d)", clip(g), lang, first)

@@ -127,19 +127,20 @@ func (h *Head) Sets(identity string) bool {
 }
 
 // SelfURL is the page's own address: the base URL's origin, the request
-// path (the locale in its configured spelling), and the keep_query keys.
+// path (the locale in its configured spelling) in the site's spelling
+// (site.path_safe, else §16.4's), and the keep_query keys.
 func (m *Match) SelfURL(withQuery bool) string {
 	if m.Locale == "" && (!withQuery || len(m.f.keepQuery) == 0 || m.Query == "") {
-		return m.cfg.Site.BaseURL + EscapePath(m.Path) // the common case, in one allocation
+		return m.cfg.Site.BaseURL + m.cfg.SpellPath(EscapePath(m.Path)) // the common case, in one allocation
 	}
 	var b strings.Builder
 	b.WriteString(m.cfg.Site.BaseURL)
 	if m.Locale != "" {
 		b.WriteByte('/')
 		b.WriteString(m.Locale)
-		b.WriteString(EscapePath(m.rest))
+		b.WriteString(m.cfg.SpellPath(EscapePath(m.rest)))
 	} else {
-		b.WriteString(EscapePath(m.Path))
+		b.WriteString(m.cfg.SpellPath(EscapePath(m.Path)))
 	}
 	if withQuery && len(m.f.keepQuery) > 0 && m.Query != "" {
 		sep := byte('?')

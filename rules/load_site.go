@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/net/idna"
 
+	"github.com/headgate/headgate/rules/pattern"
 	"github.com/headgate/headgate/rules/schema"
 )
 
@@ -213,7 +214,23 @@ var siteFields = &schema.Fields[*loader]{Name: "site", List: []schema.Field[*loa
 	{Key: "x_default", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.XDefault) }},
 	{Key: "correct_upstream", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.CorrectUpstream) }},
 	{Key: "og_url_from_canonical", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Site.OGURLFromCanonical) }},
+	{Key: "path_safe", Read: (*loader).pathSafe},
 }}
+
+// pathSafe reads site.path_safe: the characters the app writes raw in its
+// paths (§23). HG106 for one a path can not hold raw.
+func (l *loader) pathSafe(key string, v any) {
+	var chars string
+	if !l.str(key, v, &chars) {
+		return
+	}
+	safe, err := pattern.NewSafe(chars)
+	if err != nil {
+		l.add("HG106", key, "%q: %v", chars, err)
+		return
+	}
+	l.cfg.Site.PathSafe = safe
+}
 
 func (l *loader) site(t map[string]any) { decode(l, siteFields.Name, t, siteFields, l) }
 

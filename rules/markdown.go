@@ -315,7 +315,7 @@ func (m *Match) MarkdownLink() string {
 	if !m.mdDone {
 		m.mdDone = true
 		if m.HasMarkdown() {
-			md, path := m.cfg.Markdown, EscapePath(m.Path)
+			md, path := m.cfg.Markdown, m.cfg.SpellPath(EscapePath(m.Path)) // as self spells it
 			tail := ""
 			switch {
 			case md.Suffix == "":

@@ -595,6 +595,11 @@ func (c *Config) RedirectInto(req RedirectRequest, dst *Redirect) (bool, error) 
 		dst.Status = 410
 		return true, err
 	}
+	if final.origin == "" && final.loc == "" {
+		// site.path_safe: a target on the site is spelled as its page's
+		// canonical, so the redirect leads to that address (§23).
+		final.path = c.SpellPath(final.path)
+	}
 	if !norm && final.origin == "" && final.path == reqPath && final.hasQuery == hasQ && final.query == reqQuery {
 		*dst = Redirect{}
 		return false, err // the rules lead back to the request itself

@@ -90,6 +90,7 @@ func (r *render) url(field string, rf ref) (string, bool) {
 		return "", false // a template that comes out empty writes nothing (§16.3)
 	}
 	s = pattern.RespellURLPath(s, r.c.Site.BaseURL)
+	s = r.c.spellURLPath(s)
 	if len(s) > MaxValueBytes {
 		// §23: a URL is never cut (a cut URL names another page): dropped.
 		r.h.Dropped = append(r.h.Dropped, Drop{Rule: rf.m.Rule.Match, Field: field, Value: clip(s), Reason: "too_long"})
@@ -230,14 +231,14 @@ func (r *render) alternates(page *Page) {
 	m, c, h := r.m, r.c, r.h
 	if r.f.localized && m.Locale != "" && r.hasCanon && stripQuery(r.canon) == m.SelfURL(false) {
 		for _, l := range c.Site.Locales {
-			h.Alternates = append(h.Alternates, Alternate{l, c.Site.BaseURL + "/" + l + EscapePath(m.rest)})
+			h.Alternates = append(h.Alternates, Alternate{l, c.Site.BaseURL + "/" + l + c.SpellPath(EscapePath(m.rest))})
 		}
 		if c.Site.XDefault {
 			rest := m.rest
 			if rest == "" { // the locale's home, /de: the unprefixed one is /
 				rest = "/"
 			}
-			h.Alternates = append(h.Alternates, Alternate{"x-default", c.Site.BaseURL + EscapePath(rest)})
+			h.Alternates = append(h.Alternates, Alternate{"x-default", c.Site.BaseURL + c.SpellPath(EscapePath(rest))})
 		}
 	}
 	if c.data == nil || len(c.data.hreflang) == 0 {

@@ -17,6 +17,11 @@ const (
 	DropOtherHost   = "other_host"   // starts with //, \ or /\
 	DropCrossOrigin = "cross_origin" // relative, but resolves to another origin
 	DropUnparsable  = "unparsable"
+	// DropDotSegment: a URL from the config whose path holds an encoded
+	// dot segment ("%2E%2E", ".%2e", "%2e"): a browser, by the WHATWG URL
+	// Standard, reads it as ".." or "." and so as another address than
+	// the one written, and no spelling of such a segment stays one.
+	DropDotSegment = "dot_segment"
 )
 
 // dropText says in words why a URL is dropped, for config problems.
@@ -32,6 +37,8 @@ func dropText(why string) string {
 		return `it starts with //, \ or /\, which names another host`
 	case DropCrossOrigin:
 		return "it resolves to another origin"
+	case DropDotSegment:
+		return `its path holds an encoded dot segment (%2E%2E, .%2e, %2e), which a browser reads as ".." or "."`
 	}
 	return "it does not parse as a URL"
 }
@@ -42,7 +49,41 @@ func dropText(why string) string {
 // dropped, never repaired. It is for the URLs headgate builds from its
 // config; a URL the upstream wrote goes through AbsUpstreamURL.
 func AbsURL(base *url.URL, s string) (string, string) {
-	return absURL(base, s, false)
+	abs, why := absURL(base, s, false)
+	if why == "" && strings.Contains(abs, "%") && encodedDotSegment(abs) {
+		// net/url keeps "%2E%2E" as a segment of that name; a browser
+		// resolves it (SPEC §23): /search/%2E%2E/ would be read as /.
+		return "", DropDotSegment
+	}
+	return abs, why
+}
+
+// encodedDotSegment reports whether the path of an absolute URL holds a
+// segment the WHATWG URL Standard reads as "." or ".." only because of
+// an escape: "%2e", ".%2e", "%2e." or "%2e%2e", in any case.
+func encodedDotSegment(abs string) bool {
+	_, rest, ok := strings.Cut(abs, "://")
+	if !ok {
+		return false
+	}
+	i := strings.IndexByte(rest, '/')
+	if i < 0 {
+		return false
+	}
+	path := rest[i:]
+	if end := strings.IndexAny(path, "?#"); end >= 0 {
+		path = path[:end]
+	}
+	for seg := range strings.SplitSeq(path, "/") {
+		if len(seg) < 3 || len(seg) > 6 || !strings.Contains(seg, "%") {
+			continue
+		}
+		switch strings.ToLower(seg) {
+		case "%2e", ".%2e", "%2e.", "%2e%2e":
+			return true
+		}
+	}
+	return false
 }
 
 // AbsUpstreamURL is AbsURL for a URL the upstream wrote (a canonical, an

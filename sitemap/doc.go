@@ -25,7 +25,9 @@
 // order. Nothing is deduplicated: two rules listing one page list it twice.
 //
 // Each <loc> is site.base_url's origin plus rules.Pattern.Fill of the
-// entry's params (each value percent-encoded). An entry is left out when
+// entry's params (each value percent-encoded), spelled by
+// rules.Config.SpellPath when site.path_safe is set (SPEC §23: as the
+// page's "self" canonical spells it). An entry is left out when
 // Fill refuses it (missing or empty parameter, a value the constraint
 // refuses, a "." or ".." segment, a "/" the constraint does not allow, a
 // NUL), when its lastmod is neither RFC 3339 nor YYYY-MM-DD (a bad date

@@ -266,6 +266,7 @@ func classify(err error) string {
 func (g *generation) emit(path, lastmod string, pos position) {
 	s := g.s
 	base := s.cfg.Site.BaseURL
+	path = s.cfg.SpellPath(path) // site.path_safe: the app's spelling, as self writes it (§23)
 	g.vers = g.vers[:0]
 	if g.rule.Localized {
 		for _, l := range s.cfg.Site.Locales {

@@ -3,7 +3,8 @@
 // trailing *), filling a pattern with values (Pattern.Fill, for sitemap
 // entries) and binding a path to one (Pattern.Bind), the one spelling of a
 // path's percent-escapes (EscapePath, RespellPath, EscapeSegment, on
-// internal/pct), the check every request path passes first (CheckPath),
+// internal/pct), an app's own spelling of its paths (Safe, from
+// site.path_safe: SPEC §23), the check every request path passes first (CheckPath),
 // and the other spellings of a path an upstream may resolve it to, which
 // deny rules also see (DenyForms).
 //
