@@ -12,12 +12,14 @@
 # and the read and write system calls per request of each server (rd/req,
 # wr/req: read, readv, recvfrom, recvmsg and write, writev, sendto,
 # sendmsg, sendfile, counted by `perf stat` on the server's syscall
-# tracepoints during each wrk run, all its threads; sys/req is every
-# system call). nginx reads with recv and writes with writev, which
-# /proc/PID/io's syscr/syscw do not count, hence perf. The counting costs
-# each server well under a microsecond a call; SYSCALLS=0 turns it off
-# (the columns then say n/a), as it is off where perf can not read
-# tracepoints (not root).
+# tracepoints, all its threads; sys/req is every system call). nginx reads
+# with recv and writes with writev, which /proc/PID/io's syscr/syscw do
+# not count, hence perf. Counting costs the counted process about 1.3 us a
+# system call (measured: a write to /dev/null 0.5 us, 1.8 us counted), a
+# tenth of a proxied request's CPU, so the counts come from one run of
+# SYS_SECS (default 2) seconds per target after the timed rounds, whose
+# CPU is not used. SYSCALLS=0 skips it (the columns then say n/a), as does
+# a machine where perf can not read tracepoints (not root).
 # Targets are interleaved round by round. Not run in CI (it takes minutes);
 # see docs/performance.md.
 #
@@ -206,7 +208,7 @@ for mode in $MODES; do
     fi
     for n in "${order[@]}"; do
       t0=$(ticks "$n")
-      out=$(counted "$n" "$W/sys" wrk -t"$(( CONNS < 2 ? CONNS : 2 ))" -c"$CONNS" -d"${SECS}s" --latency "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page")
+      out=$(wrk -t"$(( CONNS < 2 ? CONNS : 2 ))" -c"$CONNS" -d"${SECS}s" --latency "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page")
       t1=$(ticks "$n")
       reqs=$(echo "$out" | awk '/requests in/ {print $1}')
       rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
@@ -217,26 +219,34 @@ for mode in $MODES; do
       RPS[$n]="${RPS[$n]} $rps"; CPU[$n]="${CPU[$n]} $us"; P50[$n]="${P50[$n]} $p50"; P99[$n]="${P99[$n]} $p99"
       BAD[$n]=$((BAD[$n] + bad))
       RCPU[$n,$r]=$us
-      sr=$(per_req "$W/sys" "${reqs:-0}" read); sw=$(per_req "$W/sys" "${reqs:-0}" write); sa=$(per_req "$W/sys" "${reqs:-0}" all)
-      SR[$n]="${SR[$n]} $sr"; SW[$n]="${SW[$n]} $sw"; SA[$n]="${SA[$n]} $sa"
-      printf '%-7s round %d %-10s %8.0f req/s %8s CPU-us/req  p50 %7.2f ms  p99 %7.2f ms  errors %d  syscalls/req rd %s wr %s all %s\n' "$mode" "$r" "$n" "$rps" "$us" "$p50" "$p99" "$bad" "$sr" "$sw" "$sa"
+      printf '%-7s round %d %-10s %8.0f req/s %8s CPU-us/req  p50 %7.2f ms  p99 %7.2f ms  errors %d\n' "$mode" "$r" "$n" "$rps" "$us" "$p50" "$p99" "$bad"
     done
   done
 
+  # Peak memory before the counting runs; then the system calls, counted
+  # apart from the timed rounds (counting slows the counted).
+  declare -A MEM=()
+  for n in "${names[@]}"; do MEM[$n]=$(hwm "$n"); done
+  if [ "$SYSCALLS" = 1 ]; then
+    for n in "${names[@]}"; do
+      reqs=$(counted "$n" "$W/sys" wrk -t"$(( CONNS < 2 ? CONNS : 2 ))" -c"$CONNS" -d"${SYS_SECS:-2}s" "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page" | awk '/requests in/ {print $1}')
+      SR[$n]=$(per_req "$W/sys" "${reqs:-0}" read); SW[$n]=$(per_req "$W/sys" "${reqs:-0}" write); SA[$n]=$(per_req "$W/sys" "${reqs:-0}" all)
+    done
+  fi
   echo
   echo "mode $mode: page $PAGE ($(stat -c %s "$PAGE") bytes), $ROUNDS rounds x ${SECS}s, $CONNS connections, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "(medians over the rounds; ratios to the plain proxy; CPU is the server's own, not wrk's)"
   printf '%-10s %9s %7s %9s %7s %7s %8s %8s %10s %7s %6s %6s %6s %7s\n' target req/s x_plain CPU-us/req x_plain paired p50_ms p99_ms peak_KiB x_plain errors rd/req wr/req sys/req
-  base_rps=$(echo "${RPS[plain]}" | median); base_cpu=$(echo "${CPU[plain]}" | median); base_mem=$(hwm plain)
+  base_rps=$(echo "${RPS[plain]}" | median); base_cpu=$(echo "${CPU[plain]}" | median); base_mem=${MEM[plain]}
   for n in "${names[@]}"; do
-    rps=$(echo "${RPS[$n]}" | median); cpu=$(echo "${CPU[$n]}" | median); mem=$(hwm "$n")
+    rps=$(echo "${RPS[$n]}" | median); cpu=$(echo "${CPU[$n]}" | median); mem=${MEM[$n]}
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.2f", a/b; else print "n/a" }'; }
     pr=""
     for r in $(seq "$ROUNDS"); do pr="$pr $(awk -v a="${RCPU[$n,$r]}" -v b="${RCPU[plain,$r]}" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b }')"; done
     printf '%-10s %9.0f %7s %9s %7s %7s %8s %8s %10s %7s %6d %6s %6s %7s\n' "$n" "$rps" "$(ratio "$rps" "$base_rps")" "$cpu" "$(ratio "$cpu" "$base_cpu")" "$(echo "$pr" | median)" \
       "$(echo "${P50[$n]}" | median)" "$(echo "${P99[$n]}" | median)" "$mem" "$(ratio "$mem" "$base_mem")" "${BAD[$n]}" \
-      "$(echo "${SR[$n]}" | median)" "$(echo "${SW[$n]}" | median)" "$(echo "${SA[$n]}" | median)"
+      "${SR[$n]:-n/a}" "${SW[$n]:-n/a}" "${SA[$n]:-n/a}"
   done
-  echo "(nginx, sub_filter: CPU, memory and syscalls of all nginx workers together; syscalls/req include the request to the upstream and reads that found nothing (EAGAIN))"
+  echo "(nginx, sub_filter: CPU, memory and syscalls of all nginx workers together; syscalls/req from one ${SYS_SECS:-2} s run apart, with the request to the upstream and reads that found nothing (EAGAIN))"
   echo
 done
