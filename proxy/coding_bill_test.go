@@ -48,12 +48,8 @@ func gzipAt(level int) func(io.Writer) encoder {
 }
 
 func zstdAt(level zstd.EncoderLevel) func(io.Writer) encoder {
-	return func(w io.Writer) encoder {
-		// The options of newEncoder, at this level.
-		e, _ := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(level),
-			zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
-		return e
-	}
+	// The options of newEncoder, at this level.
+	return func(w io.Writer) encoder { return newZstd(w, level) }
 }
 
 func brotliAt(level int) func(io.Writer) encoder {

@@ -8,7 +8,18 @@
 # req/s and p50/p99 latency from wrk, CPU time per request of each server
 # (utime+stime from /proc/PID/stat before and after each run, divided by
 # the requests wrk completed: the figure that holds on a shared machine),
-# peak RSS (VmHWM) of each server, reported as ratios to the plain Go proxy.
+# peak RSS (VmHWM) of each server, reported as ratios to the plain Go proxy,
+# and the read and write system calls per request of each server (rd/req,
+# wr/req: read, readv, recvfrom, recvmsg and write, writev, sendto,
+# sendmsg, sendfile, counted by `perf stat` on the server's syscall
+# tracepoints, all its threads; sys/req is every system call). nginx reads
+# with recv and writes with writev, which /proc/PID/io's syscr/syscw do
+# not count, hence perf. Counting costs the counted process about 1.3 us a
+# system call (measured: a write to /dev/null 0.5 us, 1.8 us counted), a
+# tenth of a proxied request's CPU, so the counts come from one run of
+# SYS_SECS (default 2) seconds per target after the timed rounds, whose
+# CPU is not used. SYSCALLS=0 skips it (the columns then say n/a), as does
+# a machine where perf can not read tracepoints (not root).
 # Targets are interleaved round by round. Not run in CI (it takes minutes);
 # see docs/performance.md.
 #
@@ -123,10 +134,41 @@ pids_of() {
     *) ngx_pids;;
   esac
 }
+# Syscall counting (perf stat on the tracepoints), when it works here.
+SC_READ="read readv recvfrom recvmsg"
+SC_WRITE="write writev sendto sendmsg sendfile64"
+SC_EV="raw_syscalls:sys_enter"
+for c in $SC_READ $SC_WRITE; do SC_EV="$SC_EV,syscalls:sys_enter_$c"; done
+if [ "${SYSCALLS:-1}" = 1 ] && need perf && perf stat -x, -e "$SC_EV" -o /dev/null -- true 2>/dev/null; then
+  SYSCALLS=1
+else
+  SYSCALLS=0
+fi
+# counted TARGET FILE CMD...: runs CMD, counting TARGET's syscalls into FILE.
+counted() {
+  local n=$1 f=$2; shift 2
+  if [ "$SYSCALLS" = 1 ]; then
+    perf stat -x, -e "$SC_EV" -p "$(pids_of "$n" | paste -sd,)" -o "$f" -- "$@"
+  else
+    : >"$f"; "$@"
+  fi
+}
+# per_req FILE REQS KIND: KIND (read, write, all) syscalls per request from
+# a counted FILE, "n/a" when nothing was counted.
+per_req() {
+  awk -F, -v n="$2" -v kind="$3" -v rd=" $SC_READ " -v wr=" $SC_WRITE " '
+    $3 ~ /^(raw_)?syscalls:/ && $1 ~ /^[0-9]+$/ {
+      e=$3; sub(/.*sys_enter_?/, "", e)
+      if (e == "") all += $1; else if (index(rd, " " e " ")) r += $1; else if (index(wr, " " e " ")) w += $1
+      seen=1
+    }
+    END { v = kind == "read" ? r : kind == "write" ? w : all
+      if (!seen || n+0 <= 0) print "n/a"; else printf "%.1f", v / n }' "$1"
+}
 ticks() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $s; }
 hwm() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '/VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0))); done; echo $s; }
 reset_hwm() { for p in "$PID_UP" "$PID_PLAIN" "$PID_RECODE" "$PID_HG" "$PID_HG0" "$PID_PLAINGC" $PID_ALT $(ngx_pids); do echo 5 >"/proc/$p/clear_refs" 2>/dev/null || true; done; }
-median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END{ if (!NR) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; } # the middle value, or the mean of the two middle ones
+median() { tr ' ' '\n' | grep -E '^[0-9.eE+-]+$' | sort -g | awk '{a[NR]=$1} END{ if (!NR) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; } # the middle value, or the mean of the two middle ones
 ms() { # wrk latency to milliseconds
   awk -v v="$1" 'BEGIN{ if (v ~ /us$/) {sub(/us$/,"",v); print v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v); print v} else if (v ~ /s$/) {sub(/s$/,"",v); print v*1000} else print v }'
 }
@@ -157,8 +199,8 @@ for mode in $MODES; do
   grep -q 'rel="canonical" href="https://bench.example/page"' <<<"$hg" || { echo "headgate did not rewrite"; cat "$W/headgate.log"; exit 1; }
   reset_hwm
 
-  declare -A RPS=() CPU=() P50=() P99=() BAD=() RCPU=()
-  for n in "${names[@]}"; do RPS[$n]=""; CPU[$n]=""; P50[$n]=""; P99[$n]=""; BAD[$n]=0; done
+  declare -A RPS=() CPU=() P50=() P99=() BAD=() RCPU=() SR=() SW=() SA=()
+  for n in "${names[@]}"; do RPS[$n]=""; CPU[$n]=""; P50[$n]=""; P99[$n]=""; BAD[$n]=0; SR[$n]=""; SW[$n]=""; SA[$n]=""; done
   for r in $(seq "$ROUNDS"); do
     order=("${names[@]}")
     if (( r % 2 == 0 )); then
@@ -181,19 +223,30 @@ for mode in $MODES; do
     done
   done
 
+  # Peak memory before the counting runs; then the system calls, counted
+  # apart from the timed rounds (counting slows the counted).
+  declare -A MEM=()
+  for n in "${names[@]}"; do MEM[$n]=$(hwm "$n"); done
+  if [ "$SYSCALLS" = 1 ]; then
+    for n in "${names[@]}"; do
+      reqs=$(counted "$n" "$W/sys" wrk -t"$(( CONNS < 2 ? CONNS : 2 ))" -c"$CONNS" -d"${SYS_SECS:-2}s" "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page" | awk '/requests in/ {print $1}')
+      SR[$n]=$(per_req "$W/sys" "${reqs:-0}" read); SW[$n]=$(per_req "$W/sys" "${reqs:-0}" write); SA[$n]=$(per_req "$W/sys" "${reqs:-0}" all)
+    done
+  fi
   echo
   echo "mode $mode: page $PAGE ($(stat -c %s "$PAGE") bytes), $ROUNDS rounds x ${SECS}s, $CONNS connections, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "(medians over the rounds; ratios to the plain proxy; CPU is the server's own, not wrk's)"
-  printf '%-10s %9s %7s %9s %7s %7s %8s %8s %10s %7s %6s\n' target req/s x_plain CPU-us/req x_plain paired p50_ms p99_ms peak_KiB x_plain errors
-  base_rps=$(echo "${RPS[plain]}" | median); base_cpu=$(echo "${CPU[plain]}" | median); base_mem=$(hwm plain)
+  printf '%-10s %9s %7s %9s %7s %7s %8s %8s %10s %7s %6s %6s %6s %7s\n' target req/s x_plain CPU-us/req x_plain paired p50_ms p99_ms peak_KiB x_plain errors rd/req wr/req sys/req
+  base_rps=$(echo "${RPS[plain]}" | median); base_cpu=$(echo "${CPU[plain]}" | median); base_mem=${MEM[plain]}
   for n in "${names[@]}"; do
-    rps=$(echo "${RPS[$n]}" | median); cpu=$(echo "${CPU[$n]}" | median); mem=$(hwm "$n")
+    rps=$(echo "${RPS[$n]}" | median); cpu=$(echo "${CPU[$n]}" | median); mem=${MEM[$n]}
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.2f", a/b; else print "n/a" }'; }
     pr=""
     for r in $(seq "$ROUNDS"); do pr="$pr $(awk -v a="${RCPU[$n,$r]}" -v b="${RCPU[plain,$r]}" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b }')"; done
-    printf '%-10s %9.0f %7s %9s %7s %7s %8s %8s %10s %7s %6d\n' "$n" "$rps" "$(ratio "$rps" "$base_rps")" "$cpu" "$(ratio "$cpu" "$base_cpu")" "$(echo "$pr" | median)" \
-      "$(echo "${P50[$n]}" | median)" "$(echo "${P99[$n]}" | median)" "$mem" "$(ratio "$mem" "$base_mem")" "${BAD[$n]}"
+    printf '%-10s %9.0f %7s %9s %7s %7s %8s %8s %10s %7s %6d %6s %6s %7s\n' "$n" "$rps" "$(ratio "$rps" "$base_rps")" "$cpu" "$(ratio "$cpu" "$base_cpu")" "$(echo "$pr" | median)" \
+      "$(echo "${P50[$n]}" | median)" "$(echo "${P99[$n]}" | median)" "$mem" "$(ratio "$mem" "$base_mem")" "${BAD[$n]}" \
+      "${SR[$n]:-n/a}" "${SW[$n]:-n/a}" "${SA[$n]:-n/a}"
   done
-  echo "(nginx, sub_filter: CPU and memory of all nginx workers together)"
+  echo "(nginx, sub_filter: CPU, memory and syscalls of all nginx workers together; syscalls/req from one ${SYS_SECS:-2} s run apart, with the request to the upstream and reads that found nothing (EAGAIN))"
   echo
 done
