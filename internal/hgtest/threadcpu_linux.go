@@ -1,0 +1,35 @@
+package hgtest
+
+import (
+	"runtime"
+	"syscall"
+	"time"
+	"unsafe"
+)
+
+// ThreadCPU runs f on one locked OS thread and returns the CPU time that
+// thread spent (CLOCK_THREAD_CPUTIME_ID). A test that bounds the cost of
+// hostile input measures with it rather than with wall time, which on a
+// shared machine counts every other process's turn too.
+func ThreadCPU(f func()) time.Duration {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start, ok := threadCPU()
+	if !ok {
+		t := time.Now()
+		f()
+		return time.Since(t)
+	}
+	f()
+	end, _ := threadCPU()
+	return end - start
+}
+
+func threadCPU() (time.Duration, bool) {
+	var ts syscall.Timespec
+	const clockThreadCPUTime = 3 // CLOCK_THREAD_CPUTIME_ID
+	if _, _, e := syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockThreadCPUTime, uintptr(unsafe.Pointer(&ts)), 0); e != 0 {
+		return 0, false
+	}
+	return time.Duration(ts.Nano()), true
+}
