@@ -357,12 +357,18 @@ func lang(attrs []attr) string {
 // url resolves a link or image URL and says whether it may be written; it
 // returns the destination escaped for a Markdown link, or "".
 func (v *conv) url(raw []byte) string {
-	s := strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' || r == 0 {
-			return -1
-		}
-		return r
-	}, strings.Trim(string(raw), " \t\n\f\r\x00"))
+	raw = bytes.Trim(raw, " \t\n\f\r\x00")
+	var s string
+	if bytes.ContainsAny(raw, "\t\n\r\x00") {
+		s = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' || r == 0 {
+				return -1
+			}
+			return r
+		}, string(raw))
+	} else {
+		s = string(raw) // the common URL: one copy, not two
+	}
 	if s == "" {
 		return ""
 	}
@@ -489,7 +495,9 @@ func (v *conv) emitPre() {
 		v.text(body)
 		return
 	}
-	body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
+	if bytes.IndexByte(body, '\r') >= 0 {
+		body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
+	}
 	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
 	v.lead()
 	v.out = append(v.out, fence...)
@@ -511,21 +519,41 @@ func (v *conv) endCell() {
 	}
 	v.opens = v.opens[:0]
 	if len(t.rows) == 0 {
-		t.rows = append(t.rows, nil)
+		t.rows = append(t.rows, 0)
 	}
-	r := &t.rows[len(t.rows)-1]
 	start := len(t.data)
 	t.data = append(t.data, bytes.TrimSpace(t.cell)...)
-	*r = append(*r, [2]int{start, len(t.data)})
+	t.cells = append(t.cells, [2]int{start, len(t.data)})
 	t.inCell = false
 	v.space = false
 }
 
+// newTable returns an empty table, on the buffers of the last one.
+func (v *conv) newTable() *table {
+	t := v.spare
+	if t == nil {
+		return &table{}
+	}
+	v.spare = nil
+	*t = table{cells: t.cells[:0], rows: t.rows[:0], data: t.data[:0], cell: t.cell[:0], caption: t.caption[:0]}
+	return t
+}
+
+// row returns the cells of row i of t.
+func (t *table) row(i int) [][2]int {
+	end := len(t.cells)
+	if i+1 < len(t.rows) {
+		end = t.rows[i+1]
+	}
+	return t.cells[t.rows[i]:end]
+}
+
 // emitTable writes a GFM table: the first row is the header.
 func (v *conv) emitTable(t *table) {
+	defer func() { v.spare = t }()
 	cols := 0
-	for _, r := range t.rows {
-		cols = max(cols, len(r))
+	for i := range t.rows {
+		cols = max(cols, len(t.row(i)))
 	}
 	if cap := bytes.TrimSpace(t.caption); len(cap) > 0 {
 		v.block(2)
@@ -537,7 +565,8 @@ func (v *conv) emitTable(t *table) {
 		return
 	}
 	first := true
-	for _, r := range t.rows {
+	for ri := range t.rows {
+		r := t.row(ri)
 		if len(r) == 0 {
 			continue
 		}
