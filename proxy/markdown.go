@@ -46,8 +46,9 @@ const Markdown Outcome = "markdown"
 // version, whether the request asked for it, the conversion's figures, or
 // why the page was answered as HTML.
 type MarkdownRecord struct {
-	// Link is the Markdown version's URL, the alternate Link of the page's
-	// HTML answers; "" when the path has none (None says why).
+	// Link is the alternate Link header value naming the Markdown
+	// version, as the page's HTML answers carry it; "" when the path has
+	// none (None says why).
 	Link string
 	// None is why the path has no Markdown version: "not under
 	// markdown.match" or "rewrite = false"; "" when it has one.
