@@ -2,12 +2,14 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -235,8 +237,13 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) er
 	if err == nil && panicked == nil {
 		if rs.mdHead {
 			page, err = readHead(rr, min(int64(cfg.Server.MaxHeadBytes)+64<<10, md.MaxBytes))
-		} else {
-			page, err = readUpTo(rr, md.MaxBytes)
+		} else if err = acquireConversion(res.Request.Context()); err == nil {
+			defer releaseConversion()
+			hint := int64(-1)
+			if coding == identity {
+				hint = res.ContentLength
+			}
+			page, err = readUpTo(rr, md.MaxBytes, hint)
 		}
 	}
 	p.clocks.stop(&rs.clock)
@@ -411,9 +418,14 @@ func (p *Proxy) markdownCoding(res *http.Response, rs *reqState) string {
 var errPageTooLarge = errors.New("page larger than markdown.max_bytes")
 
 // readUpTo reads r to its end, or to limit bytes and one more, which is
-// errPageTooLarge (the bytes read are returned with it).
-func readUpTo(r io.Reader, limit int64) ([]byte, error) {
+// errPageTooLarge (the bytes read are returned with it). hint is the
+// length r will likely have (the upstream's Content-Length), -1 when
+// unknown: the buffer is made that large at once.
+func readUpTo(r io.Reader, limit, hint int64) ([]byte, error) {
 	var buf bytes.Buffer
+	if hint >= 0 {
+		buf.Grow(int(min(hint, limit)) + bytes.MinRead)
+	}
 	n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
 	if err != nil {
 		return buf.Bytes(), err
@@ -423,6 +435,32 @@ func readUpTo(r io.Reader, limit int64) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// conversions holds a slot for every page being read and converted to
+// Markdown (markdownBody), so that the pages and trees held at once are
+// bounded whatever the number of requests: at most this many times
+// max_bytes, plus a bounded tree each. A conversion is CPU work, so more
+// at once than twice the cores would not finish sooner; a request waiting
+// for a slot holds only its upstream connection, not yet read.
+var conversions = make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0)))
+
+// acquireConversion waits for a conversion slot, or for ctx (the client
+// going away, upstream_timeout) to end.
+func acquireConversion(ctx context.Context) error {
+	select {
+	case conversions <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case conversions <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for a Markdown conversion slot: %w", context.Cause(ctx))
+	}
+}
+
+func releaseConversion() { <-conversions }
 
 // markdownFallback answers the page's HTML, as headgate serves it, after a
 // conversion that could not be made; it counts and logs why.

@@ -179,3 +179,28 @@ func TestMarkdownHead(t *testing.T) {
 		t.Errorf("HEAD: %d %v", res.StatusCode, res.Header)
 	}
 }
+
+// A request waiting for a conversion slot gives up when its context ends
+// (the client went away), and takes a slot freed meanwhile.
+func TestConversionSlots(t *testing.T) {
+	n := cap(conversions)
+	for range n {
+		if err := acquireConversion(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := acquireConversion(ctx); err == nil {
+		t.Fatal("a slot past the bound")
+	}
+	got := make(chan error)
+	go func() { got <- acquireConversion(context.Background()) }()
+	releaseConversion()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		releaseConversion()
+	}
+}
