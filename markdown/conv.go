@@ -149,12 +149,18 @@ func (c *Converter) body(dst, in []byte) ([]byte, string) {
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			// x/net/html copies every name and attribute it returns, so
-			// the name comes from the raw bytes and the attributes only
-			// when an element or a selector can use them.
+			// the name comes from the raw bytes, and the attributes only
+			// when an element or a selector can use them, from the raw
+			// bytes too unless they need decoding (attrs.go).
 			raw := z.Raw()
 			name := tagName(nameBuf[:0], raw)
 			attrs = attrs[:0]
 			if a := atom.Lookup(name); v.wantAttrs(a, raw) {
+				var ok bool
+				if attrs, ok = rawAttrs(attrs, raw); ok {
+					v.start(name, attrs, tt == html.SelfClosingTagToken)
+					continue
+				}
 				for more := true; more; {
 					var k, val []byte
 					k, val, more = z.TagAttr()
