@@ -33,18 +33,8 @@ func FuzzConvert(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkSafe(t, b.Bytes())
-		// A "<script" of the page's text (an entity, with or without
-		// its semicolon) is written escaped, "\<script", or in code.
-		out := bytes.ToLower(b.Bytes())
-		for i := bytes.Index(out, []byte("<script")); i >= 0; {
-			if !escaped(out, i) && !inCode(out, i) {
-				t.Fatalf("raw <script in output: %q", b.Bytes())
-			}
-			j := bytes.Index(out[i+1:], []byte("<script"))
-			if j < 0 {
-				break
-			}
-			i += j + 1
-		}
+		// checkSafe refuses any raw <, so a <script of the page's text
+		// (an entity, with or without its semicolon: "&ltsCript0") is
+		// written escaped, "\\<script", or in code.
 	})
 }

@@ -217,34 +217,43 @@ func checkSafe(t testing.TB, out []byte) {
 	if bytes.HasPrefix(out, []byte("---\n")) { // front matter: YAML, checked apart
 		out = out[bytes.Index(out, []byte("\n---\n"))+5:]
 	}
-	for i := 0; i < len(out); i++ {
-		if out[i] == '<' && !escaped(out, i) && !inCode(out, i) {
-			t.Fatalf("raw < at %d: %q", i, out[max(0, i-40):min(len(out), i+40)])
-		}
+	if i := rawLT(out); i >= 0 {
+		t.Fatalf("raw < at %d: %q", i, out[max(0, i-40):min(len(out), i+40)])
 	}
 }
 
-// inCode reports whether out[i] is inside a code block or span (where a <
-// is literal text); approximated by the backtick parity of its line and the
-// fences before it.
-func inCode(out []byte, i int) bool {
-	lineStart := bytes.LastIndexByte(out[:i], '\n') + 1
-	fences := 0
-	for _, l := range bytes.Split(out[:lineStart], []byte("\n")) {
-		if bytes.HasPrefix(bytes.TrimLeft(l, " >-0123456789."), []byte("```")) {
+// rawLT returns the index of the first < of out that is neither escaped
+// nor inside a code block or span (where a < is literal text), or -1. Code
+// is approximated by the fence lines before a line and the backtick parity
+// of the line before the <. One pass: a fuzzer's output of many lines of
+// code must not cost the square of its length (it once stalled
+// FuzzConvert for a minute on one input).
+func rawLT(out []byte) int {
+	fences, lineStart := 0, 0
+	for lineStart < len(out) {
+		end := bytes.IndexByte(out[lineStart:], '\n')
+		if end < 0 {
+			end = len(out)
+		} else {
+			end += lineStart
+		}
+		if fences%2 == 0 {
+			ticks := 0
+			for j := lineStart; j < end; j++ {
+				switch {
+				case out[j] == '`' && !escaped(out, j):
+					ticks++
+				case out[j] == '<' && !escaped(out, j) && ticks%2 == 0:
+					return j
+				}
+			}
+		}
+		if bytes.HasPrefix(bytes.TrimLeft(out[lineStart:end], " >-0123456789."), []byte("```")) {
 			fences++
 		}
+		lineStart = end + 1
 	}
-	if fences%2 == 1 {
-		return true
-	}
-	ticks := 0
-	for j := lineStart; j < i; j++ {
-		if out[j] == '`' && !escaped(out, j) {
-			ticks++
-		}
-	}
-	return ticks%2 == 1
+	return -1
 }
 
 // hostileInputs are pages built to cost time or memory, or to smuggle
