@@ -7,8 +7,10 @@ import "bytes"
 // (readTag: the first of a repeated name wins, a lone "/" is skipped),
 // without a copy: the slices alias raw. ok is false when a value or name
 // would need TagAttr's decoding (an entity, a NUL, a CR, an upper-case
-// name); the caller then asks TagAttr, which copies every attribute.
+// name) or the tag has more than 32 attributes; the caller then asks
+// TagAttr, which copies every attribute.
 func rawAttrs(dst []attr, raw []byte) (_ []attr, ok bool) {
+	const maxRawAttrs = 32
 	if bytes.IndexByte(raw, '&') >= 0 || bytes.IndexByte(raw, 0) >= 0 || bytes.IndexByte(raw, '\r') >= 0 {
 		return dst, false
 	}
@@ -72,6 +74,11 @@ func rawAttrs(dst []attr, raw []byte) (_ []attr, ok bool) {
 				if c >= 'A' && c <= 'Z' {
 					return dst[:first], false
 				}
+			}
+			if len(dst)-first >= maxRawAttrs {
+				// The repeated-name check is a scan of those before:
+				// past a few, TagAttr's reading (a map) is cheaper.
+				return dst[:first], false
 			}
 			seen := false
 			for _, a := range dst[first:] {

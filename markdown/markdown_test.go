@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"strings"
@@ -278,8 +279,18 @@ func hostileInputs() []struct{ name, in string } {
 		{"nul and bad utf8", "<p>\x00\xff\xfe<b>\xc0\x80</b><a href=\"/\x00\xff\">\x00</a><img alt=\"\xff\" src=\"/\xfe\">"},
 		{"script urls in every form", strings.Repeat(`<a href="JaVaScRiPt:x">a</a><a href="&#106;avascript:x">b</a><a href="java&#x09;script:x">c</a><a href=" javascript:x">d</a><a href="jav&#x0A;ascript:x">e</a><img src="data:image/svg+xml,<svg onload=x>" alt="f"><a href="vbscript:x">g</a>`, 200)},
 		{"markdown link text", `<p>[x](javascript:alert(1)) ![y](javascript:z) <a href="/ok">[z](javascript:q)</a> <javascript:alert(1)></p>`},
+		{"many attributes", "<p><a " + manyAttrs(100000) + "href=/x>y</a><img " + manyAttrs(100000) + "src=/i alt=z><div " + manyAttrs(100000) + ">w"},
 		{"deep mixed", strings.Repeat("<ul><li><blockquote><p><em><a href=\"/x\">", 20000) + "x"},
 	}
+}
+
+// manyAttrs is n attributes of distinct names, "a0=v a1=v …".
+func manyAttrs(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "a%d=v ", i)
+	}
+	return b.String()
 }
 
 func TestHostile(t *testing.T) {
