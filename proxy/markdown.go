@@ -231,20 +231,30 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) er
 		Cache:           st.plans,
 		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
 	})
+	if !rs.mdHead {
+		// Before upstream_timeout's clock: the wait is headgate's, not
+		// the upstream's.
+		if err := acquireConversion(res.Request.Context()); err != nil {
+			if dec != nil {
+				dec.Release()
+			}
+			return body.failed(err)
+		}
+		defer releaseConversion()
+	}
 	p.clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
 	err, panicked := prepare(rr)
 	var page []byte
-	if err == nil && panicked == nil {
-		if rs.mdHead {
-			page, err = readHead(rr, min(int64(cfg.Server.MaxHeadBytes)+64<<10, md.MaxBytes))
-		} else if err = acquireConversion(res.Request.Context()); err == nil {
-			defer releaseConversion()
-			hint := int64(-1)
-			if coding == identity {
-				hint = res.ContentLength
-			}
-			page, err = readUpTo(rr, md.MaxBytes, hint)
+	switch {
+	case err != nil || panicked != nil:
+	case rs.mdHead:
+		page, err = readHead(rr, min(int64(cfg.Server.MaxHeadBytes)+64<<10, md.MaxBytes))
+	default:
+		hint := int64(-1)
+		if coding == identity {
+			hint = res.ContentLength
 		}
+		page, err = readUpTo(rr, md.MaxBytes, hint)
 	}
 	p.clocks.stop(&rs.clock)
 	if rs.obs != nil {
