@@ -494,7 +494,8 @@ func (v *conv) open(e *elem, a atom.Atom, attrs []attr) {
 	case a == atom.Hr:
 		v.block(2)
 		if v.flat == 0 {
-			v.emit("* * *", false)
+			v.leadBare()
+			v.out = append(v.out, "* * *"...)
 			v.block(2)
 		}
 	case a == atom.Wbr, a == atom.Input:

@@ -34,6 +34,9 @@ func TestConvert(t *testing.T) {
 		{"emphasis", "<p>a <em>b</em> <strong>c</strong> <b> d </b>e<i>f</i>g", "a *b* **c** **d** e*f*g\n"},
 		{"empty emphasis", "<p>a<em> </em>b", "a b\n"},
 		{"emphasis across blocks", "<b><p>x<p>y</b>", "**x**\n\n**y**\n"},
+		{"code block in emphasis", "<b><pre>&lt;script&gt;</pre>after</b>", "```\n<script>\n```\n\n**after**\n"},
+		{"rule in emphasis", "<em><hr>d</em>", "* * *\n\n*d*\n"},
+		{"table in emphasis", "<em><table><tr><td>c</table></em>", "| c |\n| --- |\n"},
 		{"link", `<p><a href="../other">see <b>this</b></a>`, "[see **this**](https://example.com/blog/other)\n"},
 		{"link parens", `<p><a href="/a(b)c d">x</a>`, "[x](https://example.com/a%28b%29c%20d)\n"},
 		{"javascript link", `<p><a href="javascript:alert(1)">keep me</a>`, "keep me\n"},
@@ -279,6 +282,7 @@ func hostileInputs() []struct{ name, in string } {
 		{"nul and bad utf8", "<p>\x00\xff\xfe<b>\xc0\x80</b><a href=\"/\x00\xff\">\x00</a><img alt=\"\xff\" src=\"/\xfe\">"},
 		{"script urls in every form", strings.Repeat(`<a href="JaVaScRiPt:x">a</a><a href="&#106;avascript:x">b</a><a href="java&#x09;script:x">c</a><a href=" javascript:x">d</a><a href="jav&#x0A;ascript:x">e</a><img src="data:image/svg+xml,<svg onload=x>" alt="f"><a href="vbscript:x">g</a>`, 200)},
 		{"markdown link text", `<p>[x](javascript:alert(1)) ![y](javascript:z) <a href="/ok">[z](javascript:q)</a> <javascript:alert(1)></p>`},
+		{"markdown code in emphasis", "<b><pre>&lt;script&gt;alert(1)&lt;/script&gt;</pre>b</b><em>a<li><pre>&lt;b&gt;</pre><i><hr><table><caption>c</caption><tr><td>&lt;i&gt;</table>"},
 		{"many attributes", "<p><a " + manyAttrs(100000) + "href=/x>y</a><img " + manyAttrs(100000) + "src=/i alt=z><div " + manyAttrs(100000) + ">w"},
 		{"deep mixed", strings.Repeat("<ul><li><blockquote><p><em><a href=\"/x\">", 20000) + "x"},
 	}

@@ -174,6 +174,18 @@ func (v *conv) lead() bool {
 	return lineBeg
 }
 
+// leadBare is lead for a block written whole, syntax first (a fence, a
+// table row, a rule): the owed openers stay owed, for the text after it.
+// Written before it they would break the block's syntax ("**```" opens
+// no fence, and the code's lines would be read as Markdown, raw HTML
+// and all).
+func (v *conv) leadBare() {
+	owed := v.opens
+	v.opens = nil
+	v.lead()
+	v.opens = owed
+}
+
 func escaped(b []byte, i int) bool {
 	n := 0
 	for i > 0 && b[i-1] == '\\' {
@@ -499,7 +511,7 @@ func (v *conv) emitPre() {
 		body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
 	}
 	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
-	v.lead()
+	v.leadBare()
 	v.out = append(v.out, fence...)
 	v.out = append(v.out, v.preLang...)
 	for line := range bytes.SplitSeq(body, []byte("\n")) {
@@ -557,7 +569,7 @@ func (v *conv) emitTable(t *table) {
 	}
 	if cap := bytes.TrimSpace(t.caption); len(cap) > 0 {
 		v.block(2)
-		v.lead()
+		v.leadBare()
 		v.out = append(v.out, cap...)
 	}
 	v.block(2)
@@ -570,7 +582,7 @@ func (v *conv) emitTable(t *table) {
 		if len(r) == 0 {
 			continue
 		}
-		v.lead()
+		v.leadBare()
 		v.out = append(v.out, '|')
 		for i := range cols {
 			v.out = append(v.out, ' ')
