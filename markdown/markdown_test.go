@@ -241,15 +241,28 @@ func rawLT(out []byte) int {
 		} else {
 			end += lineStart
 		}
-		if fences%2 == 0 {
-			ticks := 0
-			for j := lineStart; j < end; j++ {
-				switch {
-				case out[j] == '`' && !escaped(out, j):
-					ticks++
-				case out[j] == '<' && !escaped(out, j) && ticks%2 == 0:
-					return j
+		for j := lineStart; fences%2 == 0 && j < end; j++ {
+			switch {
+			case out[j] == '`' && !escaped(out, j):
+				// A code span: this run of backticks to the next run
+				// of the same length on the line; none, and the run is
+				// text.
+				n := runAt(out[:end], j)
+				for k := j + n; k < end; k++ {
+					if out[k] == '`' {
+						m := runAt(out[:end], k)
+						if m == n {
+							j = k + m - 1
+							break
+						}
+						k += m - 1
+					}
 				}
+				if out[j] == '`' {
+					j += runAt(out[:end], j) - 1
+				}
+			case out[j] == '<' && !escaped(out, j):
+				return j
 			}
 		}
 		if bytes.HasPrefix(bytes.TrimLeft(out[lineStart:end], " >-0123456789."), []byte("```")) {
@@ -258,6 +271,15 @@ func rawLT(out []byte) int {
 		lineStart = end + 1
 	}
 	return -1
+}
+
+// runAt is the length of the run of backticks at b[i].
+func runAt(b []byte, i int) int {
+	n := 0
+	for i+n < len(b) && b[i+n] == '`' {
+		n++
+	}
+	return n
 }
 
 // hostileInputs are pages built to cost time or memory, or to smuggle
