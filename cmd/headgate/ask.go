@@ -349,12 +349,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %s\n", l)
 		}
 	}
-	var asked *proxy.Record
-	var askedAns *answer
-	if rec.Markdown != nil && rec.Markdown.Link != "" && !rec.Markdown.Wanted {
-		asked, askedAns = ask(markdownHeader)
-	}
-	explainMarkdown(stdout, rec, ans, asked, askedAns)
+	explainMarkdown(stdout, rec, ans, ask)
 	var head *rules.Head
 	if rec.Result != nil {
 		head = rec.Result.Head

@@ -10,11 +10,17 @@ import (
 )
 
 // explainMarkdown prints the Markdown part (SPEC §19.1) of two decision
-// records: rec, the request as explained, and asked, the same path asked
-// for with Accept: text/markdown (nil when rec already wanted the
-// Markdown). It renders what the proxy recorded and decides nothing.
-func explainMarkdown(w io.Writer, rec *proxy.Record, ans *answer, asked *proxy.Record, askedAns *answer) {
+// records: rec, the request as explained, and, when the path has a
+// Markdown version rec did not ask for, the same path asked for again
+// with Accept: text/markdown. It renders what the proxy recorded and
+// decides nothing.
+func explainMarkdown(w io.Writer, rec *proxy.Record, ans *answer, ask func(http.Header) (*proxy.Record, *answer)) {
 	md := rec.Markdown
+	var asked *proxy.Record
+	var askedAns *answer
+	if md != nil && md.Link != "" && !md.Wanted {
+		asked, askedAns = ask(markdownHeader)
+	}
 	fmt.Fprintln(w, "\nMarkdown for agents:")
 	switch {
 	case md == nil:
