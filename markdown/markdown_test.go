@@ -227,13 +227,14 @@ func checkSafe(t testing.TB, out []byte) {
 }
 
 // rawLT returns the index of the first < of out that is neither escaped
-// nor inside a code block or span (where a < is literal text), or -1. Code
-// is approximated by the fence lines before a line and the backtick parity
-// of the line before the <. One pass: a fuzzer's output of many lines of
-// code must not cost the square of its length (it once stalled
-// FuzzConvert for a minute on one input).
+// nor inside a code block or span (where a < is literal text), or -1.
+// Code blocks are fences as CommonMark reads them: a line opening with n
+// >= 3 backticks (behind container markers) to a line of at least n; code
+// spans a backtick run to the next run of its length on the line. One
+// pass: a fuzzer's output of many lines of code must not cost the square
+// of its length (it once stalled FuzzConvert for a minute on one input).
 func rawLT(out []byte) int {
-	fences, lineStart := 0, 0
+	fence, lineStart := 0, 0 // fence: the open fence's length, 0 outside
 	for lineStart < len(out) {
 		end := bytes.IndexByte(out[lineStart:], '\n')
 		if end < 0 {
@@ -241,34 +242,49 @@ func rawLT(out []byte) int {
 		} else {
 			end += lineStart
 		}
-		for j := lineStart; fences%2 == 0 && j < end; j++ {
-			switch {
-			case out[j] == '`' && !escaped(out, j):
-				// A code span: this run of backticks to the next run
-				// of the same length on the line; none, and the run is
-				// text.
-				n := runAt(out[:end], j)
-				for k := j + n; k < end; k++ {
-					if out[k] == '`' {
-						m := runAt(out[:end], k)
-						if m == n {
-							j = k + m - 1
-							break
-						}
-						k += m - 1
-					}
-				}
-				if out[j] == '`' {
-					j += runAt(out[:end], j) - 1
-				}
-			case out[j] == '<' && !escaped(out, j):
-				return j
+		line := bytes.TrimLeft(out[lineStart:end], " >-0123456789.")
+		n := runAt(line, 0)
+		switch {
+		case fence > 0:
+			if n >= fence && len(bytes.TrimRight(line[n:], " ")) == 0 {
+				fence = 0
+			}
+		case n >= 3 && bytes.IndexByte(line[n:], '`') < 0:
+			fence = n // an info string has no backtick; else a code span
+		default:
+			if i := rawLTInLine(out, lineStart, end); i >= 0 {
+				return i
 			}
 		}
-		if bytes.HasPrefix(bytes.TrimLeft(out[lineStart:end], " >-0123456789."), []byte("```")) {
-			fences++
-		}
 		lineStart = end + 1
+	}
+	return -1
+}
+
+// rawLTInLine is rawLT of the line out[start:end], outside code blocks.
+func rawLTInLine(out []byte, start, end int) int {
+	for j := start; j < end; j++ {
+		switch {
+		case out[j] == '`' && !escaped(out, j):
+			// A code span: this run of backticks to the next run of
+			// the same length on the line; none, and the run is text.
+			n := runAt(out[:end], j)
+			for k := j + n; k < end; k++ {
+				if out[k] == '`' {
+					m := runAt(out[:end], k)
+					if m == n {
+						j = k + m - 1
+						break
+					}
+					k += m - 1
+				}
+			}
+			if out[j] == '`' {
+				j += runAt(out[:end], j) - 1
+			}
+		case out[j] == '<' && !escaped(out, j):
+			return j
+		}
 	}
 	return -1
 }
