@@ -19,8 +19,9 @@ import (
 // reader of each sees and its count of raw-HTML tokens. It skips when node
 // or the npm packages (test/run installs them with npm ci) are missing.
 func render(t *testing.T, docs []string) []struct {
-	Text string
-	HTML int
+	Text  string
+	HTML  int
+	Links []string
 } {
 	t.Helper()
 	node, err := exec.LookPath("node")
@@ -40,8 +41,9 @@ func render(t *testing.T, docs []string) []struct {
 		t.Fatalf("node render.mjs: %v", err)
 	}
 	var res []struct {
-		Text string
-		HTML int
+		Text  string
+		HTML  int
+		Links []string
 	}
 	if err := json.Unmarshal(out, &res); err != nil {
 		t.Fatal(err)
@@ -271,5 +273,31 @@ func TestEscapeReadBack(t *testing.T) {
 	wantCells := norm("h " + strings.Join(want, " "))
 	if cells != wantCells || res[len(texts)].HTML != 0 {
 		t.Errorf("table cells read as\n%q\nwant\n%q", cells, wantCells)
+	}
+}
+
+// TestHostileReadBack reads the Markdown of every hostile page with
+// markdown-it: no raw HTML token, and no link or image whose destination
+// is a script or data URL.
+func TestHostileReadBack(t *testing.T) {
+	var names, docs []string
+	for _, tt := range hostileInputs() {
+		var b bytes.Buffer
+		if _, err := Convert(&b, strings.NewReader(tt.in), Front{}, &Options{MaxBytes: 64 << 20}); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tt.name)
+		docs = append(docs, b.String())
+	}
+	res := render(t, docs)
+	for i, name := range names {
+		if res[i].HTML != 0 {
+			t.Errorf("%s: %d raw HTML tokens in %.300q", name, res[i].HTML, docs[i])
+		}
+		for _, l := range res[i].Links {
+			if u := strings.ToLower(strings.TrimSpace(l)); strings.HasPrefix(u, "javascript:") || strings.HasPrefix(u, "vbscript:") || strings.HasPrefix(u, "data:") {
+				t.Errorf("%s: a link to %q", name, l)
+			}
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -53,7 +54,8 @@ type list struct {
 type span struct{ start, end int }
 
 type table struct {
-	rows    [][][2]int // cells: spans of data
+	cells   [][2]int // spans of data, row after row
+	rows    []int    // the index in cells of each row's first cell
 	data    []byte
 	cell    []byte
 	inCell  bool
@@ -93,17 +95,45 @@ type conv struct {
 
 	tab     *table
 	tabFlat int
+	spare   *table // a finished table, kept for the next one's buffers
 
 	cands []span
 	found uint64
 }
 
+// convPool keeps the state of finished conversions, so that a conversion
+// reuses the stacks and buffers of an earlier one instead of growing its
+// own (BenchmarkConvert).
+var convPool = sync.Pool{New: func() any { return new(conv) }}
+
+// reset readies a pooled conv for a conversion by c into dst, keeping the
+// capacity of its slices.
+func (v *conv) reset(c *Converter, dst []byte) {
+	*v = conv{
+		c: c, out: dst, base: len(dst), lineBeg: true,
+		stack: v.stack[:0], cons: v.cons[:0], lists: v.lists[:0], opens: v.opens[:0],
+		preBuf: v.preBuf[:0], codeBuf: v.codeBuf[:0], cands: v.cands[:0], spare: v.spare,
+	}
+	for range c.content {
+		v.cands = append(v.cands, span{-1, -1})
+	}
+}
+
+// release returns v to convPool, unless a hostile page made its buffers
+// large.
+func (v *conv) release() {
+	v.out, v.c = nil, nil
+	if cap(v.preBuf)+cap(v.codeBuf) > maxPooled || v.spare != nil && cap(v.spare.data) > maxPooled {
+		return
+	}
+	convPool.Put(v)
+}
+
 // body appends the Markdown of the content element of in to dst.
 func (c *Converter) body(dst, in []byte) ([]byte, string) {
-	v := &conv{c: c, cands: make([]span, len(c.content)), lineBeg: true, out: dst, base: len(dst)}
-	for i := range v.cands {
-		v.cands[i] = span{-1, -1}
-	}
+	v := convPool.Get().(*conv)
+	v.reset(c, dst)
+	defer v.release()
 	z := html.NewTokenizerFragment(bytes.NewReader(in), "")
 	var attrs []attr
 	var nameBuf [32]byte
@@ -119,12 +149,18 @@ func (c *Converter) body(dst, in []byte) ([]byte, string) {
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			// x/net/html copies every name and attribute it returns, so
-			// the name comes from the raw bytes and the attributes only
-			// when an element or a selector can use them.
+			// the name comes from the raw bytes, and the attributes only
+			// when an element or a selector can use them, from the raw
+			// bytes too unless they need decoding (attrs.go).
 			raw := z.Raw()
 			name := tagName(nameBuf[:0], raw)
 			attrs = attrs[:0]
 			if a := atom.Lookup(name); v.wantAttrs(a, raw) {
+				var ok bool
+				if attrs, ok = rawAttrs(attrs, raw); ok {
+					v.start(name, attrs, tt == html.SelfClosingTagToken)
+					continue
+				}
 				for more := true; more; {
 					var k, val []byte
 					k, val, more = z.TagAttr()
@@ -458,7 +494,8 @@ func (v *conv) open(e *elem, a atom.Atom, attrs []attr) {
 	case a == atom.Hr:
 		v.block(2)
 		if v.flat == 0 {
-			v.emit("* * *", false)
+			v.leadBare()
+			v.out = append(v.out, "* * *"...)
 			v.block(2)
 		}
 	case a == atom.Wbr, a == atom.Input:
@@ -481,17 +518,17 @@ func (v *conv) openTable(e *elem, a atom.Atom, attrs []attr) bool {
 		}
 	case a == atom.Table:
 		v.block(2)
-		v.tab = &table{}
+		v.tab = v.newTable()
 		v.flat++
 		e.act = actTable
 	case v.tab != nil && a == atom.Tr:
 		v.endCell()
-		v.tab.rows = append(v.tab.rows, nil)
+		v.tab.rows = append(v.tab.rows, len(v.tab.cells))
 		e.act = actRow
 	case v.tab != nil && (a == atom.Td || a == atom.Th):
 		v.endCell()
 		if len(v.tab.rows) == 0 {
-			v.tab.rows = append(v.tab.rows, nil)
+			v.tab.rows = append(v.tab.rows, 0)
 		}
 		v.tab.inCell = true
 		v.tab.cell = v.tab.cell[:0]

@@ -33,8 +33,8 @@ func FuzzConvert(f *testing.F) {
 			t.Fatal(err)
 		}
 		checkSafe(t, b.Bytes())
-		if bytes.Contains(bytes.ToLower(b.Bytes()), []byte("<script")) && !bytes.Contains(bytes.ToLower(in), []byte("&lt;script")) && !bytes.Contains(bytes.ToLower(in), []byte("<pre")) && !bytes.Contains(bytes.ToLower(in), []byte("<code")) {
-			t.Fatalf("<script in output: %q", b.Bytes())
-		}
+		// checkSafe refuses any raw <, so a <script of the page's text
+		// (an entity, with or without its semicolon: "&ltsCript0") is
+		// written escaped, "\\<script", or in code.
 	})
 }

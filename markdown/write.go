@@ -174,6 +174,18 @@ func (v *conv) lead() bool {
 	return lineBeg
 }
 
+// leadBare is lead for a block written whole, syntax first (a fence, a
+// table row, a rule): the owed openers stay owed, for the text after it.
+// Written before it they would break the block's syntax ("**```" opens
+// no fence, and the code's lines would be read as Markdown, raw HTML
+// and all).
+func (v *conv) leadBare() {
+	owed := v.opens
+	v.opens = nil
+	v.lead()
+	v.opens = owed
+}
+
 func escaped(b []byte, i int) bool {
 	n := 0
 	for i > 0 && b[i-1] == '\\' {
@@ -357,12 +369,18 @@ func lang(attrs []attr) string {
 // url resolves a link or image URL and says whether it may be written; it
 // returns the destination escaped for a Markdown link, or "".
 func (v *conv) url(raw []byte) string {
-	s := strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' || r == '\r' || r == 0 {
-			return -1
-		}
-		return r
-	}, strings.Trim(string(raw), " \t\n\f\r\x00"))
+	raw = bytes.Trim(raw, " \t\n\f\r\x00")
+	var s string
+	if bytes.ContainsAny(raw, "\t\n\r\x00") {
+		s = strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' || r == 0 {
+				return -1
+			}
+			return r
+		}, string(raw))
+	} else {
+		s = string(raw) // the common URL: one copy, not two
+	}
 	if s == "" {
 		return ""
 	}
@@ -489,9 +507,11 @@ func (v *conv) emitPre() {
 		v.text(body)
 		return
 	}
-	body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
+	if bytes.IndexByte(body, '\r') >= 0 {
+		body = bytes.ReplaceAll(body, []byte("\r\n"), []byte("\n"))
+	}
 	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
-	v.lead()
+	v.leadBare()
 	v.out = append(v.out, fence...)
 	v.out = append(v.out, v.preLang...)
 	for line := range bytes.SplitSeq(body, []byte("\n")) {
@@ -511,25 +531,45 @@ func (v *conv) endCell() {
 	}
 	v.opens = v.opens[:0]
 	if len(t.rows) == 0 {
-		t.rows = append(t.rows, nil)
+		t.rows = append(t.rows, 0)
 	}
-	r := &t.rows[len(t.rows)-1]
 	start := len(t.data)
 	t.data = append(t.data, bytes.TrimSpace(t.cell)...)
-	*r = append(*r, [2]int{start, len(t.data)})
+	t.cells = append(t.cells, [2]int{start, len(t.data)})
 	t.inCell = false
 	v.space = false
 }
 
+// newTable returns an empty table, on the buffers of the last one.
+func (v *conv) newTable() *table {
+	t := v.spare
+	if t == nil {
+		return &table{}
+	}
+	v.spare = nil
+	*t = table{cells: t.cells[:0], rows: t.rows[:0], data: t.data[:0], cell: t.cell[:0], caption: t.caption[:0]}
+	return t
+}
+
+// row returns the cells of row i of t.
+func (t *table) row(i int) [][2]int {
+	end := len(t.cells)
+	if i+1 < len(t.rows) {
+		end = t.rows[i+1]
+	}
+	return t.cells[t.rows[i]:end]
+}
+
 // emitTable writes a GFM table: the first row is the header.
 func (v *conv) emitTable(t *table) {
+	defer func() { v.spare = t }()
 	cols := 0
-	for _, r := range t.rows {
-		cols = max(cols, len(r))
+	for i := range t.rows {
+		cols = max(cols, len(t.row(i)))
 	}
 	if cap := bytes.TrimSpace(t.caption); len(cap) > 0 {
 		v.block(2)
-		v.lead()
+		v.leadBare()
 		v.out = append(v.out, cap...)
 	}
 	v.block(2)
@@ -537,11 +577,12 @@ func (v *conv) emitTable(t *table) {
 		return
 	}
 	first := true
-	for _, r := range t.rows {
+	for ri := range t.rows {
+		r := t.row(ri)
 		if len(r) == 0 {
 			continue
 		}
-		v.lead()
+		v.leadBare()
 		v.out = append(v.out, '|')
 		for i := range cols {
 			v.out = append(v.out, ' ')

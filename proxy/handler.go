@@ -51,6 +51,7 @@ type reqState struct {
 	// page path of the suffix path form ("" for the page's own path); the
 	// conversion's record.
 	mdWant bool
+	mdHead bool // the client's request is a HEAD (its upstream one a GET)
 	mdPage string
 	mdRec  *MarkdownRecord
 	mdLink [1]string // backs the alternate Link header's value slice

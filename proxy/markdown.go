@@ -2,12 +2,14 @@ package proxy
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -42,11 +44,28 @@ import (
 // Markdown is the outcome of a request answered with the page's Markdown.
 const Markdown Outcome = "markdown"
 
-// MarkdownRecord is Record.Markdown: the conversion's figures, or why the
-// page was answered as HTML.
+// MarkdownRecord is Record.Markdown: whether the path has a Markdown
+// version, whether the request asked for it, the conversion's figures, or
+// why the page was answered as HTML.
 type MarkdownRecord struct {
+	// Link is the alternate Link header value naming the Markdown
+	// version, as the page's HTML answers carry it; "" when the path has
+	// none (None says why).
+	Link string
+	// None is why the path has no Markdown version: "not under
+	// markdown.match" or "rewrite = false"; "" when it has one.
+	None string
+	// Wanted: the request asked for the Markdown (an Accept ranking
+	// text/markdown above text/html, or the path form).
+	Wanted bool
 	// PathForm: the request named the suffix path form (/notes/3.md).
 	PathForm bool
+	// HeadOnly: a HEAD, answered from the page's served head without a
+	// conversion (no Content-Length, no X-Markdown-Tokens; docs/agents.md).
+	HeadOnly bool
+	// Coding is the content coding the answer went out in ("identity"
+	// when none); "" when nothing was answered from the page.
+	Coding string
 	// Stats are the converter's, when it converted.
 	Stats markdown.Stats
 	// Fallback is why the page went out as HTML ("too_large", "charset",
@@ -54,6 +73,24 @@ type MarkdownRecord struct {
 	Fallback string
 	// Err is the error behind Fallback, for people.
 	Err string
+}
+
+// markdownVersion is Record.Markdown of a request that converted nothing:
+// whether its path has a Markdown version; nil without [markdown]. Only
+// an observed request pays for it.
+func markdownVersion(rs *reqState) *MarkdownRecord {
+	if rs.m == nil || rs.st.cfg.Markdown == nil {
+		return nil
+	}
+	r := &MarkdownRecord{Wanted: rs.mdWant, PathForm: rs.mdPage != "", Link: rs.m.MarkdownLink()}
+	switch {
+	case r.Link != "":
+	case !rs.m.Rewrite():
+		r.None = "rewrite = false"
+	default:
+		r.None = "not under markdown.match"
+	}
+	return r
 }
 
 // markdownMetrics counts the Markdown answers headgate fell back from.
@@ -124,9 +161,11 @@ func mentionsMarkdown(vs []string) bool {
 // markdownUpstream shapes the upstream request of a Markdown answer: the
 // page's path for the path form, and the HTML the page is made from (an
 // Accept for HTML, a GET for a HEAD so that the headers can say what the
-// body would, no condition or range on the HTML's validators).
+// body would, no condition or range on the HTML's validators). A HEAD
+// reads only the page's head of that GET (markdownBody).
 func markdownUpstream(pr *httputil.ProxyRequest, rs *reqState) {
 	out := pr.Out
+	rs.mdHead = pr.In.Method == http.MethodHead
 	if rs.mdPage != "" {
 		if dec, err := url.PathUnescape(rs.mdPage); err == nil {
 			out.URL.Path, out.URL.RawPath = dec, rs.mdPage
@@ -164,11 +203,14 @@ func markdownLocation(md *rules.Markdown, origin, loc string) string {
 
 // markdownBody answers a page with its Markdown, or, failing, with its
 // rewritten HTML. The whole page is read here (at most max_bytes of it,
-// decoded): a converter needs all of it.
+// decoded): a converter needs all of it. A HEAD reads only the served head
+// (at most max_head_bytes and 64 KiB) and converts nothing: its answer
+// has the GET's headers but the two only the conversion knows,
+// Content-Length and X-Markdown-Tokens (RFC 9110 §9.3.2; docs/agents.md).
 func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) error {
 	st, cfg, body, h := rs.st, rs.st.cfg, rs.body, res.Header
 	md := cfg.Markdown
-	rs.mdRec = &MarkdownRecord{PathForm: rs.mdPage != ""}
+	rs.mdRec = &MarkdownRecord{Wanted: true, PathForm: rs.mdPage != "", HeadOnly: rs.mdHead, Link: rs.m.MarkdownLink()}
 	var src io.Reader = body
 	var dec codec.Decoder
 	if coding != identity {
@@ -189,11 +231,30 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) er
 		Cache:           st.plans,
 		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
 	})
+	if !rs.mdHead {
+		// Before upstream_timeout's clock: the wait is headgate's, not
+		// the upstream's.
+		if err := acquireConversion(res.Request.Context()); err != nil {
+			if dec != nil {
+				dec.Release()
+			}
+			return body.failed(err)
+		}
+		defer releaseConversion()
+	}
 	p.clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
 	err, panicked := prepare(rr)
 	var page []byte
-	if err == nil && panicked == nil {
-		page, err = readUpTo(rr, md.MaxBytes)
+	switch {
+	case err != nil || panicked != nil:
+	case rs.mdHead:
+		page, err = readHead(rr, min(int64(cfg.Server.MaxHeadBytes)+64<<10, md.MaxBytes))
+	default:
+		hint := int64(-1)
+		if coding == identity {
+			hint = res.ContentLength
+		}
+		page, err = readUpTo(rr, md.MaxBytes, hint)
 	}
 	p.clocks.stop(&rs.clock)
 	if rs.obs != nil {
@@ -222,6 +283,9 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) er
 		return p.markdownAsHTML(res, rs, page, rr, dec, res0)
 	case errors.Is(err, errPageTooLarge):
 		return p.markdownFallback(res, rs, page, rr, dec, res0, "too_large", err)
+	case rs.mdHead && coding == identity && res.ContentLength > md.MaxBytes:
+		// What the GET would find, known from the length alone.
+		return p.markdownFallback(res, rs, page, rr, dec, res0, "too_large", fmt.Errorf("%w (%d bytes)", errPageTooLarge, md.MaxBytes))
 	case res0.Outcome == rewrite.SkippedCharset:
 		return p.markdownFallback(res, rs, page, rr, dec, res0, "charset", errors.New(res0.Reason))
 	}
@@ -233,58 +297,145 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) er
 	if front.URL == "" {
 		front.URL = rs.m.SelfURL(false)
 	}
-	conv := md.Converter
-	if base, err := url.Parse(front.URL); err == nil {
-		conv = conv.WithBase(base)
-	}
-	var out bytes.Buffer
-	stats, err := conv.ConvertBytes(&out, utf8Page, front)
-	if err != nil {
-		reason := "convert"
-		if errors.Is(err, markdown.ErrTooLarge) {
-			reason = "too_large"
+	var out *bytes.Buffer
+	if !rs.mdHead {
+		conv := md.Converter
+		if base, err := url.Parse(front.URL); err == nil {
+			conv = conv.WithBase(base)
 		}
-		return p.markdownFallback(res, rs, page, rr, dec, res0, reason, err)
+		out = new(bytes.Buffer)
+		stats, err := conv.ConvertBytes(out, utf8Page, front)
+		if err != nil {
+			reason := "convert"
+			if errors.Is(err, markdown.ErrTooLarge) {
+				reason = "too_large"
+			}
+			return p.markdownFallback(res, rs, page, rr, dec, res0, reason, err)
+		}
+		rs.mdRec.Stats = stats
 	}
-	rs.mdRec.Stats = stats
 	rs.outcome = Markdown
 	if dec != nil {
 		dec.Release()
 	}
 	body.Close()
-	res.Body = io.NopCloser(&out)
-	res.ContentLength = int64(out.Len())
-	for _, k := range [...]string{"Content-Encoding", "Etag", "Last-Modified", "Content-Disposition", "Content-Security-Policy"} {
+	p.markdownHeaders(res, rs, res0, out, front.URL, robots)
+	return nil
+}
+
+// readHead reads r up to the end of the served head (a </head> or <body
+// tag, in any case), its end, or limit bytes, whichever comes first.
+func readHead(r io.Reader, limit int64) ([]byte, error) {
+	var buf []byte
+	chunk := make([]byte, 8<<10)
+	for int64(len(buf)) < limit {
+		n, err := r.Read(chunk[:min(int64(len(chunk)), limit-int64(len(buf)))])
+		from := max(0, len(buf)-6)
+		buf = append(buf, chunk[:n]...)
+		if servedHeadEnds(buf[from:]) || err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+// servedHeadEnds reports whether b holds "</head" or "<body", in any case.
+func servedHeadEnds(b []byte) bool {
+	for i := bytes.IndexByte(b, '<'); i >= 0; {
+		rest := b[i:]
+		if len(rest) >= 6 && (bytes.EqualFold(rest[:6], []byte("</head")) || bytes.EqualFold(rest[:5], []byte("<body"))) {
+			return true
+		}
+		j := bytes.IndexByte(rest[1:], '<')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+	}
+	return false
+}
+
+// markdownHeaders writes a Markdown answer's headers and body: out, in the
+// coding the client's Accept-Encoding chooses among server.compress, as
+// the HTML path does; nil for a HEAD, which has no body and so no length
+// or token count.
+func (p *Proxy) markdownHeaders(res *http.Response, rs *reqState, res0 *rewrite.Result, out *bytes.Buffer, canonical, robots string) {
+	h := res.Header
+	for _, k := range [...]string{"Content-Encoding", "Content-Length", "Etag", "Last-Modified", "Content-Disposition", "Content-Security-Policy"} {
 		delete(h, k)
 	}
 	for _, k := range upstreamBytesHeaders {
 		delete(h, k)
 	}
 	hset(h, "Content-Type", "text/markdown; charset=utf-8")
-	hset(h, "Content-Length", strconv.Itoa(out.Len()))
 	hset(h, "X-Content-Type-Options", "nosniff")
 	addVary(h, "Accept")
+	coding := p.markdownCoding(res, rs)
+	switch {
+	case out == nil:
+		res.Body, res.ContentLength = http.NoBody, 0
+	case coding == identity:
+		res.Body, res.ContentLength = io.NopCloser(out), int64(out.Len())
+		hset(h, "Content-Length", strconv.Itoa(out.Len()))
+	default:
+		// Encoded as it is written (body.go's responseWriter); 0, not
+		// -1: ReverseProxy leaves the flushing to the end.
+		res.Body, res.ContentLength = io.NopCloser(out), 0
+	}
 	if res0.Head != nil {
 		for _, hv := range res0.Head.Headers {
 			h.Set(hv.Name, hv.Value)
 		}
 	}
-	setCanonicalLink(h, front.URL)
+	setCanonicalLink(h, canonical)
 	if robots != "" {
 		hset(h, "X-Robots-Tag", robots)
 	}
-	hset(h, "X-Markdown-Tokens", strconv.FormatInt(stats.Tokens, 10))
+	if out != nil {
+		hset(h, "X-Markdown-Tokens", strconv.FormatInt(rs.mdRec.Stats.Tokens, 10))
+	}
 	p.finishHeaders(h, rs)
-	return nil
+}
+
+// markdownCoding chooses the coding of an answer made from the page (its
+// Markdown, or its HTML after a fallback) by the client's Accept-Encoding
+// and server.compress, as rewriteBody does, says it in Content-Encoding
+// and Vary, and starts the response writer's encoder for a GET. It
+// returns the coding.
+func (p *Proxy) markdownCoding(res *http.Response, rs *reqState) string {
+	h := res.Header
+	coding := rs.ae.choose(rs.st.cfg.Server.Compress)
+	addVary(h, "Accept-Encoding")
+	if rs.mdRec != nil {
+		rs.mdRec.Coding = coding
+	}
+	if coding == identity {
+		hdel(h, "Content-Encoding")
+		return identity
+	}
+	hset(h, "Content-Encoding", coding)
+	hdel(h, "Content-Length")
+	if !rs.mdHead {
+		rs.w.startEncoding(coding)
+	}
+	return coding
 }
 
 // errPageTooLarge: the page is longer than markdown.max_bytes.
 var errPageTooLarge = errors.New("page larger than markdown.max_bytes")
 
 // readUpTo reads r to its end, or to limit bytes and one more, which is
-// errPageTooLarge (the bytes read are returned with it).
-func readUpTo(r io.Reader, limit int64) ([]byte, error) {
+// errPageTooLarge (the bytes read are returned with it). hint is the
+// length r will likely have (the upstream's Content-Length), -1 when
+// unknown: the buffer is made that large at once.
+func readUpTo(r io.Reader, limit, hint int64) ([]byte, error) {
 	var buf bytes.Buffer
+	if hint >= 0 {
+		buf.Grow(int(min(hint, limit)) + bytes.MinRead)
+	}
 	n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
 	if err != nil {
 		return buf.Bytes(), err
@@ -294,6 +445,32 @@ func readUpTo(r io.Reader, limit int64) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// conversions holds a slot for every page being read and converted to
+// Markdown (markdownBody), so that the pages and trees held at once are
+// bounded whatever the number of requests: at most this many times
+// max_bytes, plus a bounded tree each. A conversion is CPU work, so more
+// at once than twice the cores would not finish sooner; a request waiting
+// for a slot holds only its upstream connection, not yet read.
+var conversions = make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0)))
+
+// acquireConversion waits for a conversion slot, or for ctx (the client
+// going away, upstream_timeout) to end.
+func acquireConversion(ctx context.Context) error {
+	select {
+	case conversions <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case conversions <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for a Markdown conversion slot: %w", context.Cause(ctx))
+	}
+}
+
+func releaseConversion() { <-conversions }
 
 // markdownFallback answers the page's HTML, as headgate serves it, after a
 // conversion that could not be made; it counts and logs why.
@@ -306,16 +483,28 @@ func (p *Proxy) markdownFallback(res *http.Response, rs *reqState, page []byte, 
 }
 
 // markdownAsHTML sends the page's HTML: the bytes read so far, then the
-// rest of the rewriter's output, decoded (no upstream coding).
+// rest of the rewriter's output, decoded and encoded again in the coding
+// the client accepts (markdownCoding); for a HEAD, no body.
 func (p *Proxy) markdownAsHTML(res *http.Response, rs *reqState, page []byte, rr *rewrite.Reader, dec codec.Decoder, res0 *rewrite.Result) error {
 	h := res.Header
-	res.Body = &pageBody{r: io.MultiReader(bytes.NewReader(page), rr), dec: dec, up: rs.body}
+	if rs.mdHead {
+		if dec != nil {
+			dec.Release()
+		}
+		rs.body.Close()
+		res.Body = http.NoBody
+	} else {
+		res.Body = &pageBody{r: io.MultiReader(bytes.NewReader(page), rr), dec: dec, up: rs.body}
+	}
 	res.ContentLength = -1
 	for _, k := range [...]string{"Content-Length", "Content-Encoding", "Etag"} {
 		delete(h, k)
 	}
 	for _, k := range upstreamBytesHeaders {
 		delete(h, k)
+	}
+	if p.markdownCoding(res, rs) != identity {
+		res.ContentLength = 0 // encoded as written; flushed at the end
 	}
 	if res0.Outcome == rewrite.Rewritten || res0.Outcome == rewrite.Unchanged {
 		p.applyHeaders(res, rs, res0.Head, false)

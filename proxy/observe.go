@@ -102,6 +102,8 @@ func (rs *reqState) observed() {
 	if rs.mdRec != nil {
 		c := *rs.mdRec
 		rec.Markdown = &c
+	} else {
+		rec.Markdown = markdownVersion(rs)
 	}
 	if rec.Outcome == "" {
 		rec.Outcome = Passthrough

@@ -51,9 +51,11 @@ type Record struct {
 	// Match.Experiment says; "" when no experiment covers it. Observers
 	// label by them (insight's bot requests by group).
 	Experiment, Group string
-	// Markdown is the Markdown answer's record (§19.1): the converter's
-	// figures, or why the page went out as HTML; nil when no conversion
-	// was tried (no request for Markdown, or no page to convert).
+	// Markdown is the record of §19.1: whether the path has a Markdown
+	// version (and why not), whether the request asked for it, and when
+	// it did the converter's figures or why the page went out as HTML;
+	// nil without [markdown], or when the request was refused before it
+	// was resolved.
 	Markdown *MarkdownRecord
 	// Bot is who is asking (SPEC §18), with [bots] on; the zero Identity
 	// when it is off or the request was refused before (a 400, a deny).

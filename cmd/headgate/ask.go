@@ -349,6 +349,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "  %s\n", l)
 		}
 	}
+	explainMarkdown(stdout, rec, ans, ask)
 	var head *rules.Head
 	if rec.Result != nil {
 		head = rec.Result.Head
