@@ -2,9 +2,11 @@ package rules
 
 import (
 	"fmt"
+	"hash/maphash"
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/headgate/headgate/markdown"
 	"github.com/headgate/headgate/rules/schema"
@@ -26,6 +28,8 @@ type Markdown struct {
 
 	all   bool    // Match covers every path ("/*"): no lookup per request
 	table *Config // the Match patterns as a rule table, when not all
+
+	links *linkCache // recent pages' alternate Link values (MarkdownLink)
 }
 
 // Covers reports whether the page at path (percent-encoded, no query) has
@@ -159,7 +163,7 @@ func (l *loader) markdownTable(tree map[string]any) {
 	if t == nil {
 		return
 	}
-	d := &mdDec{md: &Markdown{Suffix: ".md", MaxBytes: DefaultMarkdownMaxBytes, Match: []string{"/*"}}}
+	d := &mdDec{md: &Markdown{Suffix: ".md", MaxBytes: DefaultMarkdownMaxBytes, Match: []string{"/*"}, links: newLinkCache()}}
 	decode(l, markdownFields.Name, t, markdownFields, into[*mdDec]{&tmplCtx{l: l}, d})
 	if !d.enabled {
 		return
@@ -310,24 +314,68 @@ func (m *Match) MarkdownURL() string {
 // MarkdownLink is the Link header value that names the page's Markdown
 // version (`<URL>; rel="alternate"; type="text/markdown"`); "" when it has
 // none. Made once per Match, in one allocation with MarkdownURL: every
-// HTML answer of such a page carries it.
+// HTML answer of such a page carries it. A page answered lately reuses
+// the value made for it then (linkCache): no allocation, no escaping.
 func (m *Match) MarkdownLink() string {
 	if !m.mdDone {
 		m.mdDone = true
-		if m.HasMarkdown() {
-			md, path := m.cfg.Markdown, EscapePath(m.Path)
-			tail := ""
-			switch {
-			case md.Suffix == "":
-			case strings.HasSuffix(path, "/"):
-				tail = "index" + md.Suffix
-			default:
-				tail = md.Suffix
-			}
-			m.mdURL = "<" + m.cfg.Site.BaseURL + path + tail + markdownLinkTail
-		}
+		m.mdURL = m.markdownLink()
 	}
 	return m.mdURL
+}
+
+func (m *Match) markdownLink() string {
+	if m.cfg == nil || m.cfg.Markdown == nil || !m.Rewrite() {
+		return ""
+	}
+	md := m.cfg.Markdown
+	slot := md.links.slot(m.Path)
+	if slot != nil {
+		if e := slot.Load(); e != nil && e.path == m.Path {
+			return e.link // Covers(m.Path) held when it was stored
+		}
+	}
+	if !md.Covers(m.Path) {
+		return ""
+	}
+	path := EscapePath(m.Path)
+	tail := ""
+	switch {
+	case md.Suffix == "":
+	case strings.HasSuffix(path, "/"):
+		tail = "index" + md.Suffix
+	default:
+		tail = md.Suffix
+	}
+	link := "<" + m.cfg.Site.BaseURL + path + tail + markdownLinkTail
+	if slot != nil {
+		slot.Store(&linkEntry{path: m.Path, link: link})
+	}
+	return link
+}
+
+// linkCache remembers the alternate Link value of the last page seen in
+// each of its slots, by path: a Markdown version's link is a function of
+// the path under one config (base_url, suffix, markdown.match), and most
+// requests are for pages asked before. Bounded: linkSlots entries of a
+// path and its link. A slot another path took is made again.
+type linkCache struct {
+	seed  maphash.Seed
+	slots [linkSlots]atomic.Pointer[linkEntry]
+}
+
+type linkEntry struct{ path, link string }
+
+const linkSlots = 1024
+
+func newLinkCache() *linkCache { return &linkCache{seed: maphash.MakeSeed()} }
+
+// slot is path's slot; nil for a nil cache (a Markdown made by hand).
+func (c *linkCache) slot(path string) *atomic.Pointer[linkEntry] {
+	if c == nil {
+		return nil
+	}
+	return &c.slots[maphash.String(c.seed, path)&(linkSlots-1)]
 }
 
 const markdownLinkTail = `>; rel="alternate"; type="text/markdown"`
@@ -353,6 +401,6 @@ func (c *Config) WithMarkdown() *Config {
 		return c // the defaults compile: not reached
 	}
 	d := *c
-	d.Markdown = &Markdown{Match: []string{"/*"}, Suffix: ".md", MaxBytes: DefaultMarkdownMaxBytes, Converter: conv, all: true}
+	d.Markdown = &Markdown{Match: []string{"/*"}, Suffix: ".md", MaxBytes: DefaultMarkdownMaxBytes, Converter: conv, all: true, links: newLinkCache()}
 	return &d
 }

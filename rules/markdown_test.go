@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestMarkdownPathForms(t *testing.T) {
 	cfg := mustParse(t, `
@@ -91,5 +94,48 @@ content_signal = { ai_input = "yes" }
 	}
 	if got := (&ContentSignal{AIInput: "no"}).ContentUsage(); got != "" {
 		t.Errorf("ai_input alone has no Content-Usage category: %q", got)
+	}
+}
+
+// TestMarkdownLinkCache: a page asked before reuses its alternate Link
+// (no allocation), and a path that shares its slot, or a page under
+// rewrite = false, still gets its own answer.
+func TestMarkdownLinkCache(t *testing.T) {
+	cfg := mustParse(t, `
+[markdown]
+enabled = true
+match = ["/notes/*", "/docs/"]
+
+[[rule]]
+match = "/notes/raw"
+rewrite = false
+`)
+	link := func(path string) string {
+		m := cfg.PooledMatch()
+		defer m.Release()
+		cfg.ResolveInto(m, path)
+		return m.MarkdownLink()
+	}
+	want := func(u string) string { return "<" + u + `>; rel="alternate"; type="text/markdown"` }
+	for range 2 {
+		for i := range 3 * linkSlots { // every slot taken, and taken again
+			p := fmt.Sprintf("/notes/%d", i)
+			if got := link(p); got != want("https://notes.example"+p+".md") {
+				t.Fatalf("MarkdownLink(%s) = %q", p, got)
+			}
+		}
+		if got := link("/notes/raw"); got != "" {
+			t.Errorf("rewrite = false: MarkdownLink = %q", got)
+		}
+		if got := link("/other"); got != "" {
+			t.Errorf("outside markdown.match: MarkdownLink = %q", got)
+		}
+		if got := link("/docs/"); got != want("https://notes.example/docs/index.md") {
+			t.Errorf("MarkdownLink(/docs/) = %q", got)
+		}
+	}
+	link("/notes/3")
+	if n := testing.AllocsPerRun(100, func() { link("/notes/3") }); n != 0 {
+		t.Errorf("a page asked before: %.0f allocations, want 0", n)
 	}
 }
