@@ -56,6 +56,7 @@ type reqState struct {
 	mdLink [1]string // backs the alternate Link header's value slice
 
 	bot     bots.Identity // who is asking, with [bots] on (bots.go)
+	botHdr  [1]string     // backs the upstream identity header's value slice
 	botRule string        // the access rule that decided (bots.Reason); "" when none
 	botDeny bool          // it denies
 	// botRobots: the served robots.txt disallows the path for the crawler
