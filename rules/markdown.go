@@ -222,6 +222,13 @@ func (c *ContentSignal) ContentUsage() string {
 	if c == nil {
 		return ""
 	}
+	if i, ok := c.index(); ok {
+		return usageLines[i]
+	}
+	return c.contentUsage()
+}
+
+func (c *ContentSignal) contentUsage() string {
 	var b strings.Builder
 	for _, kv := range [...][2]string{{"train-ai", c.AITrain}, {"search", c.Search}} {
 		if kv[1] == "" {

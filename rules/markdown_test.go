@@ -139,3 +139,29 @@ rewrite = false
 		t.Errorf("a page asked before: %.0f allocations, want 0", n)
 	}
 }
+
+// TestContentSignalLines: the lines made once are those Line and
+// ContentUsage make, and asking for them allocates nothing.
+func TestContentSignalLines(t *testing.T) {
+	vals := []string{"", "yes", "no"}
+	for _, s := range vals {
+		for _, in := range vals {
+			for _, tr := range vals {
+				c := &ContentSignal{Search: s, AIInput: in, AITrain: tr}
+				if c.Line() != c.line() || c.ContentUsage() != c.contentUsage() {
+					t.Errorf("%+v: %q %q, want %q %q", *c, c.Line(), c.ContentUsage(), c.line(), c.contentUsage())
+				}
+			}
+		}
+	}
+	c := &ContentSignal{Search: "yes", AIInput: "yes", AITrain: "no"}
+	if c.Line() != "search=yes, ai-input=yes, ai-train=no" || c.ContentUsage() != "train-ai=n, search=y" {
+		t.Errorf("Line %q, ContentUsage %q", c.Line(), c.ContentUsage())
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = c.Line(), c.ContentUsage() }); n != 0 {
+		t.Errorf("%.0f allocations, want 0", n)
+	}
+	if odd := (&ContentSignal{Search: "maybe"}); odd.Line() != "search=maybe" {
+		t.Errorf("an unchecked value: Line %q", odd.Line())
+	}
+}
