@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/html"
@@ -486,10 +487,14 @@ func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
 	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || rs.skip == SkipNotHTML || rs.skip == SkipMethod {
 		return
 	}
-	link := rs.m.MarkdownLink()
-	if link == "" {
+	b := rs.m.AppendMarkdownLink(rs.mdLinkBuf[:0])
+	if len(b) == 0 {
 		return
 	}
+	// The request's own bytes, written once and never again (a reqState
+	// serves one request and is not reused): as immutable as any string,
+	// and no allocation for a link that fits.
+	link := unsafe.String(&b[0], len(b))
 	if vs := h["Vary"]; len(vs) == 1 && &vs[0] == &varyAcceptEncoding[0] {
 		h["Vary"] = varyAcceptEncodingAccept // rewriteBody's, and ours: shared, full
 	} else {

@@ -2,11 +2,9 @@ package rules
 
 import (
 	"fmt"
-	"hash/maphash"
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/headgate/headgate/markdown"
 	"github.com/headgate/headgate/rules/schema"
@@ -28,8 +26,6 @@ type Markdown struct {
 
 	all   bool    // Match covers every path ("/*"): no lookup per request
 	table *Config // the Match patterns as a rule table, when not all
-
-	links *linkCache // recent pages' alternate Link values (MarkdownLink)
 }
 
 // Covers reports whether the page at path (percent-encoded, no query) has
@@ -163,7 +159,7 @@ func (l *loader) markdownTable(tree map[string]any) {
 	if t == nil {
 		return
 	}
-	d := &mdDec{md: &Markdown{Suffix: ".md", MaxBytes: DefaultMarkdownMaxBytes, Match: []string{"/*"}, links: newLinkCache()}}
+	d := &mdDec{md: &Markdown{Suffix: ".md", MaxBytes: DefaultMarkdownMaxBytes, Match: []string{"/*"}}}
 	decode(l, markdownFields.Name, t, markdownFields, into[*mdDec]{&tmplCtx{l: l}, d})
 	if !d.enabled {
 		return
@@ -320,69 +316,50 @@ func (m *Match) MarkdownURL() string {
 
 // MarkdownLink is the Link header value that names the page's Markdown
 // version (`<URL>; rel="alternate"; type="text/markdown"`); "" when it has
-// none. Made once per Match, in one allocation with MarkdownURL: every
-// HTML answer of such a page carries it. A page answered lately reuses
-// the value made for it then (linkCache): no allocation, no escaping.
+// none. Made once per Match, in one allocation with MarkdownURL.
 func (m *Match) MarkdownLink() string {
 	if !m.mdDone {
 		m.mdDone = true
-		m.mdURL = m.markdownLink()
+		if path, index, ok := m.markdownParts(); ok {
+			m.mdURL = "<" + m.cfg.Site.BaseURL + path + index + m.cfg.Markdown.Suffix + markdownLinkTail
+		}
 	}
 	return m.mdURL
 }
 
-func (m *Match) markdownLink() string {
-	if m.cfg == nil || m.cfg.Markdown == nil || !m.Rewrite() {
-		return ""
+// AppendMarkdownLink appends MarkdownLink's value to b, and nothing when
+// the page has none: the proxy writes the Link header of every HTML answer
+// of such a page into memory of the request's own, with no allocation
+// when b has room.
+func (m *Match) AppendMarkdownLink(b []byte) []byte {
+	if m.mdDone {
+		return append(b, m.mdURL...)
 	}
-	md := m.cfg.Markdown
-	slot := md.links.slot(m.Path)
-	if slot != nil {
-		if e := slot.Load(); e != nil && e.path == m.Path {
-			return e.link // Covers(m.Path) held when it was stored
-		}
+	path, index, ok := m.markdownParts()
+	if !ok {
+		return b
 	}
-	if !md.Covers(m.Path) {
-		return ""
-	}
-	path := EscapePath(m.Path)
-	tail := ""
-	switch {
-	case md.Suffix == "":
-	case strings.HasSuffix(path, "/"):
-		tail = "index" + md.Suffix
-	default:
-		tail = md.Suffix
-	}
-	link := "<" + m.cfg.Site.BaseURL + path + tail + markdownLinkTail
-	if slot != nil {
-		slot.Store(&linkEntry{path: m.Path, link: link})
-	}
-	return link
+	b = append(b, '<')
+	b = append(b, m.cfg.Site.BaseURL...)
+	b = append(b, path...)
+	b = append(b, index...)
+	b = append(b, m.cfg.Markdown.Suffix...)
+	return append(b, markdownLinkTail...)
 }
 
-// linkCache remembers the alternate Link value of the last page seen in
-// each of its slots, by path: a Markdown version's link is a function of
-// the path under one config (base_url, suffix, markdown.match), and most
-// requests are for pages asked before. Bounded: linkSlots entries of a
-// path and its link. A slot another path took is made again.
-type linkCache struct {
-	seed  maphash.Seed
-	slots [linkSlots]atomic.Pointer[linkEntry]
-}
-
-type linkEntry struct{ path, link string }
-
-const linkSlots = 1024
-
-func newLinkCache() *linkCache { return &linkCache{seed: maphash.MakeSeed()} }
-
-// slot is path's slot; nil for a nil cache (a Markdown made by hand).
-func (c *linkCache) slot(path string) *atomic.Pointer[linkEntry] {
-	if c == nil {
-		return nil
+// markdownParts are the escaped path of the page's Markdown URL on
+// base_url and what comes between it and markdown.suffix ("index" for a
+// path ending in "/", when there is a suffix); false when the page has
+// none.
+func (m *Match) markdownParts() (path, index string, ok bool) {
+	if !m.HasMarkdown() {
+		return "", "", false
 	}
-	return &c.slots[maphash.String(c.seed, path)&(linkSlots-1)]
+	path = EscapePath(m.Path)
+	if m.cfg.Markdown.Suffix != "" && strings.HasSuffix(path, "/") {
+		index = "index"
+	}
+	return path, index, true
 }
 
 const markdownLinkTail = `>; rel="alternate"; type="text/markdown"`
@@ -408,6 +385,6 @@ func (c *Config) WithMarkdown() *Config {
 		return c // the defaults compile: not reached
 	}
 	d := *c
-	d.Markdown = &Markdown{Match: []string{"/*"}, Suffix: ".md", MaxBytes: DefaultMarkdownMaxBytes, Converter: conv, all: true, links: newLinkCache()}
+	d.Markdown = &Markdown{Match: []string{"/*"}, Suffix: ".md", MaxBytes: DefaultMarkdownMaxBytes, Converter: conv, all: true}
 	return &d
 }

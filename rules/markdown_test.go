@@ -1,9 +1,6 @@
 package rules
 
-import (
-	"fmt"
-	"testing"
-)
+import "testing"
 
 func TestMarkdownPathForms(t *testing.T) {
 	cfg := mustParse(t, `
@@ -97,46 +94,37 @@ content_signal = { ai_input = "yes" }
 	}
 }
 
-// TestMarkdownLinkCache: a page asked before reuses its alternate Link
-// (no allocation), and a path that shares its slot, or a page under
-// rewrite = false, still gets its own answer.
-func TestMarkdownLinkCache(t *testing.T) {
+// TestAppendMarkdownLink: the proxy's way to the Link value gives
+// MarkdownLink's, with no allocation when the buffer has room.
+func TestAppendMarkdownLink(t *testing.T) {
 	cfg := mustParse(t, `
 [markdown]
 enabled = true
-match = ["/notes/*", "/docs/"]
+match = ["/notes/*", "/docs/", "/a b"]
 
 [[rule]]
 match = "/notes/raw"
 rewrite = false
 `)
-	link := func(path string) string {
+	for _, path := range []string{"/notes/3", "/docs/", "/a%20b", "/notes/raw", "/other"} {
 		m := cfg.PooledMatch()
-		defer m.Release()
 		cfg.ResolveInto(m, path)
-		return m.MarkdownLink()
+		got := string(m.AppendMarkdownLink([]byte("x")))
+		want := "x" + cfg.Resolve(path).MarkdownLink()
+		if got != want {
+			t.Errorf("%s: AppendMarkdownLink %q, MarkdownLink %q", path, got, want)
+		}
+		if m.MarkdownLink(); string(m.AppendMarkdownLink(nil)) != want[1:] {
+			t.Errorf("%s: after MarkdownLink, AppendMarkdownLink %q", path, m.AppendMarkdownLink(nil))
+		}
+		m.Release()
 	}
-	want := func(u string) string { return "<" + u + `>; rel="alternate"; type="text/markdown"` }
-	for range 2 {
-		for i := range 3 * linkSlots { // every slot taken, and taken again
-			p := fmt.Sprintf("/notes/%d", i)
-			if got := link(p); got != want("https://notes.example"+p+".md") {
-				t.Fatalf("MarkdownLink(%s) = %q", p, got)
-			}
-		}
-		if got := link("/notes/raw"); got != "" {
-			t.Errorf("rewrite = false: MarkdownLink = %q", got)
-		}
-		if got := link("/other"); got != "" {
-			t.Errorf("outside markdown.match: MarkdownLink = %q", got)
-		}
-		if got := link("/docs/"); got != want("https://notes.example/docs/index.md") {
-			t.Errorf("MarkdownLink(/docs/) = %q", got)
-		}
-	}
-	link("/notes/3")
-	if n := testing.AllocsPerRun(100, func() { link("/notes/3") }); n != 0 {
-		t.Errorf("a page asked before: %.0f allocations, want 0", n)
+	m := cfg.PooledMatch()
+	defer m.Release()
+	cfg.ResolveInto(m, "/notes/3")
+	var buf [192]byte
+	if n := testing.AllocsPerRun(100, func() { m.AppendMarkdownLink(buf[:0]) }); n != 0 {
+		t.Errorf("%.0f allocations, want 0", n)
 	}
 }
 
