@@ -18,7 +18,7 @@ import (
 // (sideBySide). It joins BenchmarkBotsSideBySide's identify setup (1,000
 // client addresses, half in googlebot.json, a quarter of requests saying
 // Googlebot, no Headgate-Bot to the upstream, no reverse DNS) with
-// BenchmarkWatchSideBySide's (5,000 pages the rewriter reads, 5 % answering
+// BenchmarkWatchSideBySide's (5,000 pages the rewriter reads, 1 % answering
 // 404, a tenth with a search engine's Referer, which insight counts on
 // both sides), so neither feature's cost hides behind the other's setup.
 //
