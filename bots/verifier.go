@@ -361,7 +361,11 @@ func (v *Verifier) Run(ctx context.Context) {
 func (v *Verifier) Identify(ctx context.Context, r *http.Request, client netip.Addr) Identity {
 	t := v.tab.Load()
 	client = client.Unmap()
-	idx := t.ua.match(r.Header.Get("User-Agent"))
+	ua := ""
+	if vs := r.Header["User-Agent"]; len(vs) > 0 { // Get's answer, without canonicalizing the key
+		ua = vs[0]
+	}
+	idx := t.ua.match(ua)
 	if v.cfg.WebBotAuth && (len(r.Header["Signature"]) > 0 || len(r.Header["Signature-Input"]) > 0) {
 		agent, err := v.verifySignature(ctx, r)
 		if err == nil {

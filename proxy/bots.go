@@ -195,11 +195,21 @@ func (rs *reqState) setBotHeader(h http.Header) {
 		return
 	}
 	delete(h, name)
-	if rs.st.bots != nil {
-		var buf [96]byte
-		h[name] = []string{string(rs.bot.AppendHeader(buf[:0]))}
+	if rs.st.bots == nil {
+		return
 	}
+	if id := rs.bot; (id.Name == "" || id.Name == bots.None.Name) && id.Category == "" && id.Verified == "" {
+		h[name] = noneHeader // most requests: made once, shared
+		return
+	}
+	var buf [96]byte
+	rs.botHdr[0] = string(rs.bot.AppendHeader(buf[:0]))
+	h[name] = rs.botHdr[:1:1] // full: an append elsewhere copies
 }
+
+// noneHeader is the identity header's value for a request that names no
+// crawler, shared by every such request: full, so that an append copies.
+var noneHeader = func() []string { v := bots.None.Header(); return []string{v}[:1:1] }()
 
 // botAttrs are the access log's identity fields with [bots] on: bot,
 // bot_category, bot_verified, and bot_rule when an access rule decided

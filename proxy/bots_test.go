@@ -159,6 +159,29 @@ func TestBotsUpstreamHeader(t *testing.T) {
 	}
 }
 
+// A request that names no crawler sends name="-" upstream (a value made
+// once and shared: a client's forged copy neither reaches the upstream nor
+// changes what the next request sends).
+func TestBotsUpstreamHeaderNone(t *testing.T) {
+	p, up, _ := botsProxy(t, "", `upstream_header = "Headgate-Bot"`, "")
+	for i := range 3 {
+		hs := []string{"User-Agent: " + uaBrowser}
+		if i == 1 {
+			hs = append(hs, "Headgate-Bot: name=googlebot")
+		}
+		w := do(p, "GET", "notes.example", "/notes/1", "127.0.0.9:4000", hs...)
+		if w.Code != 200 {
+			t.Fatalf("status %d", w.Code)
+		}
+		if got := up.last.Values("Headgate-Bot"); len(got) != 1 || got[0] != `name="-"` {
+			t.Errorf("request %d: upstream Headgate-Bot = %q, want name=\"-\"", i, got)
+		}
+	}
+	if got := noneHeader; len(got) != 1 || got[0] != `name="-"` {
+		t.Errorf("noneHeader = %q", got)
+	}
+}
+
 func TestBotsSpoofedDenied(t *testing.T) {
 	p, up, log := botsProxy(t, "", `spoofed = "deny"`, "")
 	w := do(p, "GET", "notes.example", "/notes/1", "127.0.0.9:4000", "User-Agent: "+uaGooglebot)

@@ -50,13 +50,15 @@ type reqState struct {
 	// [markdown] (markdown.go): the client wants the page's Markdown; the
 	// page path of the suffix path form ("" for the page's own path); the
 	// conversion's record.
-	mdWant bool
-	mdHead bool // the client's request is a HEAD (its upstream one a GET)
-	mdPage string
-	mdRec  *MarkdownRecord
-	mdLink [1]string // backs the alternate Link header's value slice
+	mdWant    bool
+	mdHead    bool // the client's request is a HEAD (its upstream one a GET)
+	mdPage    string
+	mdRec     *MarkdownRecord
+	mdLink    [1]string // backs the alternate Link header's value slice
+	mdLinkBuf [192]byte // holds its bytes (agentHeaders)
 
 	bot     bots.Identity // who is asking, with [bots] on (bots.go)
+	botHdr  [1]string     // backs the upstream identity header's value slice
 	botRule string        // the access rule that decided (bots.Reason); "" when none
 	botDeny bool          // it denies
 	// botRobots: the served robots.txt disallows the path for the crawler

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/html"
@@ -146,16 +147,32 @@ func (p *Proxy) markdownRequest(rs *reqState, r *http.Request, path string, targ
 }
 
 // mentionsMarkdown reports whether an Accept names "markdown" in any case:
-// the header of nearly every request does not, and is not parsed.
+// the header of nearly every request does not, and is not parsed. It
+// looks for the word's k, a letter few Accept values hold, with
+// strings.IndexByte rather than byte by byte.
 func mentionsMarkdown(vs []string) bool {
 	for _, v := range vs {
-		for i := 0; i+8 <= len(v); i++ {
-			if (v[i]|0x20) == 'm' && strings.EqualFold(v[i:i+8], "markdown") {
-				return true
-			}
+		if markdownAtK(v, 'k') || markdownAtK(v, 'K') {
+			return true
 		}
 	}
 	return false
+}
+
+// markdownAtK reports whether v holds "markdown", in any case, whose k is
+// the byte k.
+func markdownAtK(v string, k byte) bool {
+	for off := 0; ; {
+		i := strings.IndexByte(v[off:], k)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i >= 3 && i+5 <= len(v) && strings.EqualFold(v[i-3:i+5], "markdown") {
+			return true
+		}
+		off = i + 1
+	}
 }
 
 // markdownUpstream shapes the upstream request of a Markdown answer: the
@@ -654,23 +671,36 @@ func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
 			hset(h, "Content-Usage", cu)
 		}
 	}
-	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || !htmlType(hget(res.Header, "Content-Type")) || !mayRewrite(res.Request.Method) {
+	// decideResponse asked already: for a 200 to a GET or HEAD, SkipMethod
+	// and SkipNotHTML are the answers that are no HTML page.
+	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || rs.skip == SkipNotHTML || rs.skip == SkipMethod {
 		return
 	}
-	link := rs.m.MarkdownLink()
-	if link == "" {
+	b := rs.m.AppendMarkdownLink(rs.mdLinkBuf[:0])
+	if len(b) == 0 {
 		return
 	}
+	// The request's own bytes, written once and never again (a reqState
+	// serves one request and is not reused): as immutable as any string,
+	// and no allocation for a link that fits.
+	link := unsafe.String(&b[0], len(b))
 	if vs := h["Vary"]; len(vs) == 1 && &vs[0] == &varyAcceptEncoding[0] {
 		h["Vary"] = varyAcceptEncodingAccept // rewriteBody's, and ours: shared, full
 	} else {
 		addVary(h, "Accept")
 	}
 	if vs, ok := h["Link"]; ok {
-		h["Link"] = append(vs, link)
+		h["Link"] = append(vs, link) // after the upstream's, as before
+		return
+	}
+	// None from the upstream: straight into the client's header, where
+	// handOver would move it (and where headgate's own, if any, come first).
+	dst := rs.w.Header()
+	if vs, ok := dst["Link"]; ok {
+		dst["Link"] = append(vs, link)
 	} else {
 		rs.mdLink[0] = link
-		h["Link"] = rs.mdLink[:1:1] // full: an append elsewhere copies
+		dst["Link"] = rs.mdLink[:1:1] // full: an append elsewhere copies
 	}
 }
 

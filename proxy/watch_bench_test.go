@@ -12,7 +12,7 @@ import (
 
 // BenchmarkWatchSideBySide is the proxy with [watch] off and on, side by
 // side in alternating rounds (sideBySide), over 5,000 distinct pages that
-// the rewriter reads, 5% of them answering 404 (status-only
+// the rewriter reads, 1% of them answering 404 (status-only
 // observations). SPEC §20.2 / issue 37 want on ≥ 0.97× the CPU per
 // request of off. A tenth of the requests carry a search engine's
 // Referer, which §20.1 counts on both sides.

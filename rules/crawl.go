@@ -31,6 +31,13 @@ func (c *ContentSignal) Line() string {
 	if c == nil {
 		return ""
 	}
+	if i, ok := c.index(); ok {
+		return signalLines[i] // every answer of a path under content_signal asks
+	}
+	return c.line()
+}
+
+func (c *ContentSignal) line() string {
 	var parts []string
 	for _, kv := range [][2]string{{"search", c.Search}, {"ai-input", c.AIInput}, {"ai-train", c.AITrain}} {
 		if kv[1] != "" {
@@ -38,6 +45,39 @@ func (c *ContentSignal) Line() string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// signalValues are the values a checked content_signal key holds (HG190),
+// by the index of signalLines and usageLines.
+var signalValues = [3]string{"", "yes", "no"}
+
+// signalLines and usageLines are Line and ContentUsage of every
+// ContentSignal of checked values, made once.
+var signalLines, usageLines = func() (l, u [27]string) {
+	for i := range 27 {
+		c := ContentSignal{Search: signalValues[i/9], AIInput: signalValues[i/3%3], AITrain: signalValues[i%3]}
+		l[i], u[i] = c.line(), c.contentUsage()
+	}
+	return l, u
+}()
+
+// index is c's index in signalLines; false for a value HG190 refuses.
+func (c *ContentSignal) index() (int, bool) {
+	i := 0
+	for _, v := range [3]string{c.Search, c.AIInput, c.AITrain} {
+		k := 0
+		switch v {
+		case "":
+		case "yes":
+			k = 1
+		case "no":
+			k = 2
+		default:
+			return 0, false
+		}
+		i = 3*i + k
+	}
+	return i, true
 }
 
 // HasPolicy reports whether [robots] sets groups or a content signal:

@@ -218,6 +218,13 @@ func (c *ContentSignal) ContentUsage() string {
 	if c == nil {
 		return ""
 	}
+	if i, ok := c.index(); ok {
+		return usageLines[i]
+	}
+	return c.contentUsage()
+}
+
+func (c *ContentSignal) contentUsage() string {
 	var b strings.Builder
 	for _, kv := range [...][2]string{{"train-ai", c.AITrain}, {"search", c.Search}} {
 		if kv[1] == "" {
@@ -309,25 +316,50 @@ func (m *Match) MarkdownURL() string {
 
 // MarkdownLink is the Link header value that names the page's Markdown
 // version (`<URL>; rel="alternate"; type="text/markdown"`); "" when it has
-// none. Made once per Match, in one allocation with MarkdownURL: every
-// HTML answer of such a page carries it.
+// none. Made once per Match, in one allocation with MarkdownURL.
 func (m *Match) MarkdownLink() string {
 	if !m.mdDone {
 		m.mdDone = true
-		if m.HasMarkdown() {
-			md, path := m.cfg.Markdown, m.cfg.SpellPath(EscapePath(m.Path)) // as self spells it
-			tail := ""
-			switch {
-			case md.Suffix == "":
-			case strings.HasSuffix(path, "/"):
-				tail = "index" + md.Suffix
-			default:
-				tail = md.Suffix
-			}
-			m.mdURL = "<" + m.cfg.Site.BaseURL + path + tail + markdownLinkTail
+		if path, index, ok := m.markdownParts(); ok {
+			m.mdURL = "<" + m.cfg.Site.BaseURL + path + index + m.cfg.Markdown.Suffix + markdownLinkTail
 		}
 	}
 	return m.mdURL
+}
+
+// AppendMarkdownLink appends MarkdownLink's value to b, and nothing when
+// the page has none: the proxy writes the Link header of every HTML answer
+// of such a page into memory of the request's own, with no allocation
+// when b has room.
+func (m *Match) AppendMarkdownLink(b []byte) []byte {
+	if m.mdDone {
+		return append(b, m.mdURL...)
+	}
+	path, index, ok := m.markdownParts()
+	if !ok {
+		return b
+	}
+	b = append(b, '<')
+	b = append(b, m.cfg.Site.BaseURL...)
+	b = append(b, path...)
+	b = append(b, index...)
+	b = append(b, m.cfg.Markdown.Suffix...)
+	return append(b, markdownLinkTail...)
+}
+
+// markdownParts are the escaped path of the page's Markdown URL on
+// base_url and what comes between it and markdown.suffix ("index" for a
+// path ending in "/", when there is a suffix); false when the page has
+// none.
+func (m *Match) markdownParts() (path, index string, ok bool) {
+	if !m.HasMarkdown() {
+		return "", "", false
+	}
+	path = m.cfg.SpellPath(EscapePath(m.Path)) // as self spells it
+	if m.cfg.Markdown.Suffix != "" && strings.HasSuffix(path, "/") {
+		index = "index"
+	}
+	return path, index, true
 }
 
 const markdownLinkTail = `>; rel="alternate"; type="text/markdown"`

@@ -93,3 +93,63 @@ content_signal = { ai_input = "yes" }
 		t.Errorf("ai_input alone has no Content-Usage category: %q", got)
 	}
 }
+
+// TestAppendMarkdownLink: the proxy's way to the Link value gives
+// MarkdownLink's, with no allocation when the buffer has room.
+func TestAppendMarkdownLink(t *testing.T) {
+	cfg := mustParse(t, `
+[markdown]
+enabled = true
+match = ["/notes/*", "/docs/", "/a b"]
+
+[[rule]]
+match = "/notes/raw"
+rewrite = false
+`)
+	for _, path := range []string{"/notes/3", "/docs/", "/a%20b", "/notes/raw", "/other"} {
+		m := cfg.PooledMatch()
+		cfg.ResolveInto(m, path)
+		got := string(m.AppendMarkdownLink([]byte("x")))
+		want := "x" + cfg.Resolve(path).MarkdownLink()
+		if got != want {
+			t.Errorf("%s: AppendMarkdownLink %q, MarkdownLink %q", path, got, want)
+		}
+		if m.MarkdownLink(); string(m.AppendMarkdownLink(nil)) != want[1:] {
+			t.Errorf("%s: after MarkdownLink, AppendMarkdownLink %q", path, m.AppendMarkdownLink(nil))
+		}
+		m.Release()
+	}
+	m := cfg.PooledMatch()
+	defer m.Release()
+	cfg.ResolveInto(m, "/notes/3")
+	var buf [192]byte
+	if n := testing.AllocsPerRun(100, func() { m.AppendMarkdownLink(buf[:0]) }); n != 0 {
+		t.Errorf("%.0f allocations, want 0", n)
+	}
+}
+
+// TestContentSignalLines: the lines made once are those Line and
+// ContentUsage make, and asking for them allocates nothing.
+func TestContentSignalLines(t *testing.T) {
+	vals := []string{"", "yes", "no"}
+	for _, s := range vals {
+		for _, in := range vals {
+			for _, tr := range vals {
+				c := &ContentSignal{Search: s, AIInput: in, AITrain: tr}
+				if c.Line() != c.line() || c.ContentUsage() != c.contentUsage() {
+					t.Errorf("%+v: %q %q, want %q %q", *c, c.Line(), c.ContentUsage(), c.line(), c.contentUsage())
+				}
+			}
+		}
+	}
+	c := &ContentSignal{Search: "yes", AIInput: "yes", AITrain: "no"}
+	if c.Line() != "search=yes, ai-input=yes, ai-train=no" || c.ContentUsage() != "train-ai=n, search=y" {
+		t.Errorf("Line %q, ContentUsage %q", c.Line(), c.ContentUsage())
+	}
+	if n := testing.AllocsPerRun(100, func() { _, _ = c.Line(), c.ContentUsage() }); n != 0 {
+		t.Errorf("%.0f allocations, want 0", n)
+	}
+	if odd := (&ContentSignal{Search: "maybe"}); odd.Line() != "search=maybe" {
+		t.Errorf("an unchecked value: Line %q", odd.Line())
+	}
+}

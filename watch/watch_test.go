@@ -3,6 +3,7 @@ package watch
 import (
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
@@ -377,5 +378,46 @@ func TestOnlyPages(t *testing.T) {
 	w.Observe("/p", "", Response{Status: 301})
 	if ev := w.Events(Critical); len(ev) != 1 || ev[0].Signal != "status" || ev[0].After != "301" {
 		t.Errorf("events %+v", ev)
+	}
+}
+
+// TestShardIndex checks a shard's index against the pages it holds after
+// random observations through evictions: every entry in the LRU list is
+// found at its key, no slot names an entry twice, and keys whose tags
+// collide (the same upper half) stay apart.
+func TestShardIndex(t *testing.T) {
+	s := &shard{max: 300, head: -1, tail: -1}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var v values
+	var cmp [numSignals]bool
+	var ch changes
+	for range 20000 {
+		key := rng.Uint64N(1000) * nShards // one shard's keys
+		if rng.IntN(4) == 0 {
+			key |= 0xdead_beef << 32 // a tag others share
+		}
+		s.observe(key, &v, &cmp, 2, &rewrite.HeadFacts{}, &ch)
+	}
+	seen := map[int32]bool{}
+	used := 0
+	for _, sl := range s.slots {
+		if sl.tag != 0 {
+			used++
+			if seen[sl.i] {
+				t.Fatalf("entry %d in two slots", sl.i)
+			}
+			seen[sl.i] = true
+		}
+	}
+	n := 0
+	for i := s.head; i >= 0; i = s.at(i).next {
+		n++
+		key := s.at(i).key
+		if pos, ok := s.find(key); !ok || s.slots[pos].i != i {
+			t.Fatalf("entry %d (key %x) not found", i, key)
+		}
+	}
+	if n != int(s.n) || used != n || n != s.max {
+		t.Errorf("list %d, slots %d, n %d, max %d", n, used, s.n, s.max)
 	}
 }

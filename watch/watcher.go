@@ -77,7 +77,7 @@ func New(o Options) (*Watcher, error) {
 	for i := range w.shards {
 		// The shards' shares add up to MaxPages (one at least each).
 		per := max(c.MaxPages/nShards+b2i(i < c.MaxPages%nShards), 1)
-		w.shards[i] = shard{max: per, head: -1, tail: -1, m: make(map[uint64]int32)}
+		w.shards[i] = shard{max: per, head: -1, tail: -1}
 	}
 	vec := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "headgate_upstream_changes_total",
@@ -163,14 +163,83 @@ type changes struct {
 	title, desc prefix // the start of the title and description before
 }
 
-// shard is a part of the pages, an LRU list over entries in chunks.
+// shard is a part of the pages, an LRU list over entries in chunks,
+// found by their key through an index of their own (slots) rather than a
+// map: a probe reads one 8-byte slot, often in the cache line of the last,
+// and touches an entry only when the key's tag matches, where a map of
+// this size reads its directory, its table and a group first.
 type shard struct {
 	mu         sync.Mutex
 	max        int
-	m          map[uint64]int32
+	slots      []slot // open addressing, linear probing; a power of two ≥ 2 × n
 	chunks     []*[chunk]entry
 	n          int32 // entries in use
 	head, tail int32 // most and least recently seen; -1 none
+}
+
+// slot is an index entry: the key's tag (tagOf; 0 is an empty slot) and
+// the entry.
+type slot struct {
+	tag uint32
+	i   int32
+}
+
+// tagOf is the key's bits that slots keep: the upper half, never 0. The
+// lower half places the key (home): its shard is key % nShards.
+func tagOf(key uint64) uint32 { return uint32(key>>32) | 1 }
+
+func (s *shard) home(key uint64) int { return int(key/nShards) & (len(s.slots) - 1) }
+
+// find is the slot of key, or the empty slot where it would go.
+func (s *shard) find(key uint64) (pos int, ok bool) {
+	if len(s.slots) == 0 {
+		s.grow()
+	}
+	tag, mask := tagOf(key), len(s.slots)-1
+	for pos = s.home(key); ; pos = (pos + 1) & mask {
+		switch sl := s.slots[pos]; {
+		case sl.tag == 0:
+			return pos, false
+		case sl.tag == tag && s.at(sl.i).key == key:
+			return pos, true
+		}
+	}
+}
+
+// grow doubles slots (16 at first) and places every entry again.
+func (s *shard) grow() {
+	old := s.slots
+	s.slots = make([]slot, max(2*len(old), 16))
+	for _, sl := range old {
+		if sl.tag != 0 {
+			key := s.at(sl.i).key
+			pos, _ := s.find(key)
+			s.slots[pos] = sl
+		}
+	}
+}
+
+// unindex empties slot pos and moves back the slots after it that
+// probing would no longer reach (backward shift: no tombstones).
+func (s *shard) unindex(pos int) {
+	mask := len(s.slots) - 1
+	for j := pos; ; {
+		s.slots[pos] = slot{}
+		for {
+			j = (j + 1) & mask
+			sl := s.slots[j]
+			if sl.tag == 0 {
+				return
+			}
+			// sl stays unless its home lies cyclically outside (pos, j].
+			h := s.home(s.at(sl.i).key)
+			if (j > pos && (h <= pos || h > j)) || (j < pos && h <= pos && h > j) {
+				s.slots[pos] = sl
+				pos = j
+				break
+			}
+		}
+	}
 }
 
 // chunk is how many entries are allocated at once: a shard grows by
@@ -209,7 +278,7 @@ func (s *shard) at(i int32) *entry { return &s.chunks[i/chunk][i%chunk] }
 // when page (its signals count), else nil.
 func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confirm uint8, head *rewrite.HeadFacts, ch *changes) {
 	page := head != nil
-	i, ok := s.m[key]
+	pos, ok := s.find(key)
 	if !ok {
 		if !page {
 			return // not known as a page: an image, a script, a 404 of one
@@ -219,6 +288,7 @@ func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confir
 		e.keepTexts(head)
 		return
 	}
+	i := s.slots[pos].i
 	s.touch(i)
 	e := s.at(i)
 	for sg := range numSignals {
@@ -257,17 +327,22 @@ func (s *shard) add(key uint64) *entry {
 	if int(s.n) >= s.max {
 		i = s.tail
 		s.unlink(i)
-		delete(s.m, s.at(i).key)
+		old, _ := s.find(s.at(i).key)
+		s.unindex(old)
 	} else {
 		i = s.n
 		if int(i)/chunk == len(s.chunks) {
 			s.chunks = append(s.chunks, new([chunk]entry))
 		}
 		s.n++
+		if 2*int(s.n) > len(s.slots) {
+			s.grow()
+		}
 	}
 	e := s.at(i)
 	*e = entry{key: key, prev: -1, next: -1}
-	s.m[key] = i
+	pos, _ := s.find(key) // after unindex and grow, which move slots
+	s.slots[pos] = slot{tag: tagOf(key), i: i}
 	s.pushFront(i)
 	return e
 }
