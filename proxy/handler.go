@@ -50,12 +50,13 @@ type reqState struct {
 	// [markdown] (markdown.go): the client wants the page's Markdown; the
 	// page path of the suffix path form ("" for the page's own path); the
 	// conversion's record.
-	mdWant    bool
-	mdHead    bool // the client's request is a HEAD (its upstream one a GET)
-	mdPage    string
-	mdRec     *MarkdownRecord
-	mdLink    [1]string // backs the alternate Link header's value slice
-	mdLinkBuf [192]byte // holds its bytes (agentHeaders)
+	mdWant     bool
+	mdHead     bool // the client's request is a HEAD (its upstream one a GET)
+	mdHeadRead bool // the page's head was read: a later failure is the Markdown's, not the page's
+	mdPage     string
+	mdRec      *MarkdownRecord
+	mdLink     [1]string // backs the alternate Link header's value slice
+	mdLinkBuf  [192]byte // holds its bytes (agentHeaders)
 
 	bot     bots.Identity // who is asking, with [bots] on (bots.go)
 	botHdr  [1]string     // backs the upstream identity header's value slice

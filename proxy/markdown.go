@@ -12,6 +12,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -70,7 +72,7 @@ type MarkdownRecord struct {
 	// Stats are the converter's, when it converted.
 	Stats markdown.Stats
 	// Fallback is why the page went out as HTML ("too_large", "charset",
-	// "convert", "read"); "" when the Markdown went out.
+	// "convert", "read", "busy"); "" when the Markdown went out.
 	Fallback string
 	// Err is the error behind Fallback, for people.
 	Err string
@@ -102,7 +104,7 @@ type markdownMetrics struct {
 func newMarkdownMetrics(reg prometheus.Registerer, m *metrics) (*markdownMetrics, error) {
 	mm := &markdownMetrics{fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "headgate_markdown_fallbacks_total",
-		Help: "Requests for a page's Markdown answered with its HTML instead (fail open), by reason: too_large, charset, convert, read.",
+		Help: "Requests for a page's Markdown answered with its HTML instead (fail open), by reason: too_large, charset, convert, read, busy (every conversion slot stayed taken).",
 	}, []string{"reason"})}
 	if err := reg.Register(mm.fallbacks); err != nil {
 		return nil, err
@@ -224,7 +226,7 @@ func markdownLocation(md *rules.Markdown, origin, loc string) string {
 // (at most max_head_bytes and 64 KiB) and converts nothing: its answer
 // has the GET's headers but the two only the conversion knows,
 // Content-Length and X-Markdown-Tokens (RFC 9110 §9.3.2; docs/agents.md).
-func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) error {
+func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) (rerr error) {
 	st, cfg, body, h := rs.st, rs.st.cfg, rs.body, res.Header
 	md := cfg.Markdown
 	rs.mdRec = &MarkdownRecord{Wanted: true, PathForm: rs.mdPage != "", HeadOnly: rs.mdHead, Link: rs.m.MarkdownLink()}
@@ -248,22 +250,42 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) er
 		Cache:           st.plans,
 		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
 	})
+	var busy error
 	if !rs.mdHead {
 		// Before upstream_timeout's clock: the wait is headgate's, not
-		// the upstream's.
-		if err := acquireConversion(res.Request.Context()); err != nil {
+		// the upstream's. The slot is held until the answer's body is
+		// closed (slotBody), or given back here on an error.
+		switch err := p.mdSlots.acquire(res.Request.Context(), cfg.Server.UpstreamTimeout); {
+		case errors.Is(err, errNoSlot):
+			busy = err
+		case err != nil:
 			if dec != nil {
 				dec.Release()
 			}
 			return body.failed(err)
+		default:
+			held := true
+			defer func() {
+				if held {
+					p.mdSlots.release()
+				}
+			}()
+			defer func() {
+				if rerr == nil && res.Body != nil && res.Body != http.NoBody {
+					res.Body, held = &slotBody{ReadCloser: res.Body, slots: &p.mdSlots}, false
+				}
+			}()
 		}
-		defer releaseConversion()
 	}
+	// upstream_timeout times the page's head, as on the HTML path; the
+	// rest comes at the upstream's pace, as HTML streams.
 	p.clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
 	err, panicked := prepare(rr)
+	p.clocks.stop(&rs.clock)
+	rs.mdHeadRead = err == nil && panicked == nil
 	var page []byte
 	switch {
-	case err != nil || panicked != nil:
+	case err != nil || panicked != nil || busy != nil:
 	case rs.mdHead:
 		page, err = readHead(rr, min(int64(cfg.Server.MaxHeadBytes)+64<<10, md.MaxBytes))
 	default:
@@ -273,7 +295,6 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) er
 		}
 		page, err = readUpTo(rr, md.MaxBytes, hint)
 	}
-	p.clocks.stop(&rs.clock)
 	if rs.obs != nil {
 		rs.result = rr.Result()
 	}
@@ -292,6 +313,8 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) er
 	res0 := rr.Result()
 	p.m.countResult(res0)
 	switch {
+	case busy != nil && res0.Outcome != rewrite.SkippedFragment:
+		return p.markdownFallback(res, rs, page, rr, dec, res0, "busy", busy)
 	case res0.Outcome == rewrite.SkippedFragment:
 		// Not a page: the upstream's answer as it is (its bytes, read
 		// back through the rewriter, which changed none).
@@ -463,31 +486,69 @@ func readUpTo(r io.Reader, limit, hint int64) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// conversions holds a slot for every page being read and converted to
-// Markdown (markdownBody), so that the pages and trees held at once are
-// bounded whatever the number of requests: at most this many times
-// max_bytes, plus a bounded tree each. A conversion is CPU work, so more
-// at once than twice the cores would not finish sooner; a request waiting
-// for a slot holds only its upstream connection, not yet read.
-var conversions = make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0)))
+// convSlots holds a slot for every Markdown answer being read, converted
+// and sent (markdownBody, until its body is closed), so that the pages and
+// outputs held at once are bounded whatever the number of requests and
+// however slowly their clients read: at most this many times max_bytes
+// plus the Markdown made of it. A conversion is CPU work, so more at once
+// than twice the cores would not finish sooner. A request waits for a slot
+// holding only its upstream connection, not yet read, and for at most
+// upstream_timeout: then it is answered the page's HTML, streamed (fail
+// open, counted as the fallback "busy"), so clients that never read can
+// take the slots but not the site.
+type convSlots struct {
+	once sync.Once
+	ch   chan struct{}
+}
 
-// acquireConversion waits for a conversion slot, or for ctx (the client
-// going away, upstream_timeout) to end.
-func acquireConversion(ctx context.Context) error {
+func (s *convSlots) slots() chan struct{} {
+	s.once.Do(func() { s.ch = make(chan struct{}, max(4, 2*runtime.GOMAXPROCS(0))) })
+	return s.ch
+}
+
+// errNoSlot is acquire's answer when no slot came free in time.
+var errNoSlot = errors.New("every Markdown conversion slot stayed taken")
+
+// acquire waits for a slot for at most wait, or until ctx (the client
+// going away) ends.
+func (s *convSlots) acquire(ctx context.Context, wait time.Duration) error {
+	ch := s.slots()
 	select {
-	case conversions <- struct{}{}:
+	case ch <- struct{}{}:
 		return nil
 	default:
 	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
 	select {
-	case conversions <- struct{}{}:
+	case ch <- struct{}{}:
 		return nil
+	case <-t.C:
+		return fmt.Errorf("%w for %v", errNoSlot, wait)
 	case <-ctx.Done():
 		return fmt.Errorf("waiting for a Markdown conversion slot: %w", context.Cause(ctx))
 	}
 }
 
-func releaseConversion() { <-conversions }
+func (s *convSlots) release() { <-s.slots() }
+
+// slotBody is a Markdown answer's body (or the HTML it fell back to)
+// holding its conversion slot until the proxy closes it, after the last
+// byte went to the client or the client went away.
+type slotBody struct {
+	io.ReadCloser
+	slots *convSlots
+	done  bool
+}
+
+func (b *slotBody) Close() error {
+	err := b.ReadCloser.Close()
+	if !b.done {
+		b.done = true
+		b.slots.release()
+	}
+	return err
+}
 
 // markdownFallback answers the page's HTML, as headgate serves it, after a
 // conversion that could not be made; it counts and logs why.

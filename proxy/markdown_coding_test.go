@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -181,26 +182,31 @@ func TestMarkdownHead(t *testing.T) {
 }
 
 // A request waiting for a conversion slot gives up when its context ends
-// (the client went away), and takes a slot freed meanwhile.
+// (the client went away) or its wait does, and takes a slot freed
+// meanwhile.
 func TestConversionSlots(t *testing.T) {
-	n := cap(conversions)
+	var s convSlots
+	n := cap(s.slots())
 	for range n {
-		if err := acquireConversion(context.Background()); err != nil {
+		if err := s.acquire(context.Background(), time.Minute); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := acquireConversion(ctx); err == nil {
-		t.Fatal("a slot past the bound")
+	if err := s.acquire(ctx, time.Minute); err == nil || errors.Is(err, errNoSlot) {
+		t.Fatalf("a canceled wait: %v", err)
+	}
+	if err := s.acquire(context.Background(), time.Millisecond); !errors.Is(err, errNoSlot) {
+		t.Fatalf("a wait that ran out: %v, want errNoSlot", err)
 	}
 	got := make(chan error)
-	go func() { got <- acquireConversion(context.Background()) }()
-	releaseConversion()
+	go func() { got <- s.acquire(context.Background(), time.Minute) }()
+	s.release()
 	if err := <-got; err != nil {
 		t.Fatal(err)
 	}
 	for range n {
-		releaseConversion()
+		s.release()
 	}
 }

@@ -81,6 +81,7 @@ type Proxy struct {
 	swapMu  sync.Mutex // serialises Swap
 	ready   readiness
 	bufPool bufferPool
+	mdSlots convSlots    // Markdown conversions in flight (markdown.go)
 	idle    idleConns    // the public port's idle keep-alive connections (limits.go)
 	clocks  *deadlines   // upstream_timeout's clocks (timer.go); their sweeper runs until Close
 	bots    *botVerifier // [bots]' verifier, kept across reloads (bots.go); nil until enabled

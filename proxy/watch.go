@@ -161,10 +161,11 @@ func (rs *reqState) pagePath(r *http.Request) string {
 // timed out or sent a head that could not be read), so that a page whose
 // upstream goes down is a status change like one that answers 500 itself.
 // A response cut short after its header went out keeps the status it was
-// sent with. 0 when no page was answered: the client went away first
+// sent with, and so does a Markdown answer that failed after the page's
+// head was read (the HTML would have streamed). 0 when no page was answered: the client went away first
 // (canceled), or headgate answered without asking the upstream.
 func (rs *reqState) watchStatus() int {
-	if rs.outcome == UpstreamError && rs.w.status >= 500 {
+	if rs.outcome == UpstreamError && rs.w.status >= 500 && !rs.mdHeadRead {
 		return rs.w.status
 	}
 	return rs.upstream
