@@ -230,6 +230,16 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) (r
 	st, cfg, body, h := rs.st, rs.st.cfg, rs.body, res.Header
 	md := cfg.Markdown
 	rs.mdRec = &MarkdownRecord{Wanted: true, PathForm: rs.mdPage != "", HeadOnly: rs.mdHead, Link: rs.m.MarkdownLink()}
+	var busy error
+	if !rs.mdHead { // before upstream_timeout's clock: the wait is headgate's
+		b, done, err := p.takeSlot(res, cfg.Server.UpstreamTimeout)
+		if err != nil {
+			return body.failed(err)
+		}
+		if busy = b; done != nil {
+			defer func() { done(rerr) }()
+		}
+	}
 	var src io.Reader = body
 	var dec codec.Decoder
 	if coding != identity {
@@ -250,33 +260,6 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) (r
 		Cache:           st.plans,
 		Observe:         rs.rewriteObserver(hookOf(res.Request.Context())),
 	})
-	var busy error
-	if !rs.mdHead {
-		// Before upstream_timeout's clock: the wait is headgate's, not
-		// the upstream's. The slot is held until the answer's body is
-		// closed (slotBody), or given back here on an error.
-		switch err := p.mdSlots.acquire(res.Request.Context(), cfg.Server.UpstreamTimeout); {
-		case errors.Is(err, errNoSlot):
-			busy = err
-		case err != nil:
-			if dec != nil {
-				dec.Release()
-			}
-			return body.failed(err)
-		default:
-			held := true
-			defer func() {
-				if held {
-					p.mdSlots.release()
-				}
-			}()
-			defer func() {
-				if rerr == nil && res.Body != nil && res.Body != http.NoBody {
-					res.Body, held = &slotBody{ReadCloser: res.Body, slots: &p.mdSlots}, false
-				}
-			}()
-		}
-	}
 	// upstream_timeout times the page's head, as on the HTML path; the
 	// rest comes at the upstream's pace, as HTML streams.
 	p.clocks.start(&rs.clock, phaseHead, cfg.Server.UpstreamTimeout)
@@ -361,6 +344,27 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) (r
 	body.Close()
 	p.markdownHeaders(res, rs, res0, out, front.URL, robots)
 	return nil
+}
+
+// takeSlot waits up to wait for a conversion slot. It returns busy when
+// none came free (the page goes out as HTML), an error when the client
+// went away, or done, which the answer calls with its error: the slot then
+// rides on the answer's body until it is closed (slotBody), or is given
+// back at once when there is no body to send.
+func (p *Proxy) takeSlot(res *http.Response, wait time.Duration) (busy error, done func(error), err error) {
+	switch err := p.mdSlots.acquire(res.Request.Context(), wait); {
+	case errors.Is(err, errNoSlot):
+		return err, nil, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return nil, func(rerr error) {
+		if rerr == nil && res.Body != nil && res.Body != http.NoBody {
+			res.Body = &slotBody{ReadCloser: res.Body, slots: &p.mdSlots}
+			return
+		}
+		p.mdSlots.release()
+	}, nil
 }
 
 // readHead reads r up to the end of the served head (a </head> or <body
