@@ -63,8 +63,9 @@ type MarkdownRecord struct {
 	Wanted bool
 	// PathForm: the request named the suffix path form (/notes/3.md).
 	PathForm bool
-	// HeadOnly: a HEAD, answered from the page's served head without a
-	// conversion (no Content-Length, no X-Markdown-Tokens; docs/agents.md).
+	// HeadOnly: a HEAD, answered with the headers of the GET (the page
+	// read and converted, SPEC §19.1's X-Markdown-Tokens included) and no
+	// body.
 	HeadOnly bool
 	// Coding is the content coding the answer went out in ("identity"
 	// when none); "" when nothing was answered from the page.
@@ -180,8 +181,7 @@ func markdownAtK(v string, k byte) bool {
 // markdownUpstream shapes the upstream request of a Markdown answer: the
 // page's path for the path form, and the HTML the page is made from (an
 // Accept for HTML, a GET for a HEAD so that the headers can say what the
-// body would, no condition or range on the HTML's validators). A HEAD
-// reads only the page's head of that GET (markdownBody).
+// body would, no condition or range on the HTML's validators).
 func markdownUpstream(pr *httputil.ProxyRequest, rs *reqState) {
 	out := pr.Out
 	rs.mdHead = pr.In.Method == http.MethodHead
@@ -222,16 +222,15 @@ func markdownLocation(md *rules.Markdown, origin, loc string) string {
 
 // markdownBody answers a page with its Markdown, or, failing, with its
 // rewritten HTML. The whole page is read here (at most max_bytes of it,
-// decoded): a converter needs all of it. A HEAD reads only the served head
-// (at most max_head_bytes and 64 KiB) and converts nothing: its answer
-// has the GET's headers but the two only the conversion knows,
-// Content-Length and X-Markdown-Tokens (RFC 9110 §9.3.2; docs/agents.md).
+// decoded): a converter needs all of it. A HEAD is read and converted as
+// the GET is, so that its headers are the GET's, X-Markdown-Tokens and
+// an identity Content-Length included (SPEC §19.1, RFC 9110 §9.3.2).
 func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) (rerr error) {
 	st, cfg, body, h := rs.st, rs.st.cfg, rs.body, res.Header
 	md := cfg.Markdown
 	rs.mdRec = &MarkdownRecord{Wanted: true, PathForm: rs.mdPage != "", HeadOnly: rs.mdHead, Link: rs.m.MarkdownLink()}
 	var busy error
-	if !rs.mdHead { // before upstream_timeout's clock: the wait is headgate's
+	{ // before upstream_timeout's clock: the wait is headgate's
 		b, done, err := p.takeSlot(res, cfg.Server.UpstreamTimeout)
 		if err != nil {
 			return body.failed(err)
@@ -269,8 +268,6 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) (r
 	var page []byte
 	switch {
 	case err != nil || panicked != nil || busy != nil:
-	case rs.mdHead:
-		page, err = readHead(rr, min(int64(cfg.Server.MaxHeadBytes)+64<<10, md.MaxBytes))
 	default:
 		hint := int64(-1)
 		if coding == identity {
@@ -320,23 +317,20 @@ func (p *Proxy) markdownBody(res *http.Response, rs *reqState, coding string) (r
 	if front.URL == "" {
 		front.URL = rs.m.SelfURL(false)
 	}
-	var out *bytes.Buffer
-	if !rs.mdHead {
-		conv := md.Converter
-		if base, err := url.Parse(front.URL); err == nil {
-			conv = conv.WithBase(base)
-		}
-		out = new(bytes.Buffer)
-		stats, err := conv.ConvertBytes(out, utf8Page, front)
-		if err != nil {
-			reason := "convert"
-			if errors.Is(err, markdown.ErrTooLarge) {
-				reason = "too_large"
-			}
-			return p.markdownFallback(res, rs, page, rr, dec, res0, reason, err)
-		}
-		rs.mdRec.Stats = stats
+	conv := md.Converter
+	if base, err := url.Parse(front.URL); err == nil {
+		conv = conv.WithBase(base)
 	}
+	out := new(bytes.Buffer)
+	stats, err := conv.ConvertBytes(out, utf8Page, front)
+	if err != nil {
+		reason := "convert"
+		if errors.Is(err, markdown.ErrTooLarge) {
+			reason = "too_large"
+		}
+		return p.markdownFallback(res, rs, page, rr, dec, res0, reason, err)
+	}
+	rs.mdRec.Stats = stats
 	rs.outcome = Markdown
 	if dec != nil {
 		dec.Release()
@@ -367,45 +361,9 @@ func (p *Proxy) takeSlot(res *http.Response, wait time.Duration) (busy error, do
 	}, nil
 }
 
-// readHead reads r up to the end of the served head (a </head> or <body
-// tag, in any case), its end, or limit bytes, whichever comes first.
-func readHead(r io.Reader, limit int64) ([]byte, error) {
-	var buf []byte
-	chunk := make([]byte, 8<<10)
-	for int64(len(buf)) < limit {
-		n, err := r.Read(chunk[:min(int64(len(chunk)), limit-int64(len(buf)))])
-		from := max(0, len(buf)-6)
-		buf = append(buf, chunk[:n]...)
-		if servedHeadEnds(buf[from:]) || err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
-	return buf, nil
-}
-
-// servedHeadEnds reports whether b holds "</head" or "<body", in any case.
-func servedHeadEnds(b []byte) bool {
-	for i := bytes.IndexByte(b, '<'); i >= 0; {
-		rest := b[i:]
-		if len(rest) >= 6 && (bytes.EqualFold(rest[:6], []byte("</head")) || bytes.EqualFold(rest[:5], []byte("<body"))) {
-			return true
-		}
-		j := bytes.IndexByte(rest[1:], '<')
-		if j < 0 {
-			return false
-		}
-		i += j + 1
-	}
-	return false
-}
-
 // markdownHeaders writes a Markdown answer's headers and body: out, in the
 // coding the client's Accept-Encoding chooses among server.compress, as
-// the HTML path does; nil for a HEAD, which has no body and so no length
-// or token count.
+// the HTML path does; for a HEAD, the same headers and no body.
 func (p *Proxy) markdownHeaders(res *http.Response, rs *reqState, res0 *rewrite.Result, out *bytes.Buffer, canonical, robots string) {
 	h := res.Header
 	for _, k := range [...]string{"Content-Encoding", "Content-Length", "Etag", "Last-Modified", "Content-Disposition", "Content-Security-Policy"} {
@@ -419,7 +377,11 @@ func (p *Proxy) markdownHeaders(res *http.Response, rs *reqState, res0 *rewrite.
 	addVary(h, "Accept")
 	coding := p.markdownCoding(res, rs)
 	switch {
-	case out == nil:
+	case rs.mdHead:
+		// The GET's headers, with no body (RFC 9110 §9.3.2).
+		if coding == identity {
+			hset(h, "Content-Length", strconv.Itoa(out.Len()))
+		}
 		res.Body, res.ContentLength = http.NoBody, 0
 	case coding == identity:
 		res.Body, res.ContentLength = io.NopCloser(out), int64(out.Len())
@@ -438,9 +400,7 @@ func (p *Proxy) markdownHeaders(res *http.Response, rs *reqState, res0 *rewrite.
 	if robots != "" {
 		hset(h, "X-Robots-Tag", robots)
 	}
-	if out != nil {
-		hset(h, "X-Markdown-Tokens", strconv.FormatInt(rs.mdRec.Stats.Tokens, 10))
-	}
+	hset(h, "X-Markdown-Tokens", strconv.FormatInt(rs.mdRec.Stats.Tokens, 10))
 	p.finishHeaders(h, rs)
 }
 

@@ -119,27 +119,14 @@ func TestMarkdownCompressed(t *testing.T) {
 	}
 }
 
-// TestMarkdownHead: a HEAD of a Markdown form answers the GET's headers
-// (RFC 9110 §9.3.2) but Content-Length and X-Markdown-Tokens, which only
-// the conversion knows, from the page's head alone: it does not wait for
-// the page's body, which this upstream holds back until the HEAD has been
-// answered.
+// A HEAD of the Markdown form answers the GET's headers, the token count
+// and an identity Content-Length included (SPEC §19.1: "A GET or HEAD …
+// gets … X-Markdown-Tokens"), with no body.
 func TestMarkdownHead(t *testing.T) {
-	release := make(chan struct{})
-	defer close(release)
 	_, front := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		head, rest, _ := strings.Cut(mdPage, "<body>")
-		io.WriteString(w, head+"<body>"+strings.Repeat("<p>more words</p>", 2000))
-		w.(http.Flusher).Flush()
-		if r.URL.Query().Get("wait") != "" {
-			select {
-			case <-release:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		io.WriteString(w, rest)
+		io.WriteString(w, head+"<body>"+strings.Repeat("<p>more words</p>", 2000)+rest)
 	}, strings.Replace(mdConfig, `max_bytes = "2KiB"`, `max_bytes = "1MiB"`, 1))
 
 	for _, ae := range []string{"identity", "gzip"} {
@@ -148,14 +135,19 @@ func TestMarkdownHead(t *testing.T) {
 		if len(body) != 0 || !isMarkdown(head) {
 			t.Fatalf("HEAD: %v, body %q", head.Header, body)
 		}
-		for _, k := range []string{"Content-Length", "X-Markdown-Tokens"} {
-			if head.Header.Get(k) != "" {
-				t.Errorf("%s: HEAD says %s: %q, which only the conversion knows", ae, k, head.Header.Get(k))
-			}
-			delete(get.Header, k)
+		if head.Header.Get("X-Markdown-Tokens") == "" {
+			t.Errorf("%s: HEAD without X-Markdown-Tokens", ae)
+		}
+		if ae == "identity" && head.Header.Get("Content-Length") == "" {
+			t.Errorf("identity HEAD without Content-Length")
 		}
 		delete(get.Header, "Date")
 		delete(head.Header, "Date")
+		if ae != "identity" {
+			// The encoded length is known only by encoding; net/http
+			// gives the GET's when the body fits its buffer.
+			delete(get.Header, "Content-Length")
+		}
 		for k, v := range get.Header {
 			if !slices.Equal(head.Header[k], v) {
 				t.Errorf("%s: %s: HEAD %q, GET %q", ae, k, head.Header[k], v)
@@ -166,18 +158,6 @@ func TestMarkdownHead(t *testing.T) {
 				t.Errorf("%s: HEAD has %s, GET not", ae, k)
 			}
 		}
-	}
-
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "HEAD", front.URL+"/notes/3.md?wait=1", nil)
-	res, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		t.Fatalf("HEAD waited for the page's body: %v", err)
-	}
-	res.Body.Close()
-	if !isMarkdown(res) || res.Header.Get("Link") == "" {
-		t.Errorf("HEAD: %d %v", res.StatusCode, res.Header)
 	}
 }
 
