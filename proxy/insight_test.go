@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -117,5 +118,40 @@ func TestInsightPathAsWatchKeysIt(t *testing.T) {
 	}
 	if got := snap.Crawlers[0].TopPaths[0].Path; got != "/caf%C3%A9" || got != rec.Match.Path {
 		t.Errorf("insight counts %q; want /caf%%C3%%A9, the path [watch] keys (%q)", got, rec.Match.Path)
+	}
+}
+
+// With [bots] off nothing is identified, so the tracker holds no crawler
+// windows: New allocated about 2.5 MiB of them (40 directory crawlers'
+// top-path sketches) that stayed live for the process's life, raising the
+// collector's heap goal and peak RSS (issue 40). A reload that turns
+// [bots] on gives the directory's crawlers their own names from then on.
+func TestInsightNoCrawlerWindowsWithoutBots(t *testing.T) {
+	cfg := testConfig(t, "http://127.0.0.1:1", "")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	p, err := New(cfg, Options{})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("New with [bots] off allocated %d KiB, want under 1 MiB", n>>10)
+	}
+	on := testConfig(t, p.Config().Server.Upstream, "[bots]\nenabled = true\nreverse_dns = false\nranges_dir = "+quote(rangesDir(t))+"\n")
+	if err := p.Swap(on); err != nil {
+		t.Fatal(err)
+	}
+	// The upstream is closed: a 502, counted under the crawler's name.
+	identityOf(t, p, "/notes/1", "127.0.0.9:4000", "User-Agent: "+uaGooglebot)
+	want := `
+# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.
+# TYPE headgate_bot_requests_total counter
+headgate_bot_requests_total{bot="googlebot",category="search",code_class="5xx",group="",verified="no"} 1
+`
+	if err := testutil.GatherAndCompare(p.reg, strings.NewReader(want), "headgate_bot_requests_total"); err != nil {
+		t.Error(err)
 	}
 }

@@ -135,7 +135,7 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 	if p.mm, err = newMarkdownMetrics(p.reg, m); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
-	if p.insight, err = newTracker(p, cfg); err != nil {
+	if p.insight, err = newTracker(p); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
 	if err := p.reg.Register(&p.watchMetrics); err != nil {

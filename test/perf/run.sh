@@ -30,6 +30,9 @@
 #   ALT=/tmp/headgate-other TARGETS="headgate alt" MODES=repeat bash test/perf/run.sh PAGE 12 4
 #            (adds target "alt": another headgate binary, say a build of
 #            another commit, on the same config: builds side by side)
+#   ALT=self ALT_ARGS="-gc-floor 5" TARGETS="headgate alt" ...
+#            ("alt" is this build with serve's extra flags ALT_ARGS: a
+#            setting side by side with the default, no wrapper script)
 #
 # Each round runs the targets in turn, every other round in the reverse
 # order, so that a machine that slows down or speeds up through a run
@@ -107,7 +110,9 @@ mkdir -p "$W/nginx/logs"
 "$W/peer" plain -gc-floor 8 -listen 127.0.0.1:$P_PLAINGC -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAINGC=$!
 PID_ALT=
 if [ -n "${ALT:-}" ]; then
-  "$ALT" serve -config "$W/headgate-alt.toml" 2>"$W/headgate-alt.log" & pids+=($!); PID_ALT=$!
+  [ "$ALT" = self ] && ALT=$W/headgate
+  # shellcheck disable=SC2086 # ALT_ARGS is a list of flags
+  "$ALT" serve -config "$W/headgate-alt.toml" ${ALT_ARGS:-} 2>"$W/headgate-alt.log" & pids+=($!); PID_ALT=$!
 fi
 nginx -p "$W/nginx" -c nginx.conf
 PID_UP=
