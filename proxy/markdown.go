@@ -10,6 +10,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/headgate/headgate/internal/codec"
+	"github.com/headgate/headgate/internal/robotsmeta"
 	"github.com/headgate/headgate/markdown"
 	"github.com/headgate/headgate/rewrite"
 	"github.com/headgate/headgate/rules"
@@ -397,8 +399,8 @@ func (p *Proxy) markdownHeaders(res *http.Response, rs *reqState, res0 *rewrite.
 		}
 	}
 	setCanonicalLink(h, canonical)
-	if robots != "" {
-		hset(h, "X-Robots-Tag", robots)
+	if v := markdownRobots(h["X-Robots-Tag"], robots); v != nil {
+		h["X-Robots-Tag"] = v
 	}
 	hset(h, "X-Markdown-Tokens", strconv.FormatInt(rs.mdRec.Stats.Tokens, 10))
 	p.finishHeaders(h, rs)
@@ -664,6 +666,42 @@ func servedHead(page []byte) (f markdown.Front, robots string) {
 			}
 		}
 	}
+}
+
+// markdownRobots is a Markdown answer's X-Robots-Tag: the page's robots
+// directives from both places a page states them, the X-Robots-Tag it is
+// served with (the upstream's and the rules' headers, values) and its
+// served head's robots meta (meta), so that a page kept out of an index
+// by either is kept out as Markdown too (SPEC §19.1). The directives for
+// every crawler go in one field, first, without repeats (so a reader of
+// the first field alone has them all); a value for one crawler
+// ("googlebot: noindex") keeps a field of its own. nil when there are
+// none.
+func markdownRobots(values []string, meta string) []string {
+	var general, scoped []string
+	add := func(list string) {
+		for d := range strings.SplitSeq(list, ",") {
+			if d = strings.TrimSpace(d); d != "" && !slices.ContainsFunc(general, func(g string) bool { return strings.EqualFold(g, d) }) {
+				general = append(general, d)
+			}
+		}
+	}
+	for _, v := range values {
+		if crawler, _ := robotsmeta.ForCrawler(v); crawler != "" {
+			scoped = append(scoped, strings.TrimSpace(v))
+			continue
+		}
+		add(v)
+	}
+	add(meta)
+	if len(general) == 0 && len(scoped) == 0 {
+		return nil
+	}
+	var out []string
+	if len(general) > 0 {
+		out = append(out, strings.Join(general, ", "))
+	}
+	return append(out, scoped...)
 }
 
 func setOnce(dst *string, v string) {
