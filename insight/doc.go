@@ -1,6 +1,6 @@
 // Package insight counts what crawlers do and which search engines and AI
 // assistants send visits back (SPEC §20.1): the Prometheus families
-// headgate_bot_requests_total{bot, category, verified, code_class},
+// headgate_bot_requests_total{bot, category, verified, code_class[, group]},
 // headgate_bot_response_bytes_total{bot},
 // headgate_bot_robots_violations_total{bot, verified} and
 // headgate_referrals_total{source}; the last 24 hours in memory per
@@ -46,10 +46,11 @@
 //
 // Split tests (SPEC §21). Request.Group ("control" or "variant"; ""
 // outside any experiment) is the `group` label of
-// headgate_bot_requests_total: crawler.requests has a dimension of three
-// for it (none, control, variant), so the series stay bounded; an empty
-// label value is an absent label in PromQL, so the label shows only on
-// experiment pages.
+// headgate_bot_requests_total on experiment pages' series only: a page
+// outside any experiment counts in series without the label (not
+// group=""). crawler.requests has a dimension of three for it (none,
+// control, variant), so the series stay bounded; the two label sets are
+// two vectors under one name, registered as one unchecked collector.
 //
 // Security notes. Paths and Referers are client input: they are cut to
 // MaxPathBytes, kept only in the sketches and escaped by html/template on

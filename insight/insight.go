@@ -37,7 +37,8 @@ type Request struct {
 	Group string
 }
 
-// The `group` label values (SPEC §21): none outside any experiment.
+// The `group` label values (SPEC §21): none (no label) outside any
+// experiment.
 const nGroups = 3
 
 var groupLabels = [nGroups]string{"", "control", "variant"}
@@ -138,6 +139,20 @@ func categoryLabel(i int) string {
 	return "unknown"
 }
 
+// requestsCollector is headgate_bot_requests_total: the series of pages
+// outside any experiment (plain, no `group` label) and of experiment
+// pages (grouped). It describes nothing, so the registry takes it
+// unchecked: a checked one refuses one name with two label sets, which
+// the exposition format allows (TestGroupLabel parses it back).
+type requestsCollector struct{ plain, grouped *prometheus.CounterVec }
+
+func (requestsCollector) Describe(chan<- *prometheus.Desc) {}
+
+func (c requestsCollector) Collect(ch chan<- prometheus.Metric) {
+	c.plain.Collect(ch)
+	c.grouped.Collect(ch)
+}
+
 // lazyCounter is a label child resolved on first use: the families start
 // with no per-crawler series (50 crawlers × 8 categories × 5 verdicts × 4
 // classes would be 8,000 zeros), and after the first count of a
@@ -224,8 +239,10 @@ type Tracker struct {
 	known map[string]*crawler
 	other *crawler
 
-	reqVec, bytesVec, violVec *prometheus.CounterVec
-	referrals                 []prometheus.Counter // by source index; nil without a registerer
+	// reqVec and reqGroupVec are headgate_bot_requests_total without and
+	// with `group` (register).
+	reqVec, reqGroupVec, bytesVec, violVec *prometheus.CounterVec
+	referrals                              []prometheus.Counter // by source index; nil without a registerer
 
 	refMu    sync.Mutex
 	refHours [Hours]refBucket
@@ -328,14 +345,15 @@ func (t *Tracker) SetCrawlers(list []bots.Crawler) (left []string) {
 }
 
 func (t *Tracker) register(reg prometheus.Registerer) error {
-	// The one place the label sets are decided. `group` is §21's: empty
-	// (so absent in PromQL) outside experiments, control or variant on
-	// their pages — three values, so the series stay bounded.
-	requestLabels := []string{"bot", "category", "verified", "code_class", "group"}
-	t.reqVec = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: MetricRequests,
-		Help: "Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.",
-	}, requestLabels)
+	// The one place the label sets are decided. `group` is §21's, on
+	// experiment pages' series only (control or variant: bounded); a page
+	// outside any experiment counts in a vector without it, not as
+	// group="". One name, two label sets: valid exposition, so the two go
+	// to the registry as one unchecked collector (requestsCollector).
+	help := "Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, absent elsewhere."
+	plainLabels := []string{"bot", "category", "verified", "code_class"}
+	t.reqVec = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricRequests, Help: help}, plainLabels)
+	t.reqGroupVec = prometheus.NewCounterVec(prometheus.CounterOpts{Name: MetricRequests, Help: help}, append(plainLabels[:len(plainLabels):len(plainLabels)], "group"))
 	t.bytesVec = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: MetricBytes,
 		Help: "Response body bytes sent to identified crawlers.",
@@ -348,7 +366,7 @@ func (t *Tracker) register(reg prometheus.Registerer) error {
 		Name: MetricReferrals,
 		Help: "Requests whose Referer host is a search engine or AI assistant of the documented list, by source.",
 	}, []string{"source"})
-	for _, c := range []prometheus.Collector{t.reqVec, t.bytesVec, t.violVec, refVec} {
+	for _, c := range []prometheus.Collector{requestsCollector{t.reqVec, t.reqGroupVec}, t.bytesVec, t.violVec, refVec} {
 		if err := reg.Register(c); err != nil {
 			return err
 		}
@@ -393,7 +411,11 @@ func (t *Tracker) Observe(ev Request) {
 	if t.reqVec != nil {
 		cat := categoryIndex(ev.Identity.Category)
 		g := groupIndex(ev.Group)
-		c.requests[cat][v][cl][g].get(t.reqVec, c.name, categoryLabel(cat), verifiedLabels[v], classLabels[cl], groupLabels[g]).Inc()
+		if g == 0 {
+			c.requests[cat][v][cl][g].get(t.reqVec, c.name, categoryLabel(cat), verifiedLabels[v], classLabels[cl]).Inc()
+		} else {
+			c.requests[cat][v][cl][g].get(t.reqGroupVec, c.name, categoryLabel(cat), verifiedLabels[v], classLabels[cl], groupLabels[g]).Inc()
+		}
 		if n > 0 {
 			c.bytes.get(t.bytesVec, c.name).Add(float64(n))
 		}

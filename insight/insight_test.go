@@ -1,9 +1,11 @@
 package insight
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"log/slog"
+	"os/exec"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/headgate/headgate/bots"
 )
@@ -59,12 +63,12 @@ func TestObserveMetrics(t *testing.T) {
 	tr.Observe(Request{Identity: bots.None, Path: "/e", Status: 0, Referer: "https://google.evil.com/"})
 
 	want := `
-# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.
+# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, absent elsewhere.
 # TYPE headgate_bot_requests_total counter
-headgate_bot_requests_total{bot="googlebot",category="search",code_class="2xx",group="",verified="ip"} 2
-headgate_bot_requests_total{bot="googlebot",category="search",code_class="4xx",group="",verified="no"} 1
-headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="3xx",group="",verified="ip"} 1
-headgate_bot_requests_total{bot="other",category="unknown",code_class="5xx",group="",verified="signature"} 1
+headgate_bot_requests_total{bot="googlebot",category="search",code_class="2xx",verified="ip"} 2
+headgate_bot_requests_total{bot="googlebot",category="search",code_class="4xx",verified="no"} 1
+headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="3xx",verified="ip"} 1
+headgate_bot_requests_total{bot="other",category="unknown",code_class="5xx",verified="signature"} 1
 # HELP headgate_bot_response_bytes_total Response body bytes sent to identified crawlers.
 # TYPE headgate_bot_response_bytes_total counter
 headgate_bot_response_bytes_total{bot="googlebot"} 1500
@@ -324,8 +328,10 @@ func TestMemoryIsBounded(t *testing.T) {
 	}
 }
 
-// TestGroupLabel: §21's group is a label of three values; any other
-// value counts as none.
+// TestGroupLabel: §21's group is a label of two values, on experiment
+// pages' series only: a page outside any experiment (or any other value)
+// has no group label at all, not group="". The exposition parses
+// (expfmt) and, when installed, passes promtool check metrics.
 func TestGroupLabel(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	tr := newTracker(t, reg, newClock(t0))
@@ -333,14 +339,51 @@ func TestGroupLabel(t *testing.T) {
 	tr.Observe(Request{Identity: gptbot, Path: "/p/2", Status: 200, Group: "control"})
 	tr.Observe(Request{Identity: gptbot, Path: "/p/3", Status: 200, Group: "bogus"})
 	want := `
-# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.
+# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, absent elsewhere.
 # TYPE headgate_bot_requests_total counter
-headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="2xx",group="",verified="ip"} 1
+headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="2xx",verified="ip"} 1
 headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="2xx",group="control",verified="ip"} 1
 headgate_bot_requests_total{bot="gptbot",category="ai-training",code_class="2xx",group="variant",verified="ip"} 1
 `
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), MetricRequests); err != nil {
 		t.Error(err)
+	}
+	checkExposition(t, reg)
+}
+
+// checkExposition writes reg's families as /metrics does, parses them
+// back with expfmt and runs promtool check metrics on them when it is
+// installed: one name with two label sets is valid exposition.
+func checkExposition(t *testing.T, reg *prometheus.Registry) {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	for _, mf := range mfs {
+		if _, err := expfmt.MetricFamilyToText(&buf, mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.Contains(l, `group=""`) {
+			t.Errorf("an empty group label: %s", l)
+		}
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	if _, err := parser.TextToMetricFamilies(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Errorf("the exposition does not parse: %v\n%s", err, buf.String())
+	}
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Log("promtool not installed: the exposition was checked by expfmt only")
+		return
+	}
+	cmd := exec.Command(promtool, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(buf.Bytes())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
 }
 
@@ -371,7 +414,7 @@ func TestSetCrawlers(t *testing.T) {
 	if got["acmebot"].Requests != 1 || got["acmebot"].Operator != "Acme" || got[Other].Requests != 1 || got["gptbot"].Requests != 1 {
 		t.Errorf("after the reload that adds acmebot: %+v", got)
 	}
-	if n := testutil.ToFloat64(tr.reqVec.WithLabelValues("acmebot", "monitor", "unverifiable", "2xx", "")); n != 1 {
+	if n := testutil.ToFloat64(tr.reqVec.WithLabelValues("acmebot", "monitor", "unverifiable", "2xx")); n != 1 {
 		t.Errorf("%s{bot=acmebot} = %v, want 1", MetricRequests, n)
 	}
 

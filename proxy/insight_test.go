@@ -21,10 +21,10 @@ func TestInsightWired(t *testing.T) {
 	identityOf(t, p, "/notes/2", "127.0.0.9:4000", "User-Agent: "+uaGooglebot)
 	identityOf(t, p, "/notes/3", "127.0.0.9:4000", "User-Agent: "+uaBrowser, "Referer: https://www.google.com/")
 	want := `
-# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.
+# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, absent elsewhere.
 # TYPE headgate_bot_requests_total counter
-headgate_bot_requests_total{bot="googlebot",category="search",code_class="2xx",group="",verified="ip"} 1
-headgate_bot_requests_total{bot="googlebot",category="search",code_class="2xx",group="",verified="no"} 1
+headgate_bot_requests_total{bot="googlebot",category="search",code_class="2xx",verified="ip"} 1
+headgate_bot_requests_total{bot="googlebot",category="search",code_class="2xx",verified="no"} 1
 `
 	if err := testutil.GatherAndCompare(p.reg, strings.NewReader(want), "headgate_bot_requests_total"); err != nil {
 		t.Error(err)
@@ -95,9 +95,9 @@ func TestInsightFollowsReload(t *testing.T) {
 		t.Fatalf("the reloaded verifier names the agent %q", rec.Bot.Name)
 	}
 	want := `
-# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.
+# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, absent elsewhere.
 # TYPE headgate_bot_requests_total counter
-headgate_bot_requests_total{bot="acmebot",category="monitor",code_class="2xx",group="",verified="unverifiable"} 1
+headgate_bot_requests_total{bot="acmebot",category="monitor",code_class="2xx",verified="unverifiable"} 1
 `
 	if err := testutil.GatherAndCompare(p.reg, strings.NewReader(want), "headgate_bot_requests_total"); err != nil {
 		t.Error(err)
@@ -147,9 +147,9 @@ func TestInsightNoCrawlerWindowsWithoutBots(t *testing.T) {
 	// The upstream is closed: a 502, counted under the crawler's name.
 	identityOf(t, p, "/notes/1", "127.0.0.9:4000", "User-Agent: "+uaGooglebot)
 	want := `
-# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, empty elsewhere.
+# HELP headgate_bot_requests_total Requests of identified crawlers: bot is a directory name or other; verified ip, dns, signature, no (spoofed) or unverifiable; code_class 2xx to 5xx; group control or variant on split-test pages, absent elsewhere.
 # TYPE headgate_bot_requests_total counter
-headgate_bot_requests_total{bot="googlebot",category="search",code_class="5xx",group="",verified="no"} 1
+headgate_bot_requests_total{bot="googlebot",category="search",code_class="5xx",verified="no"} 1
 `
 	if err := testutil.GatherAndCompare(p.reg, strings.NewReader(want), "headgate_bot_requests_total"); err != nil {
 		t.Error(err)

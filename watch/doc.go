@@ -24,7 +24,9 @@
 //
 // Memory is bounded: at most MaxPages pages, least recently seen forgotten
 // first, about 170 B each (hashes, and the first 16 and 11 bytes of the
-// title and description in what the entry would pad), over 64 locked shards.
+// title and description in what the entry would pad), over 64 locked
+// shards; plus one table of at most 4,096 texts of canonicals, JSON-LD
+// type sets and hreflang sets for the events' before (names.go).
 // Events go to the counter headgate_upstream_changes_total{signal,
 // severity}, a log line, a ring of the latest 1,000 (Events, EventsFor,
 // Handler) and, when configured, a Sender that batches them to a webhook

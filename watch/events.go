@@ -19,7 +19,9 @@ type Event struct {
 	// "#" and a hash's first 8 hex digits; "" when there was none. After
 	// is the text when the response that confirmed it carried it short;
 	// Before of a title or description the start the watcher kept (16 and
-	// 11 bytes, "…" when it went on), of a canonical its hash.
+	// 11 bytes, "…" when it went on); of a canonical, JSON-LD types or
+	// hreflang the text as After showed it (names.go says when it is gone
+	// and the hash shows instead).
 	Before   string `json:"before"`
 	After    string `json:"after"`
 	Severity string `json:"severity"` // "critical" or "info"
@@ -70,13 +72,14 @@ func (w *Watcher) emit(path, query string, ch *changes, head *rewrite.HeadFacts)
 		key += "?" + query
 	}
 	now := w.now()
+	at := pageURL{w.base, key}
 	for _, c := range ch.of[:ch.n] {
 		e := Event{
 			Time:     now,
 			URL:      w.base + key,
 			Signal:   c.s.String(),
-			Before:   beforeText(c.s, c.before, ch),
-			After:    text(c.s, c.after, head),
+			Before:   beforeText(c.s, c.before, ch, &w.names, at),
+			After:    text(c.s, c.after, head, at),
 			Severity: severity(c.s, c.before, c.after),
 			key:      key,
 		}

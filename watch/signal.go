@@ -75,8 +75,9 @@ func (r *Response) headRead() bool {
 	return r.Head != nil && r.Head.Read && r.Status >= 200 && r.Status < 300
 }
 
-// valuesOf reads r's signals; the head's only when headRead.
-func valuesOf(r *Response) values {
+// valuesOf reads r's signals, for the page at base, path and query; the
+// head's only when headRead.
+func valuesOf(r *Response, base, path, query string) values {
 	var v values
 	v[Status] = uint64(r.Status)
 	if !r.headRead() {
@@ -91,7 +92,7 @@ func valuesOf(r *Response) values {
 		}
 	}
 	v[Robots] = uint64(rs)
-	v[Canonical] = f.Canonical.Hash
+	v[Canonical] = canonicalValue(&f.Canonical, base, path, query)
 	v[Title] = f.Title.Hash
 	v[Description] = f.Description.Hash
 	v[Hreflang] = f.Hreflang
@@ -125,10 +126,11 @@ func severity(s Signal, before, after uint64) string {
 func is2xx(s uint64) bool { return s >= 200 && s < 300 }
 
 // text is how an event shows a signal's value: status and robots as they
-// are; a hashed value as its text when the response carried it short
-// (cur, the facts of the response that confirmed it), else as "#" and its
-// hash's first 8 hex digits; "" for none.
-func text(s Signal, v uint64, cur *rewrite.HeadFacts) string {
+// are; a canonical naming the page as the page's URL (at); a hashed value
+// as its text when the response carried it short (cur, the facts of the
+// response that confirmed it), else as "#" and its hash's first 8 hex
+// digits; "" for none.
+func text(s Signal, v uint64, cur *rewrite.HeadFacts, at pageURL) string {
 	switch s {
 	case Status:
 		return strconv.FormatUint(v, 10)
@@ -137,6 +139,12 @@ func text(s Signal, v uint64, cur *rewrite.HeadFacts) string {
 	}
 	if v == 0 {
 		return ""
+	}
+	if s == Canonical && v == selfAbsolute {
+		return at.base + at.key
+	}
+	if s == Canonical && v == selfRelative {
+		return at.key
 	}
 	if cur != nil {
 		var f *rewrite.Fact
@@ -156,7 +164,7 @@ func text(s Signal, v uint64, cur *rewrite.HeadFacts) string {
 			}
 		}
 		if s == Hreflang && cur.Hreflang == v {
-			return hashText(v) + " (" + strconv.Itoa(int(cur.Alternates)) + " alternates)"
+			return hashText(v) + alternates(cur.Alternates)
 		}
 	}
 	return hashText(v)
@@ -222,8 +230,9 @@ func prefixOf(src []byte) prefix {
 
 // beforeText is how an event shows a signal's value before the change:
 // as text does, but a title or description as the start the entry kept
-// ("Winter boots for…", whole when it was short), when it kept one.
-func beforeText(s Signal, v uint64, ch *changes) string {
+// ("Winter boots for…", whole when it was short), when it kept one, and
+// a canonical, JSON-LD types or hreflang as names remembered it.
+func beforeText(s Signal, v uint64, ch *changes, nm *names, at pageURL) string {
 	was := &ch.title
 	if s == Description {
 		was = &ch.desc
@@ -235,5 +244,8 @@ func beforeText(s Signal, v uint64, ch *changes) string {
 		}
 		return t
 	}
-	return text(s, v, nil)
+	if t, ok := nm.lookup(s, v); ok {
+		return t
+	}
+	return text(s, v, nil, at)
 }

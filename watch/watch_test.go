@@ -189,7 +189,7 @@ func TestEvents(t *testing.T) {
 	want := []string{
 		`info https://shop.example/shoes?c=1 status "503"→"200"`,
 		`critical https://shop.example/shoes?c=1 status "200"→"503"`,
-		`critical https://shop.example/shoes?c=1 canonical "` + hashText(ok.Canonical.Hash) + `"→"https://shop.example/boots"`,
+		`critical https://shop.example/shoes?c=1 canonical "https://shop.example/shoes"→"https://shop.example/boots"`,
 		`critical https://shop.example/shoes?c=1 robots ""→"noindex"`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

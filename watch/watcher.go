@@ -51,6 +51,7 @@ type Watcher struct {
 	log     *slog.Logger
 	count   [numSignals][2]prometheus.Counter // [signal][critical?]
 	ring    ring
+	names   names // the texts of canonicals, JSON-LD types, hreflang (names.go)
 	hook    *Sender
 	shards  [nShards]shard
 }
@@ -134,7 +135,7 @@ func (w *Watcher) Observe(path, query string, r Response) {
 		h.WriteString(query)
 	}
 	key := h.Sum64()
-	v := valuesOf(&r)
+	v := valuesOf(&r, w.base, path, query)
 	compare := w.mask
 	if !r.headRead() {
 		compare = [numSignals]bool{Status: w.mask[Status]}
@@ -148,6 +149,9 @@ func (w *Watcher) Observe(path, query string, r Response) {
 	}
 	sh.observe(key, &v, &compare, w.confirm, head, &ch)
 	sh.mu.Unlock()
+	if ch.baseline || ch.n > 0 {
+		w.names.remember(&v, head) // before emit: a change back shows them
+	}
 	if ch.n > 0 {
 		w.emit(path, query, &ch, r.Head)
 	}
@@ -155,8 +159,9 @@ func (w *Watcher) Observe(path, query string, r Response) {
 
 // changes are the changes one Observe confirmed.
 type changes struct {
-	n  int
-	of [numSignals]struct {
+	baseline bool // the page's first: its values are the entry's
+	n        int
+	of       [numSignals]struct {
 		s             Signal
 		before, after uint64
 	}
@@ -286,6 +291,7 @@ func (s *shard) observe(key uint64, v *values, compare *[numSignals]bool, confir
 		e := s.add(key)
 		e.cur = *v // the baseline
 		e.keepTexts(head)
+		ch.baseline = true
 		return
 	}
 	i := s.slots[pos].i
