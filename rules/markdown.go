@@ -184,7 +184,7 @@ func (l *loader) markdownTable(tree map[string]any) {
 	base, _ := url.Parse(origin + "/")
 	conv, err := markdown.New(markdown.Options{
 		Content: md.Content, Remove: md.Remove, MaxBytes: md.MaxBytes, Base: base,
-		URLOK: func(u *url.URL) bool { return base == nil || ValidURL(origin, u.String()) == "" },
+		Resolve: markdownResolver(base),
 	})
 	if err != nil {
 		for _, e := range unjoin(err) {
@@ -194,6 +194,29 @@ func (l *loader) markdownTable(tree map[string]any) {
 	}
 	md.Converter = conv
 	l.cfg.Markdown = md
+}
+
+// markdownResolver is the Markdown converter's link and image resolver:
+// a URL the upstream wrote, resolved on the page's URL as a browser
+// resolves it (WHATWG, SPEC §23) and kept by §4.6's rules on site, the
+// site's base URL, in one pass (AbsUpstreamURL). A page URL on another
+// origin than the site's (a canonical elsewhere) resolves there, and the
+// result must pass the rules on the site's origin too.
+func markdownResolver(site *url.URL) func(*url.URL, string) (string, bool) {
+	if site == nil {
+		return nil
+	}
+	origin := site.Scheme + "://" + site.Host
+	return func(page *url.URL, ref string) (string, bool) {
+		abs, why := AbsUpstreamURL(page, ref)
+		if why != "" {
+			return "", false
+		}
+		if page.Scheme != site.Scheme || page.Host != site.Host {
+			return abs, ValidURL(origin, abs) == ""
+		}
+		return abs, true
+	}
 }
 
 // unjoin lists the errors of an errors.Join, or err itself.
@@ -380,7 +403,7 @@ func (c *Config) WithMarkdown() *Config {
 	}
 	origin := c.Site.BaseURL
 	base, _ := url.Parse(origin + "/")
-	conv, err := markdown.New(markdown.Options{Base: base, URLOK: func(u *url.URL) bool { return ValidURL(origin, u.String()) == "" }})
+	conv, err := markdown.New(markdown.Options{Base: base, Resolve: markdownResolver(base)})
 	if err != nil {
 		return c // the defaults compile: not reached
 	}
