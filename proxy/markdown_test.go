@@ -51,6 +51,11 @@ from = "/old/:id"
 to = "/new/{id}"
 status = 301
 
+[[redirect]]
+from = "/moved/:id{[0-9]+}"
+to = "/new/{id}"
+status = 301
+
 [[rule]]
 match = "/signal/*"
 content_signal = { search = "yes", ai_input = "no", ai_train = "no" }
@@ -312,6 +317,9 @@ func TestMarkdownDenyAndRedirect(t *testing.T) {
 	for path, want := range map[string]string{
 		"/old/7":    "https://notes.example/new/7",
 		"/old/7.md": "https://notes.example/new/7.md",
+		// The source is no Markdown page (not in match), its target is:
+		// the path form redirects all the same (§19.1).
+		"/moved/7.md": "https://notes.example/new/7.md",
 	} {
 		res, _ := mdGet(t, "GET", front.URL+path, "")
 		if res.StatusCode != 301 || res.Header.Get("Location") != want {
