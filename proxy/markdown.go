@@ -736,8 +736,10 @@ func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
 		}
 	}
 	// decideResponse asked already: for a 200 to a GET or HEAD, SkipMethod
-	// and SkipNotHTML are the answers that are no HTML page.
-	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || rs.skip == SkipNotHTML || rs.skip == SkipMethod {
+	// and SkipNotHTML are the answers that are no HTML page, and
+	// SkippedFragment (the rewriter read the head before the headers go
+	// out) is HTML that is no page, so has no Markdown version (§19.1).
+	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || rs.skip == SkipNotHTML || rs.skip == SkipMethod || rs.outcome == SkippedFragment {
 		return
 	}
 	b := rs.m.AppendMarkdownLink(rs.mdLinkBuf[:0])

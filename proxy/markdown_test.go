@@ -291,6 +291,29 @@ func TestMarkdownFailOpen(t *testing.T) {
 	}
 }
 
+// TestMarkdownFragmentNoAlternate: an HTML fragment is no page and has no
+// Markdown version (§19.1), so its answer neither links one nor varies on
+// Accept, whichever the client asked for.
+func TestMarkdownFragmentNoAlternate(t *testing.T) {
+	_, front, _ := mdProxy(t, mdConfig)
+	for _, accept := range []string{"", "text/markdown"} {
+		res, body := mdGet(t, "GET", front.URL+"/frag/1", accept)
+		if res.StatusCode != 200 || !strings.Contains(body, "a fragment") {
+			t.Fatalf("Accept %q: %d\n%s", accept, res.StatusCode, body)
+		}
+		if l := strings.Join(res.Header.Values("Link"), ", "); strings.Contains(l, "alternate") {
+			t.Errorf("Accept %q: Link %q advertises a Markdown version", accept, l)
+		}
+		for _, v := range res.Header.Values("Vary") {
+			for tok := range strings.SplitSeq(v, ",") {
+				if strings.EqualFold(strings.TrimSpace(tok), "Accept") {
+					t.Errorf("Accept %q: Vary %q", accept, res.Header.Values("Vary"))
+				}
+			}
+		}
+	}
+}
+
 func TestMarkdownCompressedUpstream(t *testing.T) {
 	_, front, _ := mdProxy(t, mdConfig)
 	for _, path := range []string{"/gz/1", "/br/1"} {
