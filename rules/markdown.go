@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/headgate/headgate/markdown"
 	"github.com/headgate/headgate/rules/schema"
@@ -207,8 +208,17 @@ func markdownResolver(site *url.URL) func(*url.URL, string) (string, bool) {
 		return nil
 	}
 	origin := site.Scheme + "://" + site.Host
+	var last atomic.Pointer[pageHref]
 	return func(page *url.URL, ref string) (string, bool) {
-		abs, why := AbsUpstreamURL(page, ref)
+		var abs, why string
+		if len(ref) > 0 && ref[0] == '#' && plainFragment(ref[1:]) {
+			// Half a page's links are "#…" (a table of contents, notes):
+			// the page's own URL, WHATWG-serialized once per page, and
+			// the fragment as it is, which WHATWG would not encode.
+			abs, why = fragmentHref(&last, page, ref)
+		} else {
+			abs, why = AbsUpstreamURL(page, ref)
+		}
 		if why != "" {
 			return "", false
 		}
@@ -217,6 +227,40 @@ func markdownResolver(site *url.URL) func(*url.URL, string) (string, bool) {
 		}
 		return abs, true
 	}
+}
+
+// pageHref is a page URL as net/url writes it (key) and as the WHATWG URL
+// Standard does without its fragment (href; "" when it does not parse).
+type pageHref struct{ key, href string }
+
+// fragmentHref resolves ref, "#" and a plainFragment, on page, through
+// last: the href of the page converted most recently.
+func fragmentHref(last *atomic.Pointer[pageHref], page *url.URL, ref string) (string, string) {
+	key := page.String()
+	c := last.Load()
+	if c == nil || c.key != key {
+		c = &pageHref{key: key}
+		if u, err := ResolveURL(key, ""); err == nil && (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) {
+			c.href = u
+		}
+		last.Store(c)
+	}
+	if c.href == "" {
+		return AbsUpstreamURL(page, ref)
+	}
+	return c.href + ref, ""
+}
+
+// plainFragment reports whether s, a fragment, is printable ASCII that
+// the WHATWG URL Standard's fragment percent-encode set leaves alone (no
+// space, ", <, > or `).
+func plainFragment(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '`' {
+			return false
+		}
+	}
+	return true
 }
 
 // unjoin lists the errors of an errors.Join, or err itself.

@@ -193,3 +193,27 @@ func TestMarkdownLinkURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownFragmentHrefAgrees: the "#…" shortcut of the Markdown
+// resolver gives what AbsUpstreamURL (WHATWG) gives.
+func TestMarkdownFragmentHrefAgrees(t *testing.T) {
+	site, _ := url.Parse("https://notes.example/")
+	resolve := markdownResolver(site)
+	pages := []string{"https://notes.example/notes/a", "https://NOTES.example:443/a/../b?q=1#old", "https://notes.example", "https://notes.example/%7e/x?y#z", "https://notes.example/a/b", "http://other.example/x"}
+	refs := []string{"#", "#top", "#a#b", "#Foo_(bar)", "#%41", "#ä", "#a b", "#x'y", "#cite_note-1"}
+	for range 2 { // the second round reads the cached page hrefs
+		for _, ps := range pages {
+			page, _ := url.Parse(ps)
+			for _, ref := range refs {
+				got, ok := resolve(page, ref)
+				want, why := AbsUpstreamURL(page, ref)
+				if why == "" && page.Host != site.Host {
+					why = ValidURL("https://notes.example", want)
+				}
+				if got != want && why == "" || ok != (why == "") {
+					t.Errorf("%s %s: %q %v, want %q (%s)", ps, ref, got, ok, want, why)
+				}
+			}
+		}
+	}
+}
