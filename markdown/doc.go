@@ -31,8 +31,9 @@
 // Markdown syntax, an entity or a tag is backslash-escaped, so a CommonMark
 // reader gets back the page's text (tested with markdown-it against
 // x/net/html's reading of the same page). Link and image URLs are resolved
-// on Options.Base; javascript:, data: and vbscript: URLs are dropped (the
-// link text or the image's alt text is kept) and Options.URLOK decides the
-// rest. Script, style, template, svg, math, iframe, object, media, select
+// on Options.Base by Options.Resolve, which also decides which are dropped
+// (the link text or the image's alt text is kept); without it,
+// javascript:, data: and vbscript: URLs and every other scheme but http
+// and https are dropped. Script, style, template, svg, math, iframe, object, media, select
 // and textarea contents are never text.
 package markdown

@@ -55,15 +55,19 @@ type Options struct {
 	// as inline text (their subtrees still removed when selected). 0 means
 	// DefaultMaxDepth.
 	MaxDepth int
-	// Base resolves relative link and image URLs (net/url's RFC 3986
-	// resolution, not yet WHATWG's). nil leaves relative URLs relative.
+	// Base is the page's URL, on which relative link and image URLs
+	// resolve. nil leaves relative URLs relative.
 	Base *url.URL
-	// URLOK, when set, decides whether a resolved link or image URL may be
-	// written (the caller's SPEC §4.6 check). nil keeps http, https and
-	// relative URLs. javascript:, data: and vbscript: URLs are dropped
-	// before URLOK is asked; a dropped link keeps its text, a dropped image
-	// its alt text.
-	URLOK func(*url.URL) bool
+	// Resolve, when set, resolves a link or image URL (tabs and newlines
+	// taken out, spaces trimmed) on Base and checks it, in one step: it
+	// returns the absolute URL to write, or ok false to drop it. It is the
+	// caller's SPEC §4.6 rules with the WHATWG URL Standard's resolution
+	// (§23), which this package, below rules/, cannot import. It is asked
+	// only when Base is set. Without it, Base resolves by net/url (RFC
+	// 3986, which differs from WHATWG on ":foo", "/\host" and more) and
+	// only http, https and relative URLs are kept. A dropped link keeps
+	// its text, a dropped image its alt text.
+	Resolve func(base *url.URL, ref string) (abs string, ok bool)
 }
 
 // Front is the page's metadata, written as YAML front matter. Empty fields
@@ -89,7 +93,7 @@ type Converter struct {
 	maxBytes        int64
 	maxDepth        int
 	base            *url.URL
-	urlOK           func(*url.URL) bool
+	resolve         func(*url.URL, string) (string, bool)
 	// The attribute names the selectors test, lower case: a start tag
 	// whose raw bytes hold none of them is matched without its attributes.
 	removeAttrs  []string
@@ -99,7 +103,7 @@ type Converter struct {
 // New checks and compiles opt. Its errors wrap ErrSelector and name every
 // bad selector.
 func New(opt Options) (*Converter, error) {
-	c := &Converter{maxBytes: opt.MaxBytes, maxDepth: opt.MaxDepth, base: opt.Base, urlOK: opt.URLOK}
+	c := &Converter{maxBytes: opt.MaxBytes, maxDepth: opt.MaxDepth, base: opt.Base, resolve: opt.Resolve}
 	if c.maxBytes <= 0 {
 		c.maxBytes = DefaultMaxBytes
 	}

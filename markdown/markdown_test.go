@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -137,12 +138,27 @@ func TestFrontMatter(t *testing.T) {
 	}
 }
 
-func TestURLOK(t *testing.T) {
-	base, _ := url.Parse("https://example.com/")
-	opt := &Options{Base: base, URLOK: func(u *url.URL) bool { return u.Host == "example.com" }}
-	got := md(t, `<p><a href="/in">a</a> <a href="https://evil.test/">b</a> <a href="data:x">c</a>`, opt)
-	if want := "[a](https://example.com/in) b c\n"; got != want {
+func TestResolve(t *testing.T) {
+	base, _ := url.Parse("https://example.com/d/p")
+	var asked []string
+	opt := &Options{Base: base, Resolve: func(b *url.URL, ref string) (string, bool) {
+		asked = append(asked, b.String()+" "+ref)
+		if ref == "drop" {
+			return "", false
+		}
+		return "https://example.com/r/" + ref, true
+	}}
+	got := md(t, `<p><a href=" :&#9;x ">a</a> <a href="drop">b</a> <img src="i(1)" alt="c">`, opt)
+	if want := "[a](https://example.com/r/:x) b ![c](https://example.com/r/i\\(1\\))\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+	if want := []string{"https://example.com/d/p :x", "https://example.com/d/p drop", "https://example.com/d/p i(1)"}; !slices.Equal(asked, want) {
+		t.Errorf("asked %q, want %q", asked, want)
+	}
+	// Without Resolve: net/url, and only http(s) and relative URLs.
+	got = md(t, `<p><a href="/in">a</a> <a href="data:x">b</a> <a href="mailto:x@y">c</a>`, &Options{Base: base})
+	if want := "[a](https://example.com/in) b c\n"; got != want {
+		t.Errorf("no Resolve: got %q, want %q", got, want)
 	}
 }
 

@@ -384,6 +384,13 @@ func (v *conv) url(raw []byte) string {
 	if s == "" {
 		return ""
 	}
+	if v.c.resolve != nil && v.c.base != nil {
+		abs, ok := v.c.resolve(v.c.base, s)
+		if !ok {
+			return ""
+		}
+		return destEscape(abs)
+	}
 	u, err := url.Parse(s)
 	if err != nil {
 		return ""
@@ -395,11 +402,7 @@ func (v *conv) url(raw []byte) string {
 	if v.c.base != nil {
 		u = v.c.base.ResolveReference(u)
 	}
-	if v.c.urlOK != nil {
-		if !v.c.urlOK(u) {
-			return ""
-		}
-	} else if sc := strings.ToLower(u.Scheme); sc != "" && sc != "http" && sc != "https" {
+	if sc := strings.ToLower(u.Scheme); sc != "" && sc != "http" && sc != "https" {
 		return ""
 	}
 	return destEscape(u.String())

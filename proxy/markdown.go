@@ -123,13 +123,19 @@ func newMarkdownMetrics(reg prometheus.Registerer, m *metrics) (*markdownMetrics
 func (p *Proxy) markdownRequest(rs *reqState, r *http.Request, path string, target *string) bool {
 	st := rs.st
 	md := st.cfg.Markdown
-	if page, ok := md.PagePath(path); ok && md.Covers(page) {
-		rs.mdPage = page
-		_, query, hasQuery := strings.Cut(*target, "?")
-		*target = page
-		if hasQuery {
-			*target += "?" + query
+	page, ok := md.PagePath(path)
+	if ok && !md.Covers(page) {
+		// Redirects apply to the path form too (§19.1): /old.md → /new.md
+		// when /new has a Markdown version, whether or not /old has;
+		// p.redirect answers it, with the path form of its Location.
+		if t := withQuery(page, *target); p.redirectsToMarkdown(rs, r, t) {
+			rs.mdPage, *target = page, t
+			return false
 		}
+		ok = false
+	}
+	if ok {
+		rs.mdPage, *target = page, withQuery(page, *target)
 		rs.m.Release()
 		rs.m = st.cfg.PooledMatch()
 		st.cfg.ResolveInto(rs.m, *target)
@@ -149,6 +155,39 @@ func (p *Proxy) markdownRequest(rs *reqState, r *http.Request, path string, targ
 		rs.mdWant = markdown.Prefers(a)
 	}
 	return false
+}
+
+// withQuery is path with target's query, if it has one.
+func withQuery(path, target string) string {
+	if _, query, ok := strings.Cut(target, "?"); ok {
+		return path + "?" + query
+	}
+	return path
+}
+
+// redirectsToMarkdown reports whether a redirect answers target (a page
+// path and query) with a Location on the site whose page has a Markdown
+// version.
+func (p *Proxy) redirectsToMarkdown(rs *reqState, r *http.Request, target string) bool {
+	st := rs.st
+	if !st.redirects {
+		return false
+	}
+	https := st.cfg.Normalize.HTTPS && st.trust.HTTPS(r)
+	var rd rules.Redirect
+	ok, err := st.cfg.RedirectInto(rules.RedirectRequest{Method: r.Method, Host: r.Host, HTTPS: https, Target: target}, &rd)
+	if !ok || err != nil || rd.Location == "" {
+		return false
+	}
+	u, err := url.Parse(rd.Location)
+	if err != nil || u.Opaque != "" || u.Host != "" && !strings.EqualFold(u.Scheme+"://"+u.Host, st.cfg.Site.BaseURL) {
+		return false
+	}
+	loc := u.EscapedPath()
+	if loc == "" {
+		loc = "/"
+	}
+	return st.cfg.Markdown.Covers(loc)
 }
 
 // mentionsMarkdown reports whether an Accept names "markdown" in any case:
@@ -735,8 +774,10 @@ func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
 		}
 	}
 	// decideResponse asked already: for a 200 to a GET or HEAD, SkipMethod
-	// and SkipNotHTML are the answers that are no HTML page.
-	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || rs.skip == SkipNotHTML || rs.skip == SkipMethod {
+	// and SkipNotHTML are the answers that are no HTML page, and
+	// SkippedFragment (the rewriter read the head before the headers go
+	// out) is HTML that is no page, so has no Markdown version (§19.1).
+	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || rs.skip == SkipNotHTML || rs.skip == SkipMethod || rs.outcome == SkippedFragment {
 		return
 	}
 	b := rs.m.AppendMarkdownLink(rs.mdLinkBuf[:0])

@@ -51,6 +51,11 @@ from = "/old/:id"
 to = "/new/{id}"
 status = 301
 
+[[redirect]]
+from = "/moved/:id{[0-9]+}"
+to = "/new/{id}"
+status = 301
+
 [[rule]]
 match = "/signal/*"
 content_signal = { search = "yes", ai_input = "no", ai_train = "no" }
@@ -286,6 +291,29 @@ func TestMarkdownFailOpen(t *testing.T) {
 	}
 }
 
+// TestMarkdownFragmentNoAlternate: an HTML fragment is no page and has no
+// Markdown version (§19.1), so its answer neither links one nor varies on
+// Accept, whichever the client asked for.
+func TestMarkdownFragmentNoAlternate(t *testing.T) {
+	_, front, _ := mdProxy(t, mdConfig)
+	for _, accept := range []string{"", "text/markdown"} {
+		res, body := mdGet(t, "GET", front.URL+"/frag/1", accept)
+		if res.StatusCode != 200 || !strings.Contains(body, "a fragment") {
+			t.Fatalf("Accept %q: %d\n%s", accept, res.StatusCode, body)
+		}
+		if l := strings.Join(res.Header.Values("Link"), ", "); strings.Contains(l, "alternate") {
+			t.Errorf("Accept %q: Link %q advertises a Markdown version", accept, l)
+		}
+		for _, v := range res.Header.Values("Vary") {
+			for tok := range strings.SplitSeq(v, ",") {
+				if strings.EqualFold(strings.TrimSpace(tok), "Accept") {
+					t.Errorf("Accept %q: Vary %q", accept, res.Header.Values("Vary"))
+				}
+			}
+		}
+	}
+}
+
 func TestMarkdownCompressedUpstream(t *testing.T) {
 	_, front, _ := mdProxy(t, mdConfig)
 	for _, path := range []string{"/gz/1", "/br/1"} {
@@ -312,6 +340,9 @@ func TestMarkdownDenyAndRedirect(t *testing.T) {
 	for path, want := range map[string]string{
 		"/old/7":    "https://notes.example/new/7",
 		"/old/7.md": "https://notes.example/new/7.md",
+		// The source is no Markdown page (not in match), its target is:
+		// the path form redirects all the same (§19.1).
+		"/moved/7.md": "https://notes.example/new/7.md",
 	} {
 		res, _ := mdGet(t, "GET", front.URL+path, "")
 		if res.StatusCode != 301 || res.Header.Get("Location") != want {

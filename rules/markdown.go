@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/headgate/headgate/markdown"
 	"github.com/headgate/headgate/rules/schema"
@@ -184,7 +185,7 @@ func (l *loader) markdownTable(tree map[string]any) {
 	base, _ := url.Parse(origin + "/")
 	conv, err := markdown.New(markdown.Options{
 		Content: md.Content, Remove: md.Remove, MaxBytes: md.MaxBytes, Base: base,
-		URLOK: func(u *url.URL) bool { return base == nil || ValidURL(origin, u.String()) == "" },
+		Resolve: markdownResolver(base),
 	})
 	if err != nil {
 		for _, e := range unjoin(err) {
@@ -194,6 +195,72 @@ func (l *loader) markdownTable(tree map[string]any) {
 	}
 	md.Converter = conv
 	l.cfg.Markdown = md
+}
+
+// markdownResolver is the Markdown converter's link and image resolver:
+// a URL the upstream wrote, resolved on the page's URL as a browser
+// resolves it (WHATWG, SPEC §23) and kept by §4.6's rules on site, the
+// site's base URL, in one pass (AbsUpstreamURL). A page URL on another
+// origin than the site's (a canonical elsewhere) resolves there, and the
+// result must pass the rules on the site's origin too.
+func markdownResolver(site *url.URL) func(*url.URL, string) (string, bool) {
+	if site == nil {
+		return nil
+	}
+	origin := site.Scheme + "://" + site.Host
+	var last atomic.Pointer[pageHref]
+	return func(page *url.URL, ref string) (string, bool) {
+		var abs, why string
+		if len(ref) > 0 && ref[0] == '#' && plainFragment(ref[1:]) {
+			// Half a page's links are "#…" (a table of contents, notes):
+			// the page's own URL, WHATWG-serialized once per page, and
+			// the fragment as it is, which WHATWG would not encode.
+			abs, why = fragmentHref(&last, page, ref)
+		} else {
+			abs, why = AbsUpstreamURL(page, ref)
+		}
+		if why != "" {
+			return "", false
+		}
+		if page.Scheme != site.Scheme || page.Host != site.Host {
+			return abs, ValidURL(origin, abs) == ""
+		}
+		return abs, true
+	}
+}
+
+// pageHref is a page URL as net/url writes it (key) and as the WHATWG URL
+// Standard does without its fragment (href; "" when it does not parse).
+type pageHref struct{ key, href string }
+
+// fragmentHref resolves ref, "#" and a plainFragment, on page, through
+// last: the href of the page converted most recently.
+func fragmentHref(last *atomic.Pointer[pageHref], page *url.URL, ref string) (string, string) {
+	key := page.String()
+	c := last.Load()
+	if c == nil || c.key != key {
+		c = &pageHref{key: key}
+		if u, err := ResolveURL(key, ""); err == nil && (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) {
+			c.href = u
+		}
+		last.Store(c)
+	}
+	if c.href == "" {
+		return AbsUpstreamURL(page, ref)
+	}
+	return c.href + ref, ""
+}
+
+// plainFragment reports whether s, a fragment, is printable ASCII that
+// the WHATWG URL Standard's fragment percent-encode set leaves alone (no
+// space, ", <, > or `).
+func plainFragment(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= 0x7f || c == '"' || c == '<' || c == '>' || c == '`' {
+			return false
+		}
+	}
+	return true
 }
 
 // unjoin lists the errors of an errors.Join, or err itself.
@@ -380,7 +447,7 @@ func (c *Config) WithMarkdown() *Config {
 	}
 	origin := c.Site.BaseURL
 	base, _ := url.Parse(origin + "/")
-	conv, err := markdown.New(markdown.Options{Base: base, URLOK: func(u *url.URL) bool { return ValidURL(origin, u.String()) == "" }})
+	conv, err := markdown.New(markdown.Options{Base: base, Resolve: markdownResolver(base)})
 	if err != nil {
 		return c // the defaults compile: not reached
 	}

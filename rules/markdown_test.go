@@ -1,6 +1,13 @@
 package rules
 
-import "testing"
+import (
+	"html"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/headgate/headgate/markdown"
+)
 
 func TestMarkdownPathForms(t *testing.T) {
 	cfg := mustParse(t, `
@@ -151,5 +158,62 @@ func TestContentSignalLines(t *testing.T) {
 	}
 	if odd := (&ContentSignal{Search: "maybe"}); odd.Line() != "search=maybe" {
 		t.Errorf("an unchecked value: Line %q", odd.Line())
+	}
+}
+
+// TestMarkdownLinkURLs: the Markdown's link and image URLs resolve on the
+// page's URL as a browser resolves them (SPEC §19.1, §23: WHATWG) and
+// follow §4.6 (another host, another scheme: dropped, text kept).
+func TestMarkdownLinkURLs(t *testing.T) {
+	cfg := mustParse(t, "[markdown]\nenabled = true\n")
+	for _, c := range []*Config{cfg, cfg.WithMarkdown(), oneRule(t, "/x").WithMarkdown()} {
+		page, _ := url.Parse("https://notes.example/notes/links.md")
+		conv := c.Markdown.Converter.WithBase(page)
+		for _, tc := range []struct{ href, want string }{
+			{":foo", "[t](https://notes.example/notes/:foo)"},
+			{"::23", "[t](https://notes.example/notes/::23)"},
+			{"[61:24:74]:98", "[t](https://notes.example/notes/[61:24:74]:98)"},
+			{"a/b?c=d#e", "[t](https://notes.example/notes/a/b?c=d#e)"},
+			{"../up", "[t](https://notes.example/up)"},
+			{"/%2e%2e/x", "[t](https://notes.example/x)"},
+			{"https://other.example/ok", "[t](https://other.example/ok)"},
+			{`/\evil.example/c`, "t"},
+			{"//other.example/b", "t"},
+			{"mailto:a@b", "t"},
+			{"javascript:x", "t"},
+			{"https:other.example/", "t"},
+		} {
+			var b strings.Builder
+			if _, err := conv.Convert(&b, strings.NewReader(`<p><a href="`+html.EscapeString(tc.href)+`">t</a>`), markdown.Front{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.TrimSpace(b.String()); got != tc.want {
+				t.Errorf("%s: %q, want %q", tc.href, got, tc.want)
+			}
+		}
+	}
+}
+
+// TestMarkdownFragmentHrefAgrees: the "#…" shortcut of the Markdown
+// resolver gives what AbsUpstreamURL (WHATWG) gives.
+func TestMarkdownFragmentHrefAgrees(t *testing.T) {
+	site, _ := url.Parse("https://notes.example/")
+	resolve := markdownResolver(site)
+	pages := []string{"https://notes.example/notes/a", "https://NOTES.example:443/a/../b?q=1#old", "https://notes.example", "https://notes.example/%7e/x?y#z", "https://notes.example/a/b", "http://other.example/x"}
+	refs := []string{"#", "#top", "#a#b", "#Foo_(bar)", "#%41", "#ä", "#a b", "#x'y", "#cite_note-1"}
+	for range 2 { // the second round reads the cached page hrefs
+		for _, ps := range pages {
+			page, _ := url.Parse(ps)
+			for _, ref := range refs {
+				got, ok := resolve(page, ref)
+				want, why := AbsUpstreamURL(page, ref)
+				if why == "" && page.Host != site.Host {
+					why = ValidURL("https://notes.example", want)
+				}
+				if got != want && why == "" || ok != (why == "") {
+					t.Errorf("%s %s: %q %v, want %q (%s)", ps, ref, got, ok, want, why)
+				}
+			}
+		}
 	}
 }
