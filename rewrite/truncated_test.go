@@ -105,3 +105,38 @@ func TestTruncatedHeadCached(t *testing.T) {
 		}
 	}
 }
+
+// SPEC §23, a <textarea> that ends the head: whether it closes is read no
+// further than a head token may end (max_head_bytes + 64 KiB), and a plan
+// made where it closed is not replayed on a body that ends inside it.
+func TestTruncatedTextarea(t *testing.T) {
+	m := mustMatch(t, propConfig, propTarget)
+	c := NewCache(0)
+	head := "<!doctype html><head><title>x</title><textarea>abc"
+	body := "<p>" + strings.Repeat("body ", 1000) + "</p>"
+	cases := []struct {
+		in   string
+		want Outcome
+	}{
+		{head + "</textarea>" + body, Rewritten},
+		{head + "</textarea>" + body, Rewritten}, // from the plan (checked below)
+		{head, UnchangedTruncated},
+		{head + "</textarea", UnchangedTruncated},
+		// Open past the bound: not known to be cut, rewritten as before.
+		{head + strings.Repeat("x", 80<<10), Rewritten},
+	}
+	for i, tc := range cases {
+		in := []byte(tc.in)
+		out, res, err := rewriteBytes(in, Options{Match: m, CorrectUpstream: true, Cache: c, MaxHeadBytes: 1024})
+		if i == 1 && res.Plan != PlanHit {
+			t.Errorf("the repeat: plan %s, want %s", res.Plan, PlanHit)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkResult(t, in, out, res)
+		if res.Outcome != tc.want {
+			t.Errorf("%.60q… (%d bytes): outcome %s (plan %s), want %s", tc.in, len(tc.in), res.Outcome, res.Plan, tc.want)
+		}
+	}
+}
