@@ -41,18 +41,22 @@ const (
 )
 
 // dnsEntry is one address's verdict: the forward-confirmed PTR name, ""
-// when none held. While the lookup runs, done is open.
+// when none held. While a lookup runs, done is open; verdict says whether
+// name and expires hold a finished lookup's answer (a refresh runs with the
+// old verdict still served).
 type dnsEntry struct {
 	addr    netip.Addr
 	name    string
 	expires time.Time
+	verdict bool
 	done    chan struct{}
 	elem    *list.Element
 }
 
 // dnsCache runs forward-confirmed reverse DNS: at most one lookup in flight
 // per address, at most maxInflight in all, verdicts (positive and
-// negative) remembered for ttl in an LRU of size entries.
+// negative) remembered for ttl in an LRU of size entries, and served past
+// ttl while their refresh runs.
 type dnsCache struct {
 	res         Resolver
 	ttl         time.Duration
@@ -73,46 +77,41 @@ func newDNSCache(res Resolver, size int, ttl time.Duration, wanted func(string) 
 		entries: make(map[netip.Addr]*dnsEntry)}
 }
 
-// name returns the forward-confirmed PTR name of a, "" when none. An
-// address seen for the first time starts a lookup and waits at most wait
-// for it; a late answer is cached when it arrives. ok is false when no
-// verdict was had in time.
+// name returns the forward-confirmed PTR name of a, "" when none; ok is
+// false when no verdict is had (SPEC §18.1). Only an address's first
+// request waits, at most wait, for the lookup it starts; a request while
+// that lookup still runs does not wait. A verdict older than ttl is still
+// served while a refresh runs in the background; a late answer is cached
+// when it arrives.
 func (c *dnsCache) name(ctx context.Context, a netip.Addr, wait time.Duration) (name string, ok bool) {
 	now := c.now()
 	c.mu.Lock()
-	e := c.entries[a]
-	if e != nil && e.done == nil {
-		if now.Before(e.expires) {
-			c.lru.MoveToFront(e.elem)
-			name := e.name
-			c.mu.Unlock()
-			return name, true
+	if e := c.entries[a]; e != nil {
+		c.lru.MoveToFront(e.elem)
+		name, ok := e.name, e.verdict
+		if ok && e.done == nil && !now.Before(e.expires) {
+			c.start(e) // refresh; the old verdict meanwhile
 		}
-		c.remove(e)
-		e = nil
+		c.mu.Unlock()
+		return name, ok
 	}
-	if e == nil {
-		if c.inflight >= c.maxInflight {
-			c.mu.Unlock()
-			c.stats.DNSBusy.Add(1)
-			return "", false
+	e := &dnsEntry{addr: a}
+	if !c.start(e) {
+		c.mu.Unlock()
+		return "", false
+	}
+	e.elem = c.lru.PushFront(e)
+	c.entries[a] = e
+	for len(c.entries) > c.size {
+		// Evict the least recent entry with no lookup in flight.
+		back := c.lru.Back()
+		for back != nil && back.Value.(*dnsEntry).done != nil {
+			back = back.Prev()
 		}
-		e = &dnsEntry{addr: a, done: make(chan struct{})}
-		e.elem = c.lru.PushFront(e)
-		c.entries[a] = e
-		c.inflight++
-		for len(c.entries) > c.size {
-			// Evict the least recent finished entry; one in flight stays.
-			back := c.lru.Back()
-			for back != nil && back.Value.(*dnsEntry).done != nil {
-				back = back.Prev()
-			}
-			if back == nil {
-				break
-			}
-			c.remove(back.Value.(*dnsEntry))
+		if back == nil {
+			break
 		}
-		go c.lookup(e)
+		c.remove(back.Value.(*dnsEntry))
 	}
 	done := e.done
 	c.mu.Unlock()
@@ -133,6 +132,19 @@ func (c *dnsCache) name(ctx context.Context, a netip.Addr, wait time.Duration) (
 	name = e.name
 	c.mu.Unlock()
 	return name, true
+}
+
+// start begins a lookup for e, unless maxInflight are running (DNSBusy).
+// c.mu is held.
+func (c *dnsCache) start(e *dnsEntry) bool {
+	if c.inflight >= c.maxInflight {
+		c.stats.DNSBusy.Add(1)
+		return false
+	}
+	c.inflight++
+	e.done = make(chan struct{})
+	go c.lookup(e)
+	return true
 }
 
 func (c *dnsCache) remove(e *dnsEntry) {
@@ -157,7 +169,7 @@ func (c *dnsCache) lookup(e *dnsEntry) {
 		c.stats.DNSNotConfirmed.Add(1)
 	}
 	c.mu.Lock()
-	e.name = name
+	e.name, e.verdict = name, true
 	e.expires = c.now().Add(ttl)
 	close(e.done)
 	e.done = nil

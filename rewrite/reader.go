@@ -314,6 +314,9 @@ func (h *headScan) run() {
 			// clean, and nothing after the head's end needs tokenizing.
 			h.regionEnd, h.mode = h.insertAt, 3
 			h.st.tags = dropStretch(h.st.tags)
+			if tok.start == h.insertAt && string(h.sc.raw) == "textarea" {
+				h.cut = h.textareaOpen()
+			}
 		}
 	}
 	if (h.cut || h.openAt >= 0) && (h.page || h.xhtml) { // a fragment says so below
@@ -447,6 +450,37 @@ func (h *headScan) truncated() bool {
 		return true
 	}
 	return h.sc.raw != nil && string(h.sc.raw) != "plaintext"
+}
+
+// textareaOpen reports, for a <textarea> whose start tag ended the head,
+// whether its text runs to the end of input (SPEC §23: an unclosed
+// textarea is a truncated head; a tag written before it would stand in
+// front of an element that never closes). It reads on to the textarea's
+// end tag, no further than a head token may end; a textarea still open
+// there is taken as one that closes later.
+func (h *headScan) textareaOpen() bool {
+	for {
+		tok, ok := h.sc.next()
+		if ok {
+			if tok.open {
+				return true // its text, or its end tag, cut by the end of input
+			}
+			if tok.kind == tEnd {
+				h.lateSeen = max(h.lateSeen, tok.end)
+				return false
+			}
+			continue // the text
+		}
+		if h.sc.eof {
+			h.eofDecided = true
+			return true
+		}
+		if len(h.st.buf) > h.hard {
+			h.lateSeen = max(h.lateSeen, len(h.st.buf))
+			return false
+		}
+		h.fill()
+	}
 }
 
 func (h *headScan) finish(end int) {

@@ -27,7 +27,14 @@ func TestTruncatedHead(t *testing.T) {
 		{"comment left open", "<!DOCTYPE html><!-- X", UnchangedTruncated},
 		{"style left open", "<!doctype html><style>p{}", UnchangedTruncated},
 		{"textarea left open in the stretch", "<!doctype html><head><p>y<textarea></head>z", UnchangedTruncated},
-		{"a textarea that ends the head", "<!doctype html><head><textarea>x", Rewritten},
+		{"a textarea that ends the head, left open", "<!doctype html><html><head><textarea>x", UnchangedTruncated},
+		{"a textarea that ends the head, empty and open", "<!doctype html><head><textarea>", UnchangedTruncated},
+		{"a textarea that ends the head, its end tag cut", "<!doctype html><head><textarea>x</textarea ", UnchangedTruncated},
+		{"a textarea that ends the head, its end tag a prefix", "<!doctype html><head><textarea>x</textare", UnchangedTruncated},
+		{"a textarea that ends the head, closed", "<!doctype html><head><textarea>x</textarea>y", Rewritten},
+		{"a textarea that ends the head, closed at the end", "<!doctype html><head><textarea></TEXTAREA>", Rewritten},
+		{"a textarea that ends the head, a quoted > in its end tag", `<!doctype html><head><textarea>x</textarea a=">"`, UnchangedTruncated},
+		{"a textarea in the body left open", "<!doctype html><head></head><body><textarea>x", Rewritten},
 		{"inside a tag", `<!doctype html><meta name="x`, UnchangedTruncated},
 		{"after </head>, a script left open", "<!doctype html><head></head><script>x", UnchangedTruncated},
 		{"a head that ends cleanly at the end", "<!doctype html><title>x</title>", Rewritten},
@@ -95,6 +102,41 @@ func TestTruncatedHeadCached(t *testing.T) {
 		truncated := !strings.HasSuffix(in, "</body>")
 		if truncated != (res.Outcome == UnchangedTruncated) {
 			t.Errorf("%q: outcome %s (plan %s)", in, res.Outcome, res.Plan)
+		}
+	}
+}
+
+// SPEC §23, a <textarea> that ends the head: whether it closes is read no
+// further than a head token may end (max_head_bytes + 64 KiB), and a plan
+// made where it closed is not replayed on a body that ends inside it.
+func TestTruncatedTextarea(t *testing.T) {
+	m := mustMatch(t, propConfig, propTarget)
+	c := NewCache(0)
+	head := "<!doctype html><head><title>x</title><textarea>abc"
+	body := "<p>" + strings.Repeat("body ", 1000) + "</p>"
+	cases := []struct {
+		in   string
+		want Outcome
+	}{
+		{head + "</textarea>" + body, Rewritten},
+		{head + "</textarea>" + body, Rewritten}, // from the plan (checked below)
+		{head, UnchangedTruncated},
+		{head + "</textarea", UnchangedTruncated},
+		// Open past the bound: not known to be cut, rewritten as before.
+		{head + strings.Repeat("x", 80<<10), Rewritten},
+	}
+	for i, tc := range cases {
+		in := []byte(tc.in)
+		out, res, err := rewriteBytes(in, Options{Match: m, CorrectUpstream: true, Cache: c, MaxHeadBytes: 1024})
+		if i == 1 && res.Plan != PlanHit {
+			t.Errorf("the repeat: plan %s, want %s", res.Plan, PlanHit)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkResult(t, in, out, res)
+		if res.Outcome != tc.want {
+			t.Errorf("%.60q… (%d bytes): outcome %s (plan %s), want %s", tc.in, len(tc.in), res.Outcome, res.Plan, tc.want)
 		}
 	}
 }
