@@ -431,3 +431,42 @@ func TestExperimentEndInclusive(t *testing.T) {
 		}
 	}
 }
+
+// A page_table row's canonical is a layer below the variant too: a row
+// that names another page of the test (or an absolute URL on base_url)
+// groups the page with it; "self" and another origin keep the request
+// path.
+func TestExperimentGroupFromPageTableCanonical(t *testing.T) {
+	dir := t.TempDir()
+	rows := "path,canonical\n/products/a,/products/main\n/products/b,https://shop.example/products/main?x=1\n/products/c,self\n/products/d,https://other.example/products/main\n"
+	if err := os.WriteFile(dir+"/pages.csv", []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(dir+"/headgate.toml", []byte(expBase+"\n[[page_table]]\nfile = \"pages.csv\"\n"+titleExp), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for target, want := range map[string]string{
+		"/products/a": "/products/main",
+		"/products/b": "/products/main",
+		"/products/c": "/products/c",
+		"/products/d": "/products/d",
+		"/products/e": "/products/e",
+	} {
+		if got := c.Resolve(target).ExperimentPath(); got != want {
+			t.Errorf("%s: ExperimentPath = %q, want %q", target, got, want)
+		}
+	}
+}
+
+// A canonical cut off by inherit = false is not the page's: the request
+// path groups it.
+func TestExperimentGroupCanonicalInheritCut(t *testing.T) {
+	c := loadExp(t, titleExp+"\n[[rule]]\nmatch = \"/products/*\"\ncanonical = \"/products/main\"\n\n[[rule]]\nmatch = \"/products/:slug/print\"\ninherit = false\ntitle = \"Print\"\n")
+	if got := c.Resolve("/products/x/print").ExperimentPath(); got != "/products/x/print" {
+		t.Errorf("inherit = false: ExperimentPath = %q", got)
+	}
+	if got := c.Resolve("/products/x/other").ExperimentPath(); got != "/products/main" {
+		t.Errorf("inherited: ExperimentPath = %q", got)
+	}
+}
