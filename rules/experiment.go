@@ -207,7 +207,10 @@ func (m *Match) groupPath(layers []Matched) string {
 			return GroupPath(m.Path) // known only from the upstream's page
 		}
 	}
-	return m.canonPath(t.render(&v, true))
+	// Spelled as the head will write it (render.url), so that the path is
+	// the one a crawler requests.
+	c := m.cfg.spellURLPath(pattern.RespellURLPath(t.render(&v, true), m.cfg.Site.BaseURL))
+	return m.canonPath(c)
 }
 
 // canonPath is the path of the canonical s when s is a path or a URL on

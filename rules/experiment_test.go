@@ -470,3 +470,13 @@ func TestExperimentGroupCanonicalInheritCut(t *testing.T) {
 		t.Errorf("inherited: ExperimentPath = %q", got)
 	}
 }
+
+// A canonical template's value is spelled as the head writes it: a
+// parameter with a lower-case escape groups the page as the upper-case
+// spelling a crawler requests.
+func TestExperimentGroupCanonicalSpelling(t *testing.T) {
+	c := loadExp(t, titleExp+"\n[[rule]]\nmatch = \"/products/:slug/print\"\ncanonical = \"/products/{slug}\"\n")
+	if got := c.Resolve("/products/caf%c3%a9/print").ExperimentPath(); got != "/products/caf%C3%A9" {
+		t.Errorf("ExperimentPath = %q", got)
+	}
+}
