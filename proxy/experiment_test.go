@@ -91,7 +91,7 @@ func TestExperimentSameForEveryClient(t *testing.T) {
 	for g, n := range groups {
 		c := p.m.expPages.WithLabelValues("title-price", g)
 		if got := testutil.ToFloat64(c); got != float64(n*len(uas)) {
-			t.Errorf("headgate_experiment_pages_total{group=%q} = %v, want %d", g, got, n*len(uas))
+			t.Errorf("headgate_experiment_pages{group=%q} = %v, want %d", g, got, n*len(uas))
 		}
 	}
 }
@@ -263,4 +263,48 @@ func TestExperimentPageAllocs(t *testing.T) {
 	if got := testutil.ToFloat64(m.expPages.WithLabelValues("title-price", func() string { _, g := mt.Experiment(); return g }())); got != 102 { // once, then AllocsPerRun's warm-up and 100 runs
 		t.Errorf("counted %v, want 102", got)
 	}
+}
+
+// §21 names the metric headgate_experiment_pages{experiment, group}: that
+// exact name is on /metrics in the Prometheus text format and in
+// OpenMetrics (where a counter's samples would gain "_total").
+func TestExperimentPagesMetricName(t *testing.T) {
+	up := htmlUpstream(t)
+	p, err := New(testConfig(t, up.URL, expRules), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := httptest.NewServer(p)
+	defer front.Close()
+	res, err := http.Get(front.URL + "/products/blue")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	admin := httptest.NewServer(p.adminMux())
+	defer admin.Close()
+	for _, accept := range []string{"text/plain", "application/openmetrics-text; version=1.0.0"} {
+		req, _ := http.NewRequest("GET", admin.URL+"/metrics", nil)
+		req.Header.Set("Accept", accept)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if !bytes.Contains(b, []byte("\nheadgate_experiment_pages{experiment=\"title-price\",group=")) || bytes.Contains(b, []byte("headgate_experiment_pages_")) {
+			t.Errorf("Accept %s: no headgate_experiment_pages series, or one with a suffix:\n%s", accept, grepLines(b, "experiment"))
+		}
+	}
+}
+
+func grepLines(b []byte, sub string) string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

@@ -23,9 +23,9 @@ type metrics struct {
 	idleClosed     prometheus.Counter // of them, closed by server.max_idle_connections
 	misdirected    prometheus.Counter // the admin listener's 421s (admin.go)
 	plans          map[rewrite.PlanUse]prometheus.Counter
-	expPages       *prometheus.CounterVec // headgate_experiment_pages_total (experiment.go)
+	expPages       *prometheus.GaugeVec // headgate_experiment_pages (experiment.go)
 	expMu          sync.RWMutex
-	expCounters    map[string]*[2]prometheus.Counter // experiment name → (control, variant)
+	expCounters    map[string]*[2]prometheus.Gauge // experiment name → (control, variant)
 
 	// Per-label counters, looked up once: a rewritten page records a few
 	// dozen changes, and CounterVec hashes its labels on every lookup.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/headgate/headgate/rules/pattern"
@@ -36,9 +37,13 @@ type Experiment struct {
 	Line  int    // line of its [[experiment]] header
 	Match string // the pattern as written
 	Share int    // variant_share: percent of the pages in the variant, 1–99
-	// Start and End bound when the variant is served; zero: unbounded. A
-	// date or a local date-time (no offset) is read as UTC.
+	// Start and End bound when the variant is served, [Start, End); zero:
+	// unbounded. A date or a local date-time (no offset) is read as UTC.
+	// End is the first instant of control again: a date-only end (§21:
+	// "end = 2027-01-10 # after it every page is control again") runs the
+	// test through that whole day, so End is 00:00 UTC of the day after.
 	Start, End time.Time
+	endDay     bool // end was a date only: End is the day after it
 	// Variant holds the variant's fields; its Pattern and Query are the
 	// experiment's match.
 	Variant *Rule
@@ -55,6 +60,19 @@ func (e *Experiment) Group(path string, now time.Time) string {
 		return GroupVariant
 	}
 	return GroupControl
+}
+
+// EndText spells End for people: a date-only end as written, "through"
+// it ("2027-01-10 (inclusive, UTC)"); a date-time end as the instant the
+// test stops; "—" when there is none.
+func (e *Experiment) EndText() string {
+	switch {
+	case e.End.IsZero():
+		return "—"
+	case e.endDay:
+		return e.End.AddDate(0, 0, -1).Format(time.DateOnly) + " (inclusive, UTC)"
+	}
+	return e.End.Format(time.RFC3339) + " (exclusive)"
 }
 
 // Bucket is the page's bucket in 0..9999 for experiment name: the first 8
@@ -113,7 +131,8 @@ func (m *Match) Experiment() (name, group string) {
 
 // decideExperiment runs in ResolveInto after the merge order is sorted:
 // an experiment's rule, if one matched, is last. It keeps it on a variant
-// page and drops it on a control page.
+// page and drops it on a control page. The group is that of the page's
+// canonical path (§21, groupPath), from the layers below the variant.
 func (m *Match) decideExperiment() {
 	n := len(m.Matched)
 	if n == 0 || m.Matched[n-1].Rule.exp == nil {
@@ -121,14 +140,100 @@ func (m *Match) decideExperiment() {
 	}
 	e := m.Matched[n-1].Rule.exp
 	m.exp = e
+	m.expPath = m.groupPath(m.Matched[:n-1])
 	if m.cfg.now == nil {
-		m.variant = e.Group(GroupPath(m.Path), time.Now()) == GroupVariant
+		m.variant = e.Group(m.expPath, time.Now()) == GroupVariant
 	} else {
-		m.variant = e.Group(GroupPath(m.Path), m.cfg.now()) == GroupVariant
+		m.variant = e.Group(m.expPath, m.cfg.now()) == GroupVariant
 	}
 	if !m.variant {
 		m.Matched = m.Matched[:n-1]
 	}
+}
+
+// ExperimentPath is the path the page's group was decided by (GroupPath's
+// spelling): its canonical's path, or the request path (groupPath); ""
+// when no experiment covers the page.
+func (m *Match) ExperimentPath() string { return m.expPath }
+
+// groupPath is the path a page's group is a function of (§21: "the page's
+// canonical path"): the path of the canonical the layers below the
+// variant give the page (the rules, then its page_table row) when that
+// canonical is on base_url and known from the request alone (a literal,
+// {base_url}, {path}, {locale} and the rule's parameters); else the
+// request path. The variant's own canonical is left out: the group picks
+// the variant, so it cannot depend on it. A canonical read from the
+// upstream page (upstream-or-self, {page.*}, a {TABLE.COLUMN} lookup or a
+// filter) is not known before the upstream answers, and "self" is the
+// request path: those pages are grouped by the request path.
+func (m *Match) groupPath(layers []Matched) string {
+	var t *Template
+	var mr *Matched
+	for i := len(layers) - 1; i >= 0; i-- {
+		r := layers[i].Rule
+		if r.Canonical != nil {
+			t, mr = r.Canonical, &layers[i]
+			break
+		}
+		if r.Inherit != nil && !*r.Inherit {
+			break // inheritCut: what is less specific does not apply
+		}
+	}
+	if d := m.cfg.data; d != nil && len(d.pages) > 0 {
+		req := GroupPath(m.Path)
+		for _, pt := range d.pages {
+			if row := pt.t.Find(req); row >= 0 {
+				if c := pt.col[pgCanonical]; c >= 0 {
+					if s := pt.t.Cell(row, c); s != "" {
+						return m.canonPath(s)
+					}
+				}
+				break
+			}
+		}
+	}
+	if t == nil || t.Raw == "self" || t.Raw == UpstreamOrSelf || t.data {
+		return GroupPath(m.Path)
+	}
+	if len(t.parts) == 1 && t.parts[0].v == "" {
+		return m.canonPath(t.parts[0].lit)
+	}
+	v := vars{params: mr.Params, locale: m.Locale, baseURL: m.cfg.Site.BaseURL}
+	for i := range t.parts {
+		switch p := &t.parts[i]; {
+		case p.v == "path":
+			v.path = EscapePath(m.Path)
+		case p.ext || isFixedVar(p.v) && p.v != "base_url" && p.v != "locale":
+			return GroupPath(m.Path) // known only from the upstream's page
+		}
+	}
+	// Spelled as the head will write it (render.url), so that the path is
+	// the one a crawler requests.
+	c := m.cfg.spellURLPath(pattern.RespellURLPath(t.render(&v, true), m.cfg.Site.BaseURL))
+	return m.canonPath(c)
+}
+
+// canonPath is the path of the canonical s when s is a path or a URL on
+// base_url, spelled as GroupPath spells it; else the request path's.
+func (m *Match) canonPath(s string) string {
+	base := m.cfg.Site.BaseURL
+	switch {
+	case len(s) > 0 && s[0] == '/' && (len(s) == 1 || s[1] != '/'):
+	case base != "" && strings.HasPrefix(s, base) && (len(s) == len(base) || s[len(base)] == '/' || s[len(base)] == '?' || s[len(base)] == '#'):
+		s = s[len(base):]
+	default:
+		return GroupPath(m.Path) // "self", a bare word or another origin
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '?' || s[i] == '#' {
+			s = s[:i]
+			break
+		}
+	}
+	if s == "" {
+		s = "/"
+	}
+	return GroupPath(s)
 }
 
 // refoldVariant folds the variant's fields once more after the page_table
@@ -180,11 +285,18 @@ var experimentFields = &schema.Fields[*expDec]{Name: "experiment", List: []schem
 		}
 		d.e.Share = int(n)
 	}},
-	{Key: "start", Early: true, Read: func(d *expDec, key string, v any) { d.e.Start = d.l.expTime(key, v) }},
+	{Key: "start", Early: true, Read: func(d *expDec, key string, v any) { d.e.Start, _ = d.l.expTime(key, v) }},
 	{Key: "end", Early: true, Read: func(d *expDec, key string, v any) {
-		d.e.End = d.l.expTime(key, v)
+		d.e.End, d.e.endDay = d.l.expTime(key, v)
+		if d.e.endDay {
+			d.e.End = d.e.End.AddDate(0, 0, 1) // the end day runs the test
+		}
 		if !d.e.End.IsZero() && !d.e.Start.IsZero() && !d.e.End.After(d.e.Start) {
-			d.l.add("HG211", key, "%s is not after start (%s)", d.e.End.Format(time.RFC3339), d.e.Start.Format(time.RFC3339))
+			if d.e.endDay {
+				d.l.add("HG211", key, "%s is before start (%s)", d.e.EndText()[:len(time.DateOnly)], d.e.Start.Format(time.RFC3339))
+			} else {
+				d.l.add("HG211", key, "%s is not after start (%s)", d.e.End.Format(time.RFC3339), d.e.Start.Format(time.RFC3339))
+			}
 		}
 	}},
 	{Key: "variant", NeedCode: "HG211", Need: "has no [experiment.variant] table (the fields variant pages get)", Read: (*expDec).variant},
@@ -246,16 +358,17 @@ func (d *expDec) variant(key string, v any) {
 
 // expTime reads start or end: a TOML date, date-time or local date-time
 // (read as UTC), or an RFC 3339 / YYYY-MM-DD string.
-func (l *loader) expTime(key string, v any) time.Time {
-	var t time.Time
+// expTime reads start or end: a date (dateOnly) or a date-time, in UTC.
+func (l *loader) expTime(key string, v any) (t time.Time, dateOnly bool) {
 	switch x := v.(type) {
 	case time.Time:
 		switch x.Location().String() {
 		case "date-local", "datetime-local":
+			dateOnly = x.Location().String() == "date-local"
 			t = time.Date(x.Year(), x.Month(), x.Day(), x.Hour(), x.Minute(), x.Second(), x.Nanosecond(), time.UTC)
 		case "time-local":
 			l.add("HG211", key, "a time of day is no date: write 2026-12-10 or 2026-12-10T09:00:00Z")
-			return time.Time{}
+			return time.Time{}, false
 		default:
 			t = x.UTC()
 		}
@@ -264,14 +377,15 @@ func (l *loader) expTime(key string, v any) time.Time {
 		if t, err = time.Parse(time.RFC3339, x); err != nil {
 			if t, err = time.Parse(time.DateOnly, x); err != nil {
 				l.add("HG211", key, "%q is not a date (2026-12-10) or an RFC 3339 date-time", x)
-				return time.Time{}
+				return time.Time{}, false
 			}
+			dateOnly = true
 		}
 		t = t.UTC()
 	default:
 		l.wrongType(key, v, "a date (2026-12-10) or date-time")
 	}
-	return t
+	return t, dateOnly
 }
 
 // experiments reads every [[experiment]] and checks that no two can cover

@@ -276,7 +276,7 @@ description = "x"
 		{"unknown field", strings.Replace(titleExp, "description = ", "descripton = ", 1), "HG211 headgate.toml:22: experiment[0].variant.descripton: unknown variant field (did you mean description?)"},
 		{"share 0", strings.Replace(titleExp, "variant_share = 50", "variant_share = 0", 1), "HG211 headgate.toml:19: experiment[0].variant_share: 0 is outside 1–99"},
 		{"share 100", strings.Replace(titleExp, "variant_share = 50", "variant_share = 100", 1), "HG211 headgate.toml:19: experiment[0].variant_share: 100 is outside 1–99"},
-		{"end before start", strings.Replace(titleExp, "variant_share = 50", "variant_share = 50\nstart = 2027-01-10\nend = 2026-12-10", 1), "HG211 headgate.toml:21: experiment[0].end: 2026-12-10T00:00:00Z is not after start"},
+		{"end before start", strings.Replace(titleExp, "variant_share = 50", "variant_share = 50\nstart = 2027-01-10\nend = 2026-12-10", 1), "HG211 headgate.toml:21: experiment[0].end: 2026-12-10 is before start"},
 		{"bad name", strings.Replace(titleExp, `"title-price"`, `"Title Price"`, 1), "HG211 headgate.toml:17: experiment[0].name: \"Title Price\" is not an experiment name"},
 		{"deny", strings.Replace(titleExp, "[experiment.variant]", "[experiment.variant]\ndeny = true", 1), "HG211 headgate.toml:21: experiment[0].variant.deny: is not a variant field"},
 	} {
@@ -306,20 +306,177 @@ func BenchmarkExperimentAssign(b *testing.B) {
 	}
 }
 
-// Resolve with and without an experiment covering the page.
+// Resolve with and without an experiment covering the page, and on a
+// page whose canonical is a template of its parameters (the group is that
+// of the canonical's path, groupPath).
 func BenchmarkExperimentResolve(b *testing.B) {
-	for _, on := range []bool{false, true} {
-		extra := ""
-		if on {
-			extra = titleExp
-		}
-		c := loadExp(b, extra)
-		b.Run(fmt.Sprintf("experiment=%v", on), func(b *testing.B) {
+	for _, tc := range []struct{ name, extra, target string }{
+		{"experiment=false", "", "/products/blue-widget-2000"},
+		{"experiment=true", titleExp, "/products/blue-widget-2000"},
+		{"canonical-template", titleExp + "\n[[rule]]\nmatch = \"/products/:slug/print\"\ncanonical = \"{base_url}/products/{slug}\"\n", "/products/blue-widget-2000/print"},
+	} {
+		c := loadExp(b, tc.extra)
+		b.Run(tc.name, func(b *testing.B) {
 			m := c.PooledMatch()
 			b.ReportAllocs()
 			for b.Loop() {
-				c.ResolveInto(m, "/products/blue-widget-2000")
+				c.ResolveInto(m, tc.target)
 			}
 		})
+	}
+}
+
+// §21: a page's group is a function of its canonical path, so that a page
+// whose canonical names another page of the test (a print view of a note)
+// is in that page's group, and a variant that changes the canonical does
+// not move the page. The repro of the conformance check.
+func TestExperimentGroupFromCanonical(t *testing.T) {
+	src := `[server]
+upstream = "builtin:demo"
+
+[site]
+base_url = "https://notes.example"
+
+[[rule]]
+match = "/notes/:id/print"
+canonical = "{base_url}/notes/{id}"
+
+[[rule]]
+match = "/notes/:id/raw"
+canonical = "https://elsewhere.example/notes/{id}"
+
+[[rule]]
+match = "/notes/:id/self"
+canonical = "self"
+
+[[experiment]]
+name = "notes"
+match = "/notes/*"
+variant_share = 50
+[experiment.variant]
+title = "Variant"
+canonical = "/variant{path}"
+`
+	c, err := Parse("headgate.toml", []byte(src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := c.Experiment("notes")
+	found := 0
+	for i := range 40 {
+		id := fmt.Sprint(i)
+		page := "/notes/" + id
+		want := e.Group(GroupPath(page), time.Now())
+		if e.Group(GroupPath(page+"/print"), time.Now()) == want {
+			continue // the request path would give the same group: no proof
+		}
+		found++
+		for target, wantPath := range map[string]string{
+			page:                page,
+			page + "/print":     page,
+			page + "/print?x=1": page,
+			page + "/raw":       page + "/raw", // a canonical on another origin: the request path
+			page + "/self":      page + "/self",
+		} {
+			m := c.Resolve(target)
+			if p := m.ExperimentPath(); p != wantPath {
+				t.Errorf("%s: ExperimentPath = %q, want %q", target, p, wantPath)
+			}
+			if _, g := m.Experiment(); g != e.Group(GroupPath(wantPath), time.Now()) {
+				t.Errorf("%s: group %s, want that of %s", target, g, wantPath)
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no id whose print view hashes to the other group")
+	}
+}
+
+// §21: "end = 2027-01-10 # after it every page is control again": a
+// date-only end day still runs the test, to its last instant (UTC); a
+// date-time end is the instant the test stops. A one-day test is no
+// "end before start".
+func TestExperimentEndInclusive(t *testing.T) {
+	c := loadExp(t, strings.Replace(titleExp, "variant_share = 50", "variant_share = 99\nstart = 2026-12-06\nend = 2026-12-06", 1))
+	e := c.Experiments()[0]
+	day := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	p := ""
+	for i := range 100 {
+		if q := fmt.Sprintf("/products/p%d", i); Bucket(e.Name, GroupPath(q)) < 9900 {
+			p = q
+			break
+		}
+	}
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{
+		{day.Add(-time.Nanosecond), GroupControl},
+		{day, GroupVariant},
+		{day.Add(17 * time.Hour), GroupVariant},
+		{day.Add(24*time.Hour - time.Nanosecond), GroupVariant},
+		{day.Add(24 * time.Hour), GroupControl},
+	} {
+		if g := e.Group(GroupPath(p), tc.at); g != tc.want {
+			t.Errorf("at %v: %s, want %s", tc.at, g, tc.want)
+		}
+	}
+	if got := e.EndText(); got != "2026-12-06 (inclusive, UTC)" {
+		t.Errorf("EndText = %q", got)
+	}
+	for _, src := range []string{"start = 2026-12-07\nend = 2026-12-06", "start = 2026-12-07T00:00:00Z\nend = \"2026-12-06\""} {
+		_, err := Parse("headgate.toml", []byte(expBase+strings.Replace(titleExp, "variant_share = 50", "variant_share = 50\n"+src, 1)), nil)
+		if err == nil || !strings.Contains(err.Error(), "HG211") || !strings.Contains(err.Error(), "end: 2026-12-06 is before start") {
+			t.Errorf("%q: %v", src, err)
+		}
+	}
+}
+
+// A page_table row's canonical is a layer below the variant too: a row
+// that names another page of the test (or an absolute URL on base_url)
+// groups the page with it; "self" and another origin keep the request
+// path.
+func TestExperimentGroupFromPageTableCanonical(t *testing.T) {
+	dir := t.TempDir()
+	rows := "path,canonical\n/products/a,/products/main\n/products/b,https://shop.example/products/main?x=1\n/products/c,self\n/products/d,https://other.example/products/main\n"
+	if err := os.WriteFile(dir+"/pages.csv", []byte(rows), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(dir+"/headgate.toml", []byte(expBase+"\n[[page_table]]\nfile = \"pages.csv\"\n"+titleExp), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for target, want := range map[string]string{
+		"/products/a": "/products/main",
+		"/products/b": "/products/main",
+		"/products/c": "/products/c",
+		"/products/d": "/products/d",
+		"/products/e": "/products/e",
+	} {
+		if got := c.Resolve(target).ExperimentPath(); got != want {
+			t.Errorf("%s: ExperimentPath = %q, want %q", target, got, want)
+		}
+	}
+}
+
+// A canonical cut off by inherit = false is not the page's: the request
+// path groups it.
+func TestExperimentGroupCanonicalInheritCut(t *testing.T) {
+	c := loadExp(t, titleExp+"\n[[rule]]\nmatch = \"/products/*\"\ncanonical = \"/products/main\"\n\n[[rule]]\nmatch = \"/products/:slug/print\"\ninherit = false\ntitle = \"Print\"\n")
+	if got := c.Resolve("/products/x/print").ExperimentPath(); got != "/products/x/print" {
+		t.Errorf("inherit = false: ExperimentPath = %q", got)
+	}
+	if got := c.Resolve("/products/x/other").ExperimentPath(); got != "/products/main" {
+		t.Errorf("inherited: ExperimentPath = %q", got)
+	}
+}
+
+// A canonical template's value is spelled as the head writes it: a
+// parameter with a lower-case escape groups the page as the upper-case
+// spelling a crawler requests.
+func TestExperimentGroupCanonicalSpelling(t *testing.T) {
+	c := loadExp(t, titleExp+"\n[[rule]]\nmatch = \"/products/:slug/print\"\ncanonical = \"/products/{slug}\"\n")
+	if got := c.Resolve("/products/caf%c3%a9/print").ExperimentPath(); got != "/products/caf%C3%A9" {
+		t.Errorf("ExperimentPath = %q", got)
 	}
 }

@@ -28,6 +28,7 @@ type Match struct {
 
 	exp     *Experiment // the experiment whose match covers the page; nil: none
 	variant bool        // the page is in exp's variant group, now
+	expPath string      // the path exp's group was decided by (groupPath)
 
 	f merged
 	// Inline buffers, so that a path that matches up to 8 rules binding up

@@ -168,7 +168,7 @@ func explainExperiment(w io.Writer, cfg *rules.Config, rec *proxy.Record) {
 			}
 			return t.Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "    bucket %d of 10000, variant below %d; runs %s to %s (UTC; outside it every page is control)\n",
-			rules.Bucket(e.Name, rules.GroupPath(rec.Match.Path)), e.Share*100, when(e.Start), when(e.End))
+		fmt.Fprintf(w, "    bucket %d of 10000 (of %s, the page's canonical path), variant below %d; runs %s to %s (UTC; outside it every page is control)\n",
+			rules.Bucket(e.Name, rec.Match.ExperimentPath()), rec.Match.ExperimentPath(), e.Share*100, when(e.Start), e.EndText())
 	}
 }

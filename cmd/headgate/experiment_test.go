@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -170,5 +171,61 @@ func TestExperimentCheck(t *testing.T) {
 	code, out, errs = runCmd(t, "", "check", "-config", "../../rules/testdata/bad/hg210_overlap.toml")
 	if code != exitFix || !strings.Contains(out+errs, "HG210 ../../rules/testdata/bad/hg210_overlap.toml:17: experiment[1].match") {
 		t.Errorf("exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// explain groups a page by its canonical path (§21): a note's print view,
+// whose canonical is the note, is in the note's group, and it says so; a
+// date-only end is shown as the inclusive day it is.
+func TestExperimentExplainCanonical(t *testing.T) {
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "headgate.toml")
+	os.WriteFile(cfgPath, []byte(`[server]
+upstream = "builtin:demo"
+
+[site]
+base_url = "https://notes.example"
+
+[[rule]]
+match = "/notes/:id/print"
+canonical = "/notes/{id}"
+
+[[experiment]]
+name = "notes"
+match = "/notes/*"
+variant_share = 50
+end = 2099-12-06
+[experiment.variant]
+title = "Variant"
+`), 0o644)
+	cfg, err := rules.Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := cfg.Experiment("notes")
+	id := ""
+	for i := range 40 {
+		if p := "/notes/" + strconv.Itoa(i); rules.Bucket(e.Name, p) < 5000 != (rules.Bucket(e.Name, p+"/print") < 5000) {
+			id = strconv.Itoa(i)
+			break
+		}
+	}
+	if id == "" {
+		t.Fatal("no note whose print view hashes apart")
+	}
+	group := func(target string) string {
+		code, out, errs := runCmd(t, "", "explain", "-config", cfgPath, target)
+		_, rest, ok := strings.Cut(out, "experiment notes: group ")
+		if code != exitOK || !ok {
+			t.Fatalf("explain %s: exit %d\n%s%s", target, code, out, errs)
+		}
+		if !strings.Contains(out, "(of /notes/"+id+", the page's canonical path)") || !strings.Contains(out, "to 2099-12-06 (inclusive, UTC)") {
+			t.Errorf("explain %s:\n%s", target, out)
+		}
+		g, _, _ := strings.Cut(rest, " ")
+		return g
+	}
+	if a, b := group("/notes/"+id), group("/notes/"+id+"/print"); a != b {
+		t.Errorf("/notes/%s: %s, its print view: %s", id, a, b)
 	}
 }
