@@ -74,14 +74,20 @@ func ListHead(b []byte, contentType string, bodyCut bool) HeadList {
 			b = d
 		}
 	}
-	l := headLister{sc: scanner{buf: b, eof: true}, b: b, open: -1}
+	l := headLister{sc: scanner{buf: b, eof: true}, listState: listState{b: b, open: -1}}
 	l.run(bodyCut)
 	return l.out
 }
 
-// headLister is ListHead's state.
+// headLister is ListHead's state: its scanner and the listing.
 type headLister struct {
-	sc        scanner
+	sc scanner
+	listState
+}
+
+// listState is a head listing in progress, apart from the tokenizer that
+// feeds it: ListHead's and its x/net test oracle's.
+type listState struct {
 	b         []byte
 	out       HeadList
 	open      int // index in out.Tags of a title, script, style, noscript or noframes awaiting its end; -1 none
@@ -94,7 +100,7 @@ type headLister struct {
 }
 
 // add appends t; false when the list is full.
-func (l *headLister) add(t HeadTag) bool {
+func (l *listState) add(t HeadTag) bool {
 	if len(l.out.Tags) >= MaxHeadTags {
 		l.out.Cut = true
 		return false
@@ -104,14 +110,14 @@ func (l *headLister) add(t HeadTag) bool {
 }
 
 // full ends the list: it is cut, and what ended the head is not known.
-func (l *headLister) full() {
+func (l *listState) full() {
 	l.out.End, l.out.Cut = HeadEnd{}, true
 }
 
 // implicitEnd is where the head ends before a literal </head> or <body>,
 // as the rewriter reads it: the tags up to that literal are read on. It
 // reports whether the listing goes on.
-func (l *headLister) implicitEnd(by, what string) bool {
+func (l *listState) implicitEnd(by, what string) bool {
 	l.out.End = HeadEnd{By: by, What: what}
 	l.late = !l.afterHead && lateLiteral(l.b[l.pos:])
 	return l.late

@@ -21,48 +21,16 @@ func xnetListHead(b []byte, contentType string, bodyCut bool) HeadList {
 			b = d
 		}
 	}
-	l := xnetLister{z: html.NewTokenizer(bytes.NewReader(b)), b: b, open: -1}
+	l := xnetLister{z: html.NewTokenizer(bytes.NewReader(b)), listState: listState{b: b, open: -1}}
 	l.z.SetMaxBuf(len(b) + 1)
 	l.run(bodyCut)
 	return l.out
 }
 
-// xnetLister is ListHead's state.
+// xnetLister is the oracle's state: x/net's tokenizer and the listing.
 type xnetLister struct {
-	z         *html.Tokenizer
-	b         []byte
-	out       HeadList
-	open      int // index in out.Tags of a title, script, style, noscript or noframes awaiting its end; -1 none
-	text      []byte
-	template  int  // depth of <template>
-	pos       int  // bytes of b tokenized so far
-	afterHead bool // after a literal </head>: head elements still belong to the head
-	late      bool // in the stretch after an implicit end
-	foreign   int  // depth of <svg> and <math> in the stretch
-}
-
-// add appends t; false when the list is full.
-func (l *xnetLister) add(t HeadTag) bool {
-	if len(l.out.Tags) >= MaxHeadTags {
-		l.out.Cut = true
-		return false
-	}
-	l.out.Tags = append(l.out.Tags, t)
-	return true
-}
-
-// full ends the list: it is cut, and what ended the head is not known.
-func (l *xnetLister) full() {
-	l.out.End, l.out.Cut = HeadEnd{}, true
-}
-
-// implicitEnd is where the head ends before a literal </head> or <body>,
-// as the rewriter reads it: the tags up to that literal are read on. It
-// reports whether the listing goes on.
-func (l *xnetLister) implicitEnd(by, what string) bool {
-	l.out.End = HeadEnd{By: by, What: what}
-	l.late = !l.afterHead && lateLiteral(l.b[l.pos:])
-	return l.late
+	z *html.Tokenizer
+	listState
 }
 
 func xnetNewHeadTag(tok html.Token, late bool) HeadTag {
