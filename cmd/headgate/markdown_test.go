@@ -10,9 +10,7 @@ import (
 // rewrite -markdown prints the Markdown headgate serves for a saved page,
 // with [markdown]'s defaults when the config has no such table.
 func TestRewriteMarkdown(t *testing.T) {
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "h.toml")
-	if err := os.WriteFile(cfg, []byte(`[server]
+	cfg := writeConfig(t, `[server]
 upstream = "http://127.0.0.1:9"
 [site]
 base_url = "https://notes.example"
@@ -20,9 +18,7 @@ base_url = "https://notes.example"
 match = "/notes/*"
 title = "Note by rule"
 canonical = "self"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
 	page := `<html lang="en"><head><title>T</title></head><body><nav>menu</nav><main><h1>Hi</h1><p>Some <b>text</b>.</p></main></body></html>`
 	code, out, errs := runCmd(t, page, "rewrite", "-config", cfg, "-path", "/notes/1", "-markdown")
 	want := "---\ntitle: \"Note by rule\"\nurl: \"https://notes.example/notes/1\"\nlang: \"en\"\n---\n\n# Hi\n\nSome **text**.\n"
