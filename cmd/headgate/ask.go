@@ -241,6 +241,9 @@ const (
 	explainPDF  = "application/pdf"
 )
 
+// browserAccept is a browser's Accept on a navigation.
+const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
 func explainUpstream(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Accept") == explainPDF {
 		w.Header().Set("Content-Type", explainPDF)
@@ -283,7 +286,9 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: who.header(h), Client: client}, ans)
 		return rec, ans
 	}
-	rec, ans := ask(nil)
+	// The page as a browser's navigation asks for it (its Accept decides
+	// what headgate asks the upstream for, server.upstream_page_coding).
+	rec, ans := ask(http.Header{"Accept": {browserAccept}})
 	if rec.Outcome == proxy.BadRequest {
 		fmt.Fprintf(stdout, "%s: headgate answers 400 (a dot segment, a NUL or bad percent-encoding); nothing is forwarded\n", target)
 		return exitOK
@@ -327,6 +332,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "  policy: %s\n", m.Policy())
+	explainUpstreamCoding(stdout, cfg, rec)
 	if mode == rules.ModeShadow {
 		fmt.Fprintln(stdout, "  shadow mode: headgate logs what follows and serves the upstream's bytes")
 	}

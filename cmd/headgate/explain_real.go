@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -15,5 +16,19 @@ func explainReal(w io.Writer, m *rules.Match) {
 	}
 	if !m.Rewrite() {
 		fmt.Fprintln(w, "  rewrite = false: responses are proxied with the rules' headers, never rewritten")
+	}
+}
+
+// explainUpstreamCoding says what the Record says headgate asked the
+// upstream for, on a browser's request for the page: the page
+// uncompressed, or the client's codings (server.upstream_page_coding).
+func explainUpstreamCoding(w io.Writer, cfg *rules.Config, rec *proxy.Record) {
+	switch {
+	case rec.UpstreamIdentity:
+		fmt.Fprintln(w, "  upstream asked for: identity (no Accept-Encoding): headgate decodes the page anyway and compresses once (server.upstream_page_coding)")
+	case cfg.Server.UpstreamPageCoding == rules.UpstreamPageClient:
+		fmt.Fprintln(w, `  upstream asked for: the client's codings headgate decodes (server.upstream_page_coding = "client")`)
+	default:
+		fmt.Fprintln(w, "  upstream asked for: the client's codings headgate decodes: headgate passes this page through as it comes, so it stays compressed")
 	}
 }
