@@ -16,9 +16,14 @@ import (
 // runs on every GET.
 //
 // A browser's navigation names text/html first, with no parameter, so the
-// common request is decided by its first member.
+// common request is decided by its first member; an asset's Accept names
+// no "html" at all, which strings.IndexByte finds out before any member
+// is parsed.
 func asksPage(vs []string) bool {
 	for _, v := range vs {
+		if !htmlAt(v, 'h') && !htmlAt(v, 'H') {
+			continue
+		}
 		for v != "" {
 			var member string
 			member, v = nextMember(v)
@@ -28,6 +33,22 @@ func asksPage(vs []string) bool {
 		}
 	}
 	return false
+}
+
+// htmlAt reports whether v holds "html", in any case, whose h is the
+// byte h.
+func htmlAt(v string, h byte) bool {
+	for off := 0; ; {
+		i := strings.IndexByte(v[off:], h)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i+4 <= len(v) && strings.EqualFold(v[i:i+4], "html") {
+			return true
+		}
+		off = i + 1
+	}
 }
 
 // nextMember splits off the first comma-separated member of an Accept
