@@ -241,7 +241,9 @@ const (
 	explainPDF  = "application/pdf"
 )
 
-// browserAccept is a browser's Accept on a navigation.
+// browserAccept is a browser's Accept on a navigation, which explain's
+// request for the page sends: it decides what headgate asks the upstream
+// for (server.upstream_page_coding).
 const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 
 func explainUpstream(w http.ResponseWriter, r *http.Request) {
@@ -286,8 +288,6 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: who.header(h), Client: client}, ans)
 		return rec, ans
 	}
-	// The page as a browser's navigation asks for it (its Accept decides
-	// what headgate asks the upstream for, server.upstream_page_coding).
 	rec, ans := ask(http.Header{"Accept": {browserAccept}})
 	if rec.Outcome == proxy.BadRequest {
 		fmt.Fprintf(stdout, "%s: headgate answers 400 (a dot segment, a NUL or bad percent-encoding); nothing is forwarded\n", target)
@@ -325,14 +325,13 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	if m.Locale != "" {
 		fmt.Fprintf(stdout, "  locale: %s\n", m.Locale)
 	}
-	explainReal(stdout, m)
+	explainReal(stdout, cfg, rec, m)
 	explainExperiment(stdout, cfg, rec)
 	if rec.Outcome == proxy.Denied {
 		fmt.Fprintln(stdout, "  deny: headgate answers 404; nothing is forwarded")
 		return exitOK
 	}
 	fmt.Fprintf(stdout, "  policy: %s\n", m.Policy())
-	explainUpstreamCoding(stdout, cfg, rec)
 	if mode == rules.ModeShadow {
 		fmt.Fprintln(stdout, "  shadow mode: headgate logs what follows and serves the upstream's bytes")
 	}
