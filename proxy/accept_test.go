@@ -302,25 +302,30 @@ func TestUpstreamIdentityHEADAndETag(t *testing.T) {
 
 // With server.upstream_page_coding = "client" a browser's page request
 // asks for the client's codings that headgate decodes, as before, and the
-// Record says so.
+// Record says so. So does shadow mode, which serves the upstream's bytes.
 func TestUpstreamPageCodingClient(t *testing.T) {
 	for _, tc := range []struct {
-		coding, upAE string
-		identity     bool
+		name, extra, upAE string
+		identity          bool
 	}{
-		{"identity", "-", true},
-		{"client", "zstd, br, gzip, deflate", false},
+		{"identity", "[server]\nupstream_page_coding = \"identity\"\n\n", "-", true},
+		{"client", "[server]\nupstream_page_coding = \"client\"\n\n", "zstd, br, gzip, deflate", false},
+		{"shadow", "mode = \"shadow\"\n", "zstd, br, gzip, deflate", false},
 	} {
-		t.Run(tc.coding, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			up := &identityUpstream{}
-			p, front := newTestProxy(t, up.ServeHTTP, "[server]\nupstream_page_coding = \""+tc.coding+"\"\n\n"+identityConfig)
+			p, front := newTestProxy(t, up.ServeHTTP, tc.extra+identityConfig)
 			h := http.Header{"Accept": {acceptFirefox}, "Accept-Encoding": {browserAE}}
 			res, b := fetchRaw(t, "GET", front.URL+"/page", h)
 			if got := up.asked("/page"); got != tc.upAE {
 				t.Errorf("upstream Accept-Encoding %q, want %q", got, tc.upAE)
 			}
-			if page := decodeAs(t, res.Header.Get("Content-Encoding"), b); !bytes.Contains(page, []byte("<title>New title</title>")) {
-				t.Errorf("not rewritten: %v", res.Header)
+			title := "<title>New title</title>"
+			if tc.name == "shadow" {
+				title = "<title>Old</title>"
+			}
+			if page := decodeAs(t, res.Header.Get("Content-Encoding"), b); !bytes.Contains(page, []byte(title)) {
+				t.Errorf("no %s: %v", title, res.Header)
 			}
 			var rec *Record
 			req := httptest.NewRequest("GET", "/page", nil)
