@@ -51,8 +51,11 @@
 //     sets the upstream URL, the Host (server.preserve_host) and
 //     X-Forwarded-For/Proto/Host (a trusted proxy's X-Forwarded-For is
 //     extended and its X-Forwarded-Proto kept; anyone else's replaced); on GET and HEAD it limits Accept-Encoding
-//     to the codings headgate decodes (gzip, deflate, br, zstd) and maps
-//     headgate's ETags in If-None-Match and If-Match back to the upstream's.
+//     to the codings headgate decodes (gzip, deflate, br, zstd), or drops
+//     it for a page headgate will decode anyway (asksIdentity, decided in
+//     ServeHTTP with the request's Kind: server.upstream_page_coding), and
+//     maps headgate's ETags in If-None-Match and If-Match back to the
+//     upstream's.
 //  5. ModifyResponse decides. A GET or HEAD answered 200 with text/html or
 //     application/xhtml+xml in a coding headgate decodes goes to the
 //     rewriter: the body is decoded and rewrite.Reader.Prepare reads

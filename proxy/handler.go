@@ -30,6 +30,10 @@ type reqState struct {
 	upstream int  // the upstream's status; 0 when none answered
 
 	etagMapped bool // If-None-Match held a current headgate tag
+	// upIdentity: the upstream is asked for the answer without a content
+	// coding, a page headgate decodes anyway (asksIdentity,
+	// Record.UpstreamIdentity)
+	upIdentity bool
 	cancel     context.CancelCauseFunc
 	clock      clock         // upstream_timeout's clock, from roundTrip on (timer.go)
 	body       *upstreamBody // the upstream body, once there is one
@@ -159,6 +163,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if rs.m.Any() {
 		rs.kind = KindRules
 	}
+	rs.upIdentity = rs.asksIdentity(r) // accept.go
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	rs.cancel = cancel

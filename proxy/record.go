@@ -29,6 +29,13 @@ type Record struct {
 	// answered (headgate answered itself, or asking failed).
 	UpstreamStatus int
 	UpstreamHeader http.Header
+	// UpstreamIdentity says headgate asked the upstream for the answer
+	// without a content coding (no Accept-Encoding), decided before it
+	// asked: a GET or HEAD for a page it will decode and re-encode anyway
+	// (server.upstream_page_coding = "identity"). False when it asked for
+	// the client's codings that it decodes, or forwarded the request's
+	// Accept-Encoding as it came (not a GET or HEAD).
+	UpstreamIdentity bool
 	// Upstream is a copy of the decoded upstream bytes the rewriter read
 	// (the head and what came with it), at most max_head_bytes + 80 KiB:
 	// every byte the rewriter reads, but for a last read over 16 KiB.

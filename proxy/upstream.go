@@ -41,9 +41,11 @@ func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
 	rs.setBotHeader(h)
 	if mayRewrite(pr.In.Method) {
 		// Offer upstream only what headgate can decode, so that it can
-		// rewrite what comes back.
+		// rewrite what comes back; nothing (identity) for a page it will
+		// decode anyway (asksIdentity). rs.ae stays the client's: it
+		// chooses the coding headgate sends.
 		rs.ae = parseAcceptEncoding(hvalues(pr.In.Header, "Accept-Encoding"))
-		if up := rs.ae.upstream(); up != "" {
+		if up := rs.ae.upstream(); up != "" && !rs.upIdentity {
 			hset(h, "Accept-Encoding", up)
 		} else {
 			hdel(h, "Accept-Encoding")
@@ -169,7 +171,7 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 			rs.outcome, rs.skip = SkippedRule, SkipRule
 		case rs.mdWant && !isAttachment(hget(h, "Content-Disposition")):
 			return p.markdownBody(res, rs, coding) // markdown.go
-		case !rs.m.Any() && !cfg.Site.CorrectUpstream && !rs.m.HasMarkdown():
+		case rs.nothingToChange(): // accept.go
 			// Nothing could change: skip the tokenizer.
 			rs.outcome, rs.skip = Passthrough, SkipNothing
 		case isAttachment(hget(h, "Content-Disposition")):
@@ -275,9 +277,35 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 
 	rs.rbodyv = rewrittenBody{r: rr, dec: dec, up: body, coding: coding}
 	res.Body = &rs.rbodyv
-	out := rs.ae.choose(cfg.Server.Compress)
+	rs.encodeAnswer(res, coding, res0.Delta)
+	for _, k := range upstreamBytesHeaders {
+		delete(h, k)
+	}
+	if tag := hget(h, "Etag"); tag != "" {
+		if w := wrapETag(tag, cfg.ETagHash()); w != "" {
+			hset(h, "Etag", w)
+		} else {
+			hdel(h, "Etag")
+		}
+	}
+	p.applyHeaders(res, rs, res0.Head, false)
+	if cfg.Server.ChangeHeader {
+		hset(h, "Headgate-Changes", changeHeader(res0, rs.m))
+	}
+	p.finishHeaders(h, rs)
+	return nil
+}
+
+// encodeAnswer sets the length and coding of a body headgate writes
+// itself (rs.rbodyv, upstream bytes of the given coding, decoded, with
+// delta bytes more): the coding the client's Accept-Encoding chooses among
+// server.compress, with an exact Content-Length where nothing is
+// re-encoded (SPEC §8) and Vary: Accept-Encoding.
+func (rs *reqState) encodeAnswer(res *http.Response, coding string, delta int) {
+	h := res.Header
+	out := rs.ae.choose(rs.st.cfg.Server.Compress)
 	if out == identity && coding == identity && res.ContentLength >= 0 {
-		n := res.ContentLength + int64(res0.Delta)
+		n := res.ContentLength + int64(delta)
 		res.ContentLength = n
 		if vs := h["Content-Length"]; len(vs) == 1 {
 			// The transport's value slice, made for this response alone:
@@ -301,22 +329,26 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 		rs.w.startEncoding(out)
 	}
 	addVary(h, "Accept-Encoding")
+}
+
+// encodeUnchanged sends a page headgate asked for uncompressed
+// (rs.upIdentity) and did not change as the client would have had it had
+// headgate asked for the client's codings: compressed when the client
+// accepts a coding of server.compress. The upstream's bytes headers then
+// describe other bytes, and a strong ETag becomes weak: the coding is
+// headgate's, not the upstream's.
+func (rs *reqState) encodeUnchanged(res *http.Response) {
+	h := res.Header
+	rs.encodeAnswer(res, identity, 0)
+	if hget(h, "Content-Encoding") == "" {
+		return
+	}
 	for _, k := range upstreamBytesHeaders {
 		delete(h, k)
 	}
-	if tag := hget(h, "Etag"); tag != "" {
-		if w := wrapETag(tag, cfg.ETagHash()); w != "" {
-			hset(h, "Etag", w)
-		} else {
-			hdel(h, "Etag")
-		}
+	if tag := hget(h, "Etag"); tag != "" && !strings.HasPrefix(tag, "W/") {
+		hset(h, "Etag", "W/"+tag)
 	}
-	p.applyHeaders(res, rs, res0.Head, false)
-	if cfg.Server.ChangeHeader {
-		hset(h, "Headgate-Changes", changeHeader(res0, rs.m))
-	}
-	p.finishHeaders(h, rs)
-	return nil
 }
 
 // passUnchanged sends a page the rewriter read but did not change (or, in
@@ -353,6 +385,9 @@ func (p *Proxy) passUnchanged(res *http.Response, rs *reqState, rr *rewrite.Read
 	}
 	if res0.Outcome == rewrite.SkippedTooLarge || res0.Outcome == rewrite.SkippedCharset || res0.Outcome == rewrite.UnchangedTruncated {
 		p.log.Info("head not rewritten", "path", rs.m.Path, "outcome", res0.Outcome, "reason", res0.Reason)
+	}
+	if dec == nil && rs.upIdentity {
+		rs.encodeUnchanged(res)
 	}
 	p.finishHeaders(h, rs)
 }

@@ -91,6 +91,10 @@ type Server struct {
 	Compress        []string      // default ["zstd", "gzip", "br"]
 	AccessLog       bool          // default true
 	ChangeHeader    bool          // default false
+	// UpstreamPageCoding is what a request for a page headgate will
+	// rewrite asks of the upstream: UpstreamPageIdentity (the default) or
+	// UpstreamPageClient.
+	UpstreamPageCoding string
 	// AdminHosts are the names, besides IP literals and localhost, whose
 	// Host the admin listener answers (§23); lower case, no trailing dot,
 	// no port. Default none.
@@ -101,6 +105,17 @@ type Server struct {
 	// Forwarded headers are believed (§11.1); default none.
 	TrustedProxies []netip.Prefix
 }
+
+// server.upstream_page_coding's values. With identity, a GET or HEAD for
+// a page headgate will decode and re-encode anyway asks the upstream for
+// it uncompressed (no Accept-Encoding), as nginx's sub_filter recipe
+// does: compressing it upstream and decompressing it here would be work
+// for nothing. With client, it asks for the client's codings that
+// headgate decodes, which spares bytes on a slow link to the upstream.
+const (
+	UpstreamPageIdentity = "identity"
+	UpstreamPageClient   = "client"
+)
 
 // Site is the [site] table.
 type Site struct {
@@ -185,6 +200,8 @@ func defaults() Config {
 			ShutdownTimeout: 15 * time.Second,
 			Compress:        []string{"zstd", "gzip", "br"}, // by measured cost: docs/performance.md, "Encodings"
 			AccessLog:       true,
+
+			UpstreamPageCoding: UpstreamPageIdentity,
 
 			MaxIdleConnections: DefaultMaxIdleConnections,
 		},

@@ -27,6 +27,9 @@ var serverFields = &schema.Fields[*loader]{Name: "server", List: []schema.Field[
 	{Key: "compress", Read: (*loader).compress},
 	{Key: "access_log", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.AccessLog) }},
 	{Key: "change_header", Read: func(l *loader, key string, v any) { l.boolean(key, v, &l.cfg.Server.ChangeHeader) }},
+	{Key: "upstream_page_coding", Read: func(l *loader, key string, v any) {
+		l.enum(key, v, &l.cfg.Server.UpstreamPageCoding, UpstreamPageIdentity, UpstreamPageClient)
+	}},
 	{Key: "max_idle_connections", Read: (*loader).maxIdleConnections}, // limits.go
 	{Key: "trusted_proxies", Read: (*loader).trustedProxies},          // redirect.go
 	{Key: "admin_hosts", Read: (*loader).adminHosts},

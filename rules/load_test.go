@@ -179,3 +179,36 @@ open_graph = { url = "javascript:x", image = "//x", title = "{a}", description =
 		"rule[0].open_graph.image", "rule[0].open_graph.url",
 	})
 }
+
+// server.upstream_page_coding: "identity" unless the file says "client";
+// any other value (also in another case) is HG141 with its key and line.
+func TestUpstreamPageCoding(t *testing.T) {
+	const base = "[server]\nupstream = \"http://127.0.0.1:3000\"\n"
+	site := "\n[site]\nbase_url = \"https://www.example.com\"\n"
+	for _, tc := range []struct {
+		name, line, want, err string
+	}{
+		{"default", "", UpstreamPageIdentity, ""},
+		{"identity", `upstream_page_coding = "identity"`, UpstreamPageIdentity, ""},
+		{"client", `upstream_page_coding = "client"`, UpstreamPageClient, ""},
+		{"case", `upstream_page_coding = "Client"`, "", `HG141 c.toml:3: server.upstream_page_coding: "Client" is not one of "identity", "client"`},
+		{"empty", `upstream_page_coding = ""`, "", `HG141 c.toml:3: server.upstream_page_coding: "" is not one of "identity", "client"`},
+		{"type", `upstream_page_coding = false`, "", `HG141 c.toml:3: server.upstream_page_coding: must be a string, not a boolean`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := Parse("c.toml", []byte(base+tc.line+"\n"+site), nil)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("err %v\nwant %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Server.UpstreamPageCoding != tc.want {
+				t.Errorf("UpstreamPageCoding %q, want %q", cfg.Server.UpstreamPageCoding, tc.want)
+			}
+		})
+	}
+}

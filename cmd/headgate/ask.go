@@ -241,6 +241,11 @@ const (
 	explainPDF  = "application/pdf"
 )
 
+// browserAccept is a browser's Accept on a navigation, which explain's
+// request for the page sends: it decides what headgate asks the upstream
+// for (server.upstream_page_coding).
+const browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
 func explainUpstream(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Accept") == explainPDF {
 		w.Header().Set("Content-Type", explainPDF)
@@ -283,7 +288,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 		rec, _ := a.Ask(context.Background(), app.Request{Target: target, Host: req.Host, HTTPS: req.HTTPS, Header: who.header(h), Client: client}, ans)
 		return rec, ans
 	}
-	rec, ans := ask(nil)
+	rec, ans := ask(http.Header{"Accept": {browserAccept}})
 	if rec.Outcome == proxy.BadRequest {
 		fmt.Fprintf(stdout, "%s: headgate answers 400 (a dot segment, a NUL or bad percent-encoding); nothing is forwarded\n", target)
 		return exitOK
@@ -320,7 +325,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	if m.Locale != "" {
 		fmt.Fprintf(stdout, "  locale: %s\n", m.Locale)
 	}
-	explainReal(stdout, m)
+	explainReal(stdout, cfg, rec, m)
 	explainExperiment(stdout, cfg, rec)
 	if rec.Outcome == proxy.Denied {
 		fmt.Fprintln(stdout, "  deny: headgate answers 404; nothing is forwarded")

@@ -4,16 +4,35 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/headgate/headgate/proxy"
 	"github.com/headgate/headgate/rules"
 )
 
 // explainReal shows what the rule fields of SPEC §16 do to a match: the
-// rules inherit = false leaves out, and rewrite = false.
-func explainReal(w io.Writer, m *rules.Match) {
+// rules inherit = false leaves out, and rewrite = false; then what the
+// upstream is asked for (explainUpstreamCoding).
+func explainReal(w io.Writer, cfg *rules.Config, rec *proxy.Record, m *rules.Match) {
 	for _, mr := range m.Ignored {
 		fmt.Fprintf(w, "  not inherited (a more specific rule says inherit = false): %s%s\n", mr.Rule.Match, mr.Rule.QueryLabel())
 	}
 	if !m.Rewrite() {
 		fmt.Fprintln(w, "  rewrite = false: responses are proxied with the rules' headers, never rewritten")
+	}
+	explainUpstreamCoding(w, cfg, rec)
+}
+
+// explainUpstreamCoding says what the Record says headgate asked the
+// upstream for, on a browser's request for the page: the page
+// uncompressed, or the client's codings (server.upstream_page_coding).
+func explainUpstreamCoding(w io.Writer, cfg *rules.Config, rec *proxy.Record) {
+	switch {
+	case rec.Outcome == proxy.Denied:
+		// nothing is forwarded: explain says so next
+	case rec.UpstreamIdentity:
+		fmt.Fprintln(w, "  upstream asked for: identity (no Accept-Encoding): headgate decodes the page anyway and compresses once (server.upstream_page_coding)")
+	case cfg.Server.UpstreamPageCoding == rules.UpstreamPageClient:
+		fmt.Fprintln(w, `  upstream asked for: the client's codings headgate decodes (server.upstream_page_coding = "client")`)
+	default:
+		fmt.Fprintln(w, "  upstream asked for: the client's codings headgate decodes: headgate passes this page through as it comes, so it stays compressed")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -317,5 +318,24 @@ func TestSitemapCommandEqualsServed(t *testing.T) {
 	}
 	if served := rec.Body.String(); served != out {
 		t.Errorf("headgate sitemap and the served /sitemap.xml differ:\n--- command\n%.2000s\n--- served\n%.2000s", out, served)
+	}
+}
+
+// explain says what headgate asks the upstream for on a browser's request
+// for the page, from the Record: identity for a page it rewrites, the
+// client's codings with upstream_page_coding = "client" or where the page
+// passes through (rewrite = false).
+func TestExplainUpstreamCoding(t *testing.T) {
+	const cfg = "[server]\nupstream = \"http://127.0.0.1:3000\"\n%s\n[site]\nbase_url = \"https://notes.example\"\n\n" +
+		"[[rule]]\nmatch = \"/notes/*\"\ntitle = \"Note\"\n\n[[rule]]\nmatch = \"/raw/*\"\nrewrite = false\n"
+	for _, tc := range []struct{ server, path, want string }{
+		{"", "/notes/1", "upstream asked for: identity (no Accept-Encoding)"},
+		{`upstream_page_coding = "client"`, "/notes/1", `upstream asked for: the client's codings headgate decodes (server.upstream_page_coding = "client")`},
+		{"", "/raw/1", "upstream asked for: the client's codings headgate decodes: headgate passes this page through"},
+	} {
+		_, out, errs := runCmd(t, "", "explain", "-config", writeConfig(t, fmt.Sprintf(cfg, tc.server)), tc.path)
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("%s %s: explain lacks %q:\n%s%s", tc.server, tc.path, tc.want, out, errs)
+		}
 	}
 }

@@ -50,11 +50,19 @@
 #            plan over the new bytes (rewrite/nearmatch.go);
 #   rescan   the same, but the token is in the description meta, which
 #            headgate reads: every head is scanned and rendered;
-#   browser  a browser's Accept-Encoding (gzip, deflate, br, zstd) against
-#            a gzip upstream: headgate decodes, rewrites and re-encodes;
-#            nginx sub_filter gets gzip on at NGX_GZIP_LEVEL (default 4,
-#            headgate's gzip level); "recode" is the plain proxy decoding
-#            and re-encoding gzip (test/perf/peer plain -recode).
+#   browser  a browser's navigation, against every target alike: its
+#            Accept-Encoding (gzip, deflate, br, zstd) and its Accept
+#            (text/html,application/xhtml+xml,application/xml;q=0.9,
+#            */*;q=0.8), against an upstream that sends gzip when asked.
+#            headgate asks that upstream for identity on such a request
+#            (server.upstream_page_coding's default), rewrites and
+#            encodes once; nginx sub_filter asks for identity too
+#            (proxy_set_header Accept-Encoding "") and gets gzip on at
+#            NGX_GZIP_LEVEL (default 4, headgate's gzip level); "recode"
+#            is the plain proxy decoding and re-encoding gzip
+#            (test/perf/peer plain -recode). nginx and the plain proxies
+#            ignore the Accept; without it headgate would take the
+#            request for a fetch() and ask for gzip.
 #
 # It installs wrk and nginx-light from Debian's packages when missing.
 # Traffic goes to 127.0.0.1 only, bounded by ROUNDS x SECONDS per target.
@@ -186,7 +194,7 @@ for mode in $MODES; do
   hdr=()
   names=(direct plain plain-gc nginx sub_filter headgate hg-gc0)
   if [ "$mode" = browser ]; then
-    hdr=(-H "Accept-Encoding: gzip, deflate, br, zstd")
+    hdr=(-H "Accept-Encoding: gzip, deflate, br, zstd" -H "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
     names=(direct plain recode nginx sub_filter headgate hg-gc0)
   fi
   if [ -n "${ALT:-}" ]; then names+=(alt); fi

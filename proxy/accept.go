@@ -1,0 +1,161 @@
+package proxy
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/headgate/headgate/rules"
+)
+
+// asksPage reports whether a request's Accept (RFC 9110 §12.5.1) names
+// text/html or application/xhtml+xml with a q-value above 0: what a
+// browser's navigation sends, and an <img>, a script's fetch() or a
+// stylesheet's request does not (their */* alone does not count). Media
+// types compare without case; parameters other than q are skipped; every
+// field and every comma-separated member counts. Nothing is allocated: it
+// runs on every GET.
+//
+// A browser's navigation names text/html first, with no parameter, so the
+// common request is decided by its first member; an asset's Accept names
+// no "html" at all, which strings.IndexByte finds out before any member
+// is parsed.
+func asksPage(vs []string) bool {
+	for _, v := range vs {
+		if !htmlAt(v, 'h') && !htmlAt(v, 'H') {
+			continue
+		}
+		for v != "" {
+			var member string
+			member, v = nextMember(v)
+			if pageMember(member) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// htmlAt reports whether v holds "html", in any case, whose h is the
+// byte h.
+func htmlAt(v string, h byte) bool {
+	for off := 0; ; {
+		i := strings.IndexByte(v[off:], h)
+		if i < 0 {
+			return false
+		}
+		i += off
+		if i+4 <= len(v) && strings.EqualFold(v[i:i+4], "html") {
+			return true
+		}
+		off = i + 1
+	}
+}
+
+// nextMember splits off the first comma-separated member of an Accept
+// value; a comma inside a quoted parameter value does not end it.
+func nextMember(v string) (member, rest string) {
+	quoted := false
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && quoted:
+			i++
+		case c == ',' && !quoted:
+			return v[:i], v[i+1:]
+		}
+	}
+	return v, ""
+}
+
+// pageMember reports whether one member of an Accept value is a page's
+// media type with a q-value above 0 (1 when it has none).
+func pageMember(member string) bool {
+	t, params, _ := strings.Cut(member, ";")
+	t = strings.TrimSpace(t)
+	if !strings.EqualFold(t, "text/html") && !strings.EqualFold(t, "application/xhtml+xml") {
+		return false
+	}
+	for params != "" {
+		var p string
+		p, params = nextParam(params)
+		k, val, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "q") {
+			// The q parameter ends the media type's parameters (RFC 9110
+			// §12.4.2): what follows is not the type's.
+			return qPositive(strings.TrimSpace(val))
+		}
+	}
+	return true
+}
+
+// nextParam splits off the first ';'-separated parameter of a member; a
+// semicolon inside a quoted value does not end it.
+func nextParam(s string) (param, rest string) {
+	quoted := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"':
+			quoted = !quoted
+		case c == '\\' && quoted:
+			i++
+		case c == ';' && !quoted:
+			return s[:i], s[i+1:]
+		}
+	}
+	return s, ""
+}
+
+// qPositive reports whether a qvalue (RFC 9110 §12.4.2: "0" to "1" with
+// at most three decimals) is above 0. A malformed one counts as 0, as
+// parseQ reads it.
+func qPositive(q string) bool {
+	if q == "" || len(q) > 5 {
+		return false
+	}
+	whole, frac, dot := strings.Cut(q, ".")
+	if dot && frac == "" {
+		frac = "0" // "1." and "0.": the grammar allows no digits after the dot
+	}
+	for i := 0; i < len(frac); i++ {
+		if frac[i] < '0' || frac[i] > '9' {
+			return false
+		}
+	}
+	switch whole {
+	case "1":
+		return strings.Trim(frac, "0") == ""
+	case "0":
+		return strings.Trim(frac, "0") != ""
+	}
+	return false
+}
+
+// asksIdentity decides, before the upstream is asked, whether a forwarded
+// request asks it for its answer without a content coding
+// (server.upstream_page_coding, Record.UpstreamIdentity): a GET or HEAD
+// for a page (asksPage, or the page's Markdown) whose answer, if it is
+// one, headgate decodes and re-encodes anyway. Compressing it upstream
+// only for headgate to decompress it would be work for nothing. A request
+// whose answer headgate passes through as it comes (rewrite = false,
+// nothing a rule or site.correct_upstream could change, shadow mode) keeps
+// the client's codings, so that the page still reaches the client
+// compressed; so does every request for something else (an asset): SPEC,
+// what is not a page is not touched.
+func (rs *reqState) asksIdentity(r *http.Request) bool {
+	st := rs.st
+	switch {
+	case st.cfg.Server.UpstreamPageCoding == rules.UpstreamPageClient,
+		!mayRewrite(r.Method), st.shadow,
+		!rs.m.Rewrite(), !rs.mdWant && rs.nothingToChange():
+		return false
+	}
+	return rs.mdWant || asksPage(hvalues(r.Header, "Accept"))
+}
+
+// nothingToChange reports that no rule matches the request, no Markdown
+// link is to be written and site.correct_upstream is off: a page's head
+// could not change, and decideResponse skips the tokenizer.
+func (rs *reqState) nothingToChange() bool {
+	return !rs.m.Any() && !rs.st.cfg.Site.CorrectUpstream && !rs.m.HasMarkdown()
+}
