@@ -141,7 +141,12 @@ func qPositive(q string) bool {
 // nothing a rule or site.correct_upstream could change, shadow mode) keeps
 // the client's codings, so that the page still reaches the client
 // compressed; so does every request for something else (an asset): SPEC,
-// what is not a page is not touched.
+// what is not a page is not touched. A crawler names text/html in every
+// Accept, also for a stylesheet or a feed, so a path whose extension is
+// plainly an asset's (assetExt; noted in rs.upAsset for explain) keeps
+// the client's codings too. What still asks for identity and does not
+// come back a page headgate rewrites goes to the client compressed
+// (encodeOnBehalf).
 func (rs *reqState) asksIdentity(r *http.Request) bool {
 	st := rs.st
 	switch {
@@ -149,8 +154,121 @@ func (rs *reqState) asksIdentity(r *http.Request) bool {
 		!mayRewrite(r.Method), st.shadow,
 		!rs.m.Rewrite(), !rs.mdWant && rs.nothingToChange():
 		return false
+	case rs.mdWant:
+		return true
+	case !asksPage(hvalues(r.Header, "Accept")):
+		return false
 	}
-	return rs.mdWant || asksPage(hvalues(r.Header, "Accept"))
+	rs.upAsset = assetExt(r.URL.Path)
+	return rs.upAsset == ""
+}
+
+// assetExts are the extensions of a path's last segment that plainly name
+// no page: styles, scripts, data, images, fonts, documents, archives,
+// media. A page's own (.html, .php, .aspx…), none, or any other leaves the
+// decision to the request's Accept.
+var assetExts = [...]string{
+	".css", ".js", ".mjs", ".json", ".xml", ".txt", ".csv", ".svg", ".ico",
+	".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".woff", ".woff2", ".ttf",
+	".pdf", ".zip", ".gz", ".mp4", ".webm", ".mp3", ".map", ".wasm",
+}
+
+// assetExt returns the extension of path's last segment, as assetExts
+// spells it (lower case), when it is an asset's; "" otherwise. Case does
+// not matter. Nothing is allocated: it runs on every navigation.
+func assetExt(path string) string {
+	seg := path[strings.LastIndexByte(path, '/')+1:]
+	i := strings.LastIndexByte(seg, '.')
+	if i < 0 || len(seg)-i > len(".woff2") {
+		return ""
+	}
+	ext := seg[i:]
+	for _, a := range assetExts {
+		if strings.EqualFold(ext, a) {
+			return a
+		}
+	}
+	return ""
+}
+
+// minEncodeLength is the least Content-Length an answer headgate did not
+// rewrite is compressed on the client's behalf from (encodeOnBehalf). A
+// coding's frame alone is 9–18 bytes and Content-Encoding and Vary add
+// about 40 of header; under 256 bytes an answer fits one packet either
+// way, so compressing it saves the client nothing and costs an encoder's
+// reset and close.
+const minEncodeLength = 256
+
+// encodeOnBehalf sends an answer headgate asked for uncompressed
+// (rs.upIdentity) but does not rewrite (an error page, a JSON answer, a
+// feed: whatever a page-asking Accept got that is not a page headgate
+// reads) as the client would have had it had headgate asked for its
+// codings: compressed in the coding its Accept-Encoding chooses among
+// server.compress, by encodeUnchanged. Once decoded, the bytes are the
+// upstream's. Left as they came: an answer the upstream encoded, a range
+// (206, or any Content-Range), no body (204, 304), fewer than
+// minEncodeLength bytes, a type that does not compress (compressibleType),
+// and one whose Cache-Control says no-transform (RFC 9110 §7.7: a content
+// coding changes the content). A client that accepts no coding of
+// server.compress gets the upstream's bytes and length, with Vary.
+func (rs *reqState) encodeOnBehalf(res *http.Response) {
+	h := res.Header
+	switch res.StatusCode {
+	case http.StatusPartialContent, http.StatusNoContent, http.StatusNotModified:
+		return
+	}
+	if ce := hget(h, "Content-Encoding"); !rs.upIdentity || rs.st.shadow ||
+		ce != "" && !strings.EqualFold(ce, identity) || hget(h, "Content-Range") != "" ||
+		res.ContentLength >= 0 && res.ContentLength < minEncodeLength ||
+		!compressibleType(hget(h, "Content-Type")) || noTransform(hvalues(h, "Cache-Control")) {
+		return
+	}
+	if rs.ae.choose(rs.st.cfg.Server.Compress) == identity {
+		addVary(h, "Accept-Encoding") // a client that accepts one would have it compressed
+		return
+	}
+	rs.encodeUnchanged(res)
+}
+
+// compressibleType reports whether a Content-Type names text a content
+// coding shrinks: text/* (but an event stream, which would hold a pooled
+// encoder for as long as it stays open), JSON, JavaScript, ECMAScript, XML,
+// and any +xml or +json type (SVG, a web manifest, RSS, Atom). Parameters
+// are skipped, case does not matter, nothing is allocated.
+func compressibleType(ct string) bool {
+	t, _, _ := strings.Cut(ct, ";")
+	typ, sub, ok := strings.Cut(strings.TrimSpace(t), "/")
+	switch {
+	case !ok || sub == "":
+		return false
+	case strings.EqualFold(typ, "text"):
+		return !strings.EqualFold(sub, "event-stream")
+	case len(sub) > 4 && strings.EqualFold(sub[len(sub)-4:], "+xml"),
+		len(sub) > 5 && strings.EqualFold(sub[len(sub)-5:], "+json"):
+		return true
+	case strings.EqualFold(typ, "application"):
+		for _, s := range [...]string{"json", "javascript", "ecmascript", "xml", "x-javascript"} {
+			if strings.EqualFold(sub, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noTransform reports whether Cache-Control values hold the no-transform
+// directive.
+func noTransform(vs []string) bool {
+	for _, v := range vs {
+		for v != "" {
+			var d string
+			d, v, _ = strings.Cut(v, ",")
+			if strings.EqualFold(strings.TrimSpace(d), "no-transform") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // nothingToChange reports that no rule matches the request, no Markdown

@@ -53,7 +53,8 @@
 //     extended and its X-Forwarded-Proto kept; anyone else's replaced); on GET and HEAD it limits Accept-Encoding
 //     to the codings headgate decodes (gzip, deflate, br, zstd), or drops
 //     it for a page headgate will decode anyway (asksIdentity, decided in
-//     ServeHTTP with the request's Kind: server.upstream_page_coding), and
+//     ServeHTTP with the request's Kind: server.upstream_page_coding; a
+//     path with an asset's extension keeps the client's codings), and
 //     maps headgate's ETags in If-None-Match and If-Match back to the
 //     upstream's.
 //  5. ModifyResponse decides. A GET or HEAD answered 200 with text/html or
@@ -68,7 +69,10 @@
 //     flushes pass through the encoder). When it does not (nothing to
 //     change, shadow mode, a head too large, a charset it can not read),
 //     the upstream's own bytes are replayed unchanged, coding and all.
-//     Everything else passes through byte for byte.
+//     Everything else passes through byte for byte, but what headgate asked
+//     identity for and does not rewrite (an error page, JSON, a feed),
+//     which goes out compressed as the client allows when its type
+//     compresses (encodeOnBehalf): the same bytes once decoded.
 //  6. Headers: rule headers (§4.9) on 2xx and 304 responses of matching
 //     paths; for responses that were not rewritten the canonical becomes a
 //     Link header and robots an X-Robots-Tag (§4.8); in staging every

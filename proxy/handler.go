@@ -34,9 +34,13 @@ type reqState struct {
 	// coding, a page headgate decodes anyway (asksIdentity,
 	// Record.UpstreamIdentity)
 	upIdentity bool
-	cancel     context.CancelCauseFunc
-	clock      clock         // upstream_timeout's clock, from roundTrip on (timer.go)
-	body       *upstreamBody // the upstream body, once there is one
+	// upAsset: the path's asset extension that kept the client's codings
+	// on a request whose Accept asks for a page (assetExt,
+	// Record.UpstreamAsset); "" when none did
+	upAsset string
+	cancel  context.CancelCauseFunc
+	clock   clock         // upstream_timeout's clock, from roundTrip on (timer.go)
+	body    *upstreamBody // the upstream body, once there is one
 
 	// The request's response writer and bodies, kept here so that a
 	// request allocates them with its state, not one by one.

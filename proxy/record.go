@@ -32,10 +32,18 @@ type Record struct {
 	// UpstreamIdentity says headgate asked the upstream for the answer
 	// without a content coding (no Accept-Encoding), decided before it
 	// asked: a GET or HEAD for a page it will decode and re-encode anyway
-	// (server.upstream_page_coding = "identity"). False when it asked for
+	// (server.upstream_page_coding = "identity"); an answer that is no page
+	// it rewrites then goes to the client compressed as the client allows.
+	// False when it asked for
 	// the client's codings that it decodes, or forwarded the request's
 	// Accept-Encoding as it came (not a GET or HEAD).
 	UpstreamIdentity bool
+	// UpstreamAsset is the extension of the request's path (".css",
+	// ".json", lower case) that kept the client's codings although the
+	// request's Accept asks for a page, as a crawler's does for every
+	// fetch: a path with that extension is plainly no page. "" when the
+	// extension decided nothing.
+	UpstreamAsset string
 	// Upstream is a copy of the decoded upstream bytes the rewriter read
 	// (the head and what came with it), at most max_head_bytes + 80 KiB:
 	// every byte the rewriter reads, but for a last read over 16 KiB.

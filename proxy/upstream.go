@@ -196,6 +196,7 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 			hset(h, "Etag", tag)
 		}
 	}
+	rs.encodeOnBehalf(res) // accept.go: what headgate asked identity for and passes on
 	p.finishHeaders(h, rs)
 	return nil
 }
@@ -300,10 +301,12 @@ func (p *Proxy) rewriteBody(res *http.Response, rs *reqState, coding string) err
 // itself (rs.rbodyv, upstream bytes of the given coding, decoded, with
 // delta bytes more): the coding the client's Accept-Encoding chooses among
 // server.compress, with an exact Content-Length where nothing is
-// re-encoded (SPEC §8) and Vary: Accept-Encoding.
+// re-encoded (SPEC §8) and Vary: Accept-Encoding. A HEAD's answer gets
+// the same headers and no encoder: there is no body to encode.
 func (rs *reqState) encodeAnswer(res *http.Response, coding string, delta int) {
 	h := res.Header
 	out := rs.ae.choose(rs.st.cfg.Server.Compress)
+	head := res.Request.Method == http.MethodHead || rs.mdHead
 	if out == identity && coding == identity && res.ContentLength >= 0 {
 		n := res.ContentLength + int64(delta)
 		res.ContentLength = n
@@ -320,23 +323,29 @@ func (rs *reqState) encodeAnswer(res *http.Response, coding string, delta int) {
 		// unknown (-1); at 0 it leaves flushing to the response writer's
 		// timer (flush.go).
 		res.ContentLength = 0
-		rs.w.lat = &latency{flush: rs.w.flush}
+		if !head {
+			rs.w.lat = &latency{flush: rs.w.flush}
+		}
 	}
 	if out == identity {
 		hdel(h, "Content-Encoding")
 	} else {
 		hset(h, "Content-Encoding", out)
-		rs.w.startEncoding(out)
+		if !head {
+			rs.w.startEncoding(out)
+		}
 	}
 	addVary(h, "Accept-Encoding")
 }
 
-// encodeUnchanged sends a page headgate asked for uncompressed
-// (rs.upIdentity) and did not change as the client would have had it had
-// headgate asked for the client's codings: compressed when the client
-// accepts a coding of server.compress. The upstream's bytes headers then
-// describe other bytes, and a strong ETag becomes weak: the coding is
-// headgate's, not the upstream's.
+// encodeUnchanged sends an answer headgate asked for uncompressed
+// (rs.upIdentity) and passes on as it came, a page it read and did not
+// change (passUnchanged) or anything else it does not rewrite
+// (encodeOnBehalf), as the client would have had it had headgate asked
+// for the client's codings: compressed when the client accepts a coding
+// of server.compress, a HEAD's headers as its GET's. The upstream's bytes
+// headers then describe other bytes, and a strong ETag becomes weak: the
+// coding is headgate's, not the upstream's.
 func (rs *reqState) encodeUnchanged(res *http.Response) {
 	h := res.Header
 	rs.encodeAnswer(res, identity, 0)

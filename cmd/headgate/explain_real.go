@@ -23,13 +23,16 @@ func explainReal(w io.Writer, cfg *rules.Config, rec *proxy.Record, m *rules.Mat
 
 // explainUpstreamCoding says what the Record says headgate asked the
 // upstream for, on a browser's request for the page: the page
-// uncompressed, or the client's codings (server.upstream_page_coding).
+// uncompressed, or the client's codings (server.upstream_page_coding), by
+// config, for an asset's path, or for a page headgate passes through.
 func explainUpstreamCoding(w io.Writer, cfg *rules.Config, rec *proxy.Record) {
 	switch {
 	case rec.Outcome == proxy.Denied:
 		// nothing is forwarded: explain says so next
 	case rec.UpstreamIdentity:
-		fmt.Fprintln(w, "  upstream asked for: identity (no Accept-Encoding): headgate decodes the page anyway and compresses once (server.upstream_page_coding)")
+		fmt.Fprintln(w, "  upstream asked for: identity (no Accept-Encoding): headgate decodes the page anyway and compresses once; an answer it does not rewrite goes to the client compressed as the client allows (server.upstream_page_coding)")
+	case rec.UpstreamAsset != "":
+		fmt.Fprintf(w, "  upstream asked for: the client's codings headgate decodes (an asset path: %s): its answer passes through as it comes\n", rec.UpstreamAsset)
 	case cfg.Server.UpstreamPageCoding == rules.UpstreamPageClient:
 		fmt.Fprintln(w, `  upstream asked for: the client's codings headgate decodes (server.upstream_page_coding = "client")`)
 	default:

@@ -323,8 +323,9 @@ func TestSitemapCommandEqualsServed(t *testing.T) {
 
 // explain says what headgate asks the upstream for on a browser's request
 // for the page, from the Record: identity for a page it rewrites, the
-// client's codings with upstream_page_coding = "client" or where the page
-// passes through (rewrite = false).
+// client's codings with upstream_page_coding = "client", for an asset's
+// path (the extension it names) or where the page passes through
+// (rewrite = false).
 func TestExplainUpstreamCoding(t *testing.T) {
 	const cfg = "[server]\nupstream = \"http://127.0.0.1:3000\"\n%s\n[site]\nbase_url = \"https://notes.example\"\n\n" +
 		"[[rule]]\nmatch = \"/notes/*\"\ntitle = \"Note\"\n\n[[rule]]\nmatch = \"/raw/*\"\nrewrite = false\n"
@@ -332,6 +333,9 @@ func TestExplainUpstreamCoding(t *testing.T) {
 		{"", "/notes/1", "upstream asked for: identity (no Accept-Encoding)"},
 		{`upstream_page_coding = "client"`, "/notes/1", `upstream asked for: the client's codings headgate decodes (server.upstream_page_coding = "client")`},
 		{"", "/raw/1", "upstream asked for: the client's codings headgate decodes: headgate passes this page through"},
+		{"", "/notes/Style.CSS", "upstream asked for: the client's codings headgate decodes (an asset path: .css)"},
+		{"", "/notes/feed.xml", "upstream asked for: the client's codings headgate decodes (an asset path: .xml)"},
+		{"", "/notes/1.html", "upstream asked for: identity (no Accept-Encoding)"},
 	} {
 		_, out, errs := runCmd(t, "", "explain", "-config", writeConfig(t, fmt.Sprintf(cfg, tc.server)), tc.path)
 		if !strings.Contains(out, tc.want) {
