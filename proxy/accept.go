@@ -159,6 +159,12 @@ func (rs *reqState) asksIdentity(r *http.Request) bool {
 	case !asksPage(hvalues(r.Header, "Accept")):
 		return false
 	}
+	// A client whose codings headgate does not produce (server.compress
+	// empty, or deflate only) gets the upstream's compression or none: an
+	// unchanged page then goes out in the upstream's own coding.
+	if ae := parseAcceptEncoding(hvalues(r.Header, "Accept-Encoding")); ae.upstream() != "" && ae.choose(st.cfg.Server.Compress) == identity {
+		return false
+	}
 	rs.upAsset = assetExt(r.URL.Path)
 	return rs.upAsset == ""
 }

@@ -177,7 +177,8 @@ var allDecodable = strings.Join(decodable[:], ", ")
 // compressed stream after a changed head (a deflate or zstd stream refers
 // back into the bytes before it), so the coding that costs least to
 // produce is the best one whatever the upstream sent. An unchanged page is
-// replayed as the upstream's own bytes, coding and all (upstream.go).
+// replayed as the upstream's own bytes, coding and all, or encoded here
+// when headgate asked the upstream for identity (upstream.go).
 func (ae *acceptEncoding) choose(prefs []string) string {
 	best, bestQ := identity, int16(0)
 	for _, c := range prefs {

@@ -68,7 +68,9 @@
 //     best coding from server.compress by the response writer (so that
 //     flushes pass through the encoder). When it does not (nothing to
 //     change, shadow mode, a head too large, a charset it can not read),
-//     the upstream's own bytes are replayed unchanged, coding and all.
+//     the upstream's own bytes are replayed unchanged, coding and all, or,
+//     when headgate asked the upstream for identity, encoded as the client
+//     allows with headgate's ETag (encodeUnchanged).
 //     Everything else passes through byte for byte, but what headgate asked
 //     identity for and does not rewrite (an error page, JSON, a feed),
 //     which goes out compressed as the client allows when its type

@@ -344,8 +344,8 @@ func (rs *reqState) encodeAnswer(res *http.Response, coding string, delta int) {
 // (encodeOnBehalf), as the client would have had it had headgate asked
 // for the client's codings: compressed when the client accepts a coding
 // of server.compress, a HEAD's headers as its GET's. The upstream's bytes
-// headers then describe other bytes, and a strong ETag becomes weak: the
-// coding is headgate's, not the upstream's.
+// headers then describe other bytes, and the ETag becomes headgate's (the
+// coding is headgate's, not the upstream's), mapped back on revalidation.
 func (rs *reqState) encodeUnchanged(res *http.Response) {
 	h := res.Header
 	rs.encodeAnswer(res, identity, 0)
@@ -355,8 +355,15 @@ func (rs *reqState) encodeUnchanged(res *http.Response) {
 	for _, k := range upstreamBytesHeaders {
 		delete(h, k)
 	}
-	if tag := hget(h, "Etag"); tag != "" && !strings.HasPrefix(tag, "W/") {
-		hset(h, "Etag", "W/"+tag)
+	// headgate's own tag, as on a rewritten page: If-None-Match maps it
+	// back (rewriteRequest) and the upstream's 304 is given it again, so
+	// that GET, HEAD and 304 carry one tag (RFC 9111 §4.3.4).
+	if tag := hget(h, "Etag"); tag != "" && !strings.HasPrefix(tag, etagPrefix) {
+		if w := wrapETag(tag, rs.st.cfg.ETagHash()); w != "" {
+			hset(h, "Etag", w)
+		} else {
+			delete(h, "Etag")
+		}
 	}
 }
 

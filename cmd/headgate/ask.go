@@ -325,7 +325,7 @@ func cmdExplain(args []string, stdout, stderr io.Writer) int {
 	if m.Locale != "" {
 		fmt.Fprintf(stdout, "  locale: %s\n", m.Locale)
 	}
-	explainReal(stdout, cfg, rec, m)
+	explainReal(stdout, cfg, mode, rec, m)
 	explainExperiment(stdout, cfg, rec)
 	if rec.Outcome == proxy.Denied {
 		fmt.Fprintln(stdout, "  deny: headgate answers 404; nothing is forwarded")

@@ -327,19 +327,22 @@ func TestSitemapCommandEqualsServed(t *testing.T) {
 // path (the extension it names) or where the page passes through
 // (rewrite = false).
 func TestExplainUpstreamCoding(t *testing.T) {
-	const cfg = "[server]\nupstream = \"http://127.0.0.1:3000\"\n%s\n[site]\nbase_url = \"https://notes.example\"\n\n" +
+	const cfg = "[server]\nupstream = \"http://127.0.0.1:3000\"\n%s\n[site]\nbase_url = \"https://notes.example\"\n%s\n" +
 		"[[rule]]\nmatch = \"/notes/*\"\ntitle = \"Note\"\n\n[[rule]]\nmatch = \"/raw/*\"\nrewrite = false\n"
-	for _, tc := range []struct{ server, path, want string }{
-		{"", "/notes/1", "upstream asked for: identity (no Accept-Encoding)"},
-		{`upstream_page_coding = "client"`, "/notes/1", `upstream asked for: the client's codings headgate decodes (server.upstream_page_coding = "client")`},
-		{"", "/raw/1", "upstream asked for: the client's codings headgate decodes: headgate passes this page through"},
-		{"", "/notes/Style.CSS", "upstream asked for: the client's codings headgate decodes (an asset path: .css)"},
-		{"", "/notes/feed.xml", "upstream asked for: the client's codings headgate decodes (an asset path: .xml)"},
-		{"", "/notes/1.html", "upstream asked for: identity (no Accept-Encoding)"},
+	for _, tc := range []struct{ server, site, path, want string }{
+		{"", "", "/notes/1", "upstream asked for: identity (no Accept-Encoding)"},
+		{`upstream_page_coding = "client"`, "", "/notes/1", `upstream asked for: the client's codings headgate decodes (server.upstream_page_coding = "client")`},
+		{"", "", "/raw/1", "upstream asked for: the client's codings headgate decodes: headgate passes this page through"},
+		{"", "", "/notes/Style.CSS", "upstream asked for: the client's codings headgate decodes (an asset path: .css)"},
+		{"", "", "/notes/feed.xml", "upstream asked for: the client's codings headgate decodes (an asset path: .xml)"},
+		{"", "", "/notes/1.html", "upstream asked for: identity (no Accept-Encoding)"},
+		// explain asks in production mode; the proxy in shadow mode keeps
+		// the client's codings (it serves the upstream's bytes)
+		{"", `mode = "shadow"`, "/notes/1", "upstream asked for: the client's codings headgate decodes: shadow mode serves the upstream's bytes as they come"},
 	} {
-		_, out, errs := runCmd(t, "", "explain", "-config", writeConfig(t, fmt.Sprintf(cfg, tc.server)), tc.path)
+		_, out, errs := runCmd(t, "", "explain", "-config", writeConfig(t, fmt.Sprintf(cfg, tc.server, tc.site)), tc.path)
 		if !strings.Contains(out, tc.want) {
-			t.Errorf("%s %s: explain lacks %q:\n%s%s", tc.server, tc.path, tc.want, out, errs)
+			t.Errorf("%s %s %s: explain lacks %q:\n%s%s", tc.server, tc.site, tc.path, tc.want, out, errs)
 		}
 	}
 }
