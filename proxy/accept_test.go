@@ -584,3 +584,25 @@ func TestUpstreamPageCodingClient(t *testing.T) {
 		})
 	}
 }
+
+// FuzzAsksPage: any Accept value is decided without a panic, and case
+// does not change the decision (media types, parameter names and q are
+// case-insensitive; upper-casing a quoted string changes no structure).
+func FuzzAsksPage(f *testing.F) {
+	for _, s := range []string{acceptFirefox, acceptChrome, acceptGooglebot, "*/*", "text/html;q=0, */*",
+		`text/html;a="x,y;q=0";q=0.5`, "TEXT/HTML;Q=1.000", "application/xhtml+xml;q=0.", `text/html;a="\"`, ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		got := asksPage([]string{v})
+		b := []byte(v) // ASCII letters only: strings.ToUpper maps "ı" to "I"
+		for i, c := range b {
+			if 'a' <= c && c <= 'z' {
+				b[i] = c - 'a' + 'A'
+			}
+		}
+		if up := asksPage([]string{string(b)}); up != got {
+			t.Errorf("asksPage(%q) = %v, upper-cased %v", v, got, up)
+		}
+	})
+}
