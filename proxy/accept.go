@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -147,26 +148,56 @@ func qPositive(q string) bool {
 // the client's codings too. What still asks for identity and does not
 // come back a page headgate rewrites goes to the client compressed
 // (encodeOnBehalf).
+//
+// Why the client's codings were kept goes into rs.upKeep
+// (Record.UpstreamKeep), for explain and the inspector to render.
 func (rs *reqState) asksIdentity(r *http.Request) bool {
+	rs.upKeep = rs.keepClientCodings(r)
+	return rs.upKeep == ""
+}
+
+// The reasons asksIdentity keeps the client's codings (Record.UpstreamKeep).
+const (
+	KeepConfig      = "config"        // server.upstream_page_coding = "client"
+	KeepMethod      = "method"        // not a GET or HEAD: forwarded as it came
+	KeepShadow      = "shadow"        // shadow mode serves the upstream's bytes
+	KeepNoRewrite   = "rewrite_false" // a rule says rewrite = false
+	KeepPassthrough = "passthrough"   // nothing a rule, correct_upstream or [markdown] would change
+	KeepNotPage     = "not_page"      // the request's Accept asks for no page
+	KeepNoCoding    = "no_coding"     // headgate produces none of the client's codings
+	KeepAsset       = "asset"         // the path's extension is an asset's (Record.UpstreamAsset)
+)
+
+// keepClientCodings is asksIdentity's decision: "" to ask for identity,
+// else why not.
+func (rs *reqState) keepClientCodings(r *http.Request) string {
 	st := rs.st
 	switch {
-	case st.cfg.Server.UpstreamPageCoding == rules.UpstreamPageClient,
-		!mayRewrite(r.Method), st.shadow,
-		!rs.m.Rewrite(), !rs.mdWant && rs.nothingToChange():
-		return false
+	case st.cfg.Server.UpstreamPageCoding == rules.UpstreamPageClient:
+		return KeepConfig
+	case !mayRewrite(r.Method):
+		return KeepMethod
+	case st.shadow:
+		return KeepShadow
+	case !rs.m.Rewrite():
+		return KeepNoRewrite
 	case rs.mdWant:
-		return true
+		return ""
+	case rs.nothingToChange():
+		return KeepPassthrough
 	case !asksPage(hvalues(r.Header, "Accept")):
-		return false
+		return KeepNotPage
 	}
 	// A client whose codings headgate does not produce (server.compress
 	// empty, or deflate only) gets the upstream's compression or none: an
 	// unchanged page then goes out in the upstream's own coding.
 	if ae := parseAcceptEncoding(hvalues(r.Header, "Accept-Encoding")); ae.upstream() != "" && ae.choose(st.cfg.Server.Compress) == identity {
-		return false
+		return KeepNoCoding
 	}
-	rs.upAsset = assetExt(r.URL.Path)
-	return rs.upAsset == ""
+	if rs.upAsset = assetExt(r.URL.Path); rs.upAsset != "" {
+		return KeepAsset
+	}
+	return ""
 }
 
 // assetExts are the extensions of a path's last segment that plainly name
@@ -282,4 +313,33 @@ func noTransform(vs []string) bool {
 // could not change, and decideResponse skips the tokenizer.
 func (rs *reqState) nothingToChange() bool {
 	return !rs.m.Any() && !rs.st.cfg.Site.CorrectUpstream && !rs.m.HasMarkdown()
+}
+
+// UpstreamCodingText says, from the record, what headgate asked the
+// upstream for and why: the line explain prints and the inspector's note.
+// "" when nothing was forwarded.
+func UpstreamCodingText(rec *Record) string {
+	const client = "the client's codings headgate decodes"
+	if rec.UpstreamIdentity {
+		return "identity (no Accept-Encoding): headgate decodes the page anyway and compresses once; an answer it does not rewrite goes to the client compressed as the client allows (server.upstream_page_coding)"
+	}
+	switch rec.UpstreamKeep {
+	case KeepConfig:
+		return client + ` (server.upstream_page_coding = "client")`
+	case KeepMethod:
+		return "the request's Accept-Encoding as it came (not a GET or HEAD)"
+	case KeepShadow:
+		return client + ": shadow mode serves the upstream's bytes as they come"
+	case KeepNoRewrite:
+		return client + ": rewrite = false, so the answer passes through as it comes"
+	case KeepPassthrough:
+		return client + ": headgate passes this page through as it comes, so it stays compressed"
+	case KeepNotPage:
+		return client + ": the request's Accept asks for no page"
+	case KeepNoCoding:
+		return client + ": headgate produces none of the client's codings (server.compress), so the upstream's is the only compression the client can get"
+	case KeepAsset:
+		return fmt.Sprintf("%s (an asset path: %s): its answer passes through as it comes", client, rec.UpstreamAsset)
+	}
+	return ""
 }

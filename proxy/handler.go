@@ -38,9 +38,12 @@ type reqState struct {
 	// on a request whose Accept asks for a page (assetExt,
 	// Record.UpstreamAsset); "" when none did
 	upAsset string
-	cancel  context.CancelCauseFunc
-	clock   clock         // upstream_timeout's clock, from roundTrip on (timer.go)
-	body    *upstreamBody // the upstream body, once there is one
+	// upKeep: why the client's codings were kept (asksIdentity's Keep*
+	// reasons, Record.UpstreamKeep); "" when identity was asked for
+	upKeep string
+	cancel context.CancelCauseFunc
+	clock  clock         // upstream_timeout's clock, from roundTrip on (timer.go)
+	body   *upstreamBody // the upstream body, once there is one
 
 	// The request's response writer and bodies, kept here so that a
 	// request allocates them with its state, not one by one.

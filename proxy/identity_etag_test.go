@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -73,5 +74,27 @@ func TestUpstreamIdentityNoCodingToGive(t *testing.T) {
 				t.Errorf("Content-Encoding %q (%d bytes), want the upstream's %q", got, len(b), tc.want)
 			}
 		})
+	}
+}
+
+// The inspector renders what the record says headgate asked the upstream
+// for, in JSON and on its page: identity for a page it rewrites, the
+// client's codings (and why) for an asset's path.
+func TestInspectUpstreamCoding(t *testing.T) {
+	f := newInspector(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(`<!doctype html><html><head><title>T</title></head><body><p>x</p></body></html>`))
+	}, testRules)
+	for _, tc := range []struct{ path, want string }{
+		{"/p", "identity (no Accept-Encoding)"},
+		{"/site.css", "(an asset path: .css)"},
+	} {
+		if _, rep := f.report(t, tc.path); !strings.Contains(rep.UpstreamCoding, tc.want) {
+			t.Errorf("%s: upstream_coding %q, want it to say %q", tc.path, rep.UpstreamCoding, tc.want)
+		}
+	}
+	_, _, page := f.get(t, f.admin, "/inspect", url.Values{"path": {"/p"}})
+	if !strings.Contains(string(page), "Upstream asked for identity (no Accept-Encoding)") {
+		t.Errorf("the inspector page does not say what the upstream was asked for:\n%.2000s", page)
 	}
 }

@@ -159,6 +159,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 <p class="sub">Served <b>{{.Served.Status}}</b>{{with .Outcome}} · outcome <span class="badge">{{.}}</span>{{end}}{{if eq .Plan "near"}} (plan cached: the head differed only where nothing headgate decides reads){{else if .Cached}} (plan cached){{end}}{{with .Reason}} · {{.}}{{end}} · asked in {{.Elapsed}} · <a href="{{.UpstreamURL}}">the same page on the upstream</a></p>
 {{if .Error}}<p class="err">{{.Error}}</p>{{end}}
 {{with .Notes}}<ul class="notes">{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{with .UpstreamCoding}}<p class="sub">Upstream asked for {{.}}</p>{{end}}
 
 <h2 id="decision">Decision</h2>
 <div class="decision {{.Decision.Kind}}"><b>{{.Decision.Summary}}</b>

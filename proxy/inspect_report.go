@@ -43,6 +43,10 @@ type inspectReport struct {
 	// UpstreamChanges are [watch]'s confirmed changes of this page's
 	// upstream signals (SPEC §20.2), newest first; none without [watch].
 	UpstreamChanges []watch.Event `json:"upstream_changes,omitempty"`
+	// UpstreamCoding is what headgate asked the upstream for, of a
+	// browser's request for the page, and why (the Record's
+	// UpstreamIdentity and UpstreamKeep, server.upstream_page_coding).
+	UpstreamCoding string `json:"upstream_coding,omitempty"`
 }
 
 // inspectIdentity is who the proxy took the client for, and what [bots]'
@@ -202,6 +206,7 @@ func buildReport(cfg *rules.Config, target string, up *Record, rec *recorder) *i
 		m = &rules.Match{} // refused before resolving (a 400): no rules
 	}
 	reportDecision(&rep.Decision, cfg, m, up, rec)
+	rep.UpstreamCoding = UpstreamCodingText(up)
 	if cfg.Bots.Enabled && up.Kind != KindBadRequest && up.Kind != KindDeny {
 		rep.Identity = reportIdentity(up)
 	}

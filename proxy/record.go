@@ -44,6 +44,11 @@ type Record struct {
 	// fetch: a path with that extension is plainly no page. "" when the
 	// extension decided nothing.
 	UpstreamAsset string
+	// UpstreamKeep says why the client's codings were asked for instead
+	// of identity: one of the Keep* reasons (KeepConfig, KeepShadow,
+	// KeepPassthrough, KeepNotPage, KeepAsset…); "" when identity was
+	// asked for, or nothing was forwarded.
+	UpstreamKeep string
 	// Upstream is a copy of the decoded upstream bytes the rewriter read
 	// (the head and what came with it), at most max_head_bytes + 80 KiB:
 	// every byte the rewriter reads, but for a last read over 16 KiB.

@@ -18,7 +18,7 @@ func explainReal(w io.Writer, cfg *rules.Config, mode rules.Mode, rec *proxy.Rec
 	if !m.Rewrite() {
 		fmt.Fprintln(w, "  rewrite = false: responses are proxied with the rules' headers, never rewritten")
 	}
-	explainUpstreamCoding(w, cfg, mode, rec)
+	explainUpstreamCoding(w, mode, rec)
 }
 
 // explainUpstreamCoding says what the Record says headgate asked the
@@ -28,19 +28,17 @@ func explainReal(w io.Writer, cfg *rules.Config, mode rules.Mode, rec *proxy.Rec
 // The record is of the production mode explain asks in (explainAsProduction);
 // the config's own mode is mode: in shadow mode the proxy serves the
 // upstream's bytes and keeps the client's codings (asksIdentity).
-func explainUpstreamCoding(w io.Writer, cfg *rules.Config, mode rules.Mode, rec *proxy.Record) {
+func explainUpstreamCoding(w io.Writer, mode rules.Mode, rec *proxy.Record) {
 	switch {
 	case rec.Outcome == proxy.Denied:
 		// nothing is forwarded: explain says so next
 	case mode == rules.ModeShadow:
-		fmt.Fprintln(w, "  upstream asked for: the client's codings headgate decodes: shadow mode serves the upstream's bytes as they come")
-	case rec.UpstreamIdentity:
-		fmt.Fprintln(w, "  upstream asked for: identity (no Accept-Encoding): headgate decodes the page anyway and compresses once; an answer it does not rewrite goes to the client compressed as the client allows (server.upstream_page_coding)")
-	case rec.UpstreamAsset != "":
-		fmt.Fprintf(w, "  upstream asked for: the client's codings headgate decodes (an asset path: %s): its answer passes through as it comes\n", rec.UpstreamAsset)
-	case cfg.Server.UpstreamPageCoding == rules.UpstreamPageClient:
-		fmt.Fprintln(w, `  upstream asked for: the client's codings headgate decodes (server.upstream_page_coding = "client")`)
+		rec := *rec
+		rec.UpstreamIdentity, rec.UpstreamKeep = false, proxy.KeepShadow
+		fmt.Fprintf(w, "  upstream asked for: %s\n", proxy.UpstreamCodingText(&rec))
 	default:
-		fmt.Fprintln(w, "  upstream asked for: the client's codings headgate decodes: headgate passes this page through as it comes, so it stays compressed")
+		if t := proxy.UpstreamCodingText(rec); t != "" {
+			fmt.Fprintf(w, "  upstream asked for: %s\n", t)
+		}
 	}
 }
