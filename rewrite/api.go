@@ -52,7 +52,7 @@ const (
 	// body tag, or a title, meta, link or base element.
 	SkippedFragment Outcome = "skipped_fragment"
 	// UnchangedTruncated: the input ended inside the head region, in an
-	// unclosed title, script, style, textarea or comment, or inside a tag
+	// unclosed title, script, style, textarea (or xmp, iframe, noembed) or comment, or inside a tag
 	// (SPEC §23): a tag written there would land inside it, or replace an
 	// element whose text a parser then moves into the body.
 	UnchangedTruncated Outcome = "unchanged_truncated"

@@ -36,7 +36,8 @@
 // min(MaxHeadBytes, 64 KiB)), so memory per document is bounded whatever the
 // page. A head that does not end in time, a charset that is not
 // ASCII-compatible, a source error inside the head, an input that ends
-// inside the head in an unclosed title, script, style, textarea, comment
+// inside the head in an unclosed title, script, style, textarea (xmp, iframe,
+// noembed), comment
 // or tag (UnchangedTruncated: a tag written there would land inside it),
 // or a panic: the original bytes go out unchanged and Result says why. Output depends only
 // on the input bytes and options, never on how the source's reads fall.

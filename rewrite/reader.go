@@ -314,8 +314,8 @@ func (h *headScan) run() {
 			// clean, and nothing after the head's end needs tokenizing.
 			h.regionEnd, h.mode = h.insertAt, 3
 			h.st.tags = dropStretch(h.st.tags)
-			if tok.start == h.insertAt && string(h.sc.raw) == "textarea" {
-				h.cut = h.textareaOpen()
+			if tok.start == h.insertAt && endsHeadRaw(h.sc.raw) {
+				h.cut = h.rawOpen()
 			}
 		}
 	}
@@ -452,13 +452,24 @@ func (h *headScan) truncated() bool {
 	return h.sc.raw != nil && string(h.sc.raw) != "plaintext"
 }
 
-// textareaOpen reports, for a <textarea> whose start tag ended the head,
-// whether its text runs to the end of input (SPEC §23: an unclosed
-// textarea is a truncated head; a tag written before it would stand in
-// front of an element that never closes). It reads on to the textarea's
-// end tag, no further than a head token may end; a textarea still open
-// there is taken as one that closes later.
-func (h *headScan) textareaOpen() bool {
+// endsHeadRaw reports whether a raw-text element's start tag ends the head
+// when it comes there (it is no head element): textarea, and xmp, iframe
+// and noembed, whose text runs to their end tag alike.
+func endsHeadRaw(name []byte) bool {
+	switch string(name) { // rawElement gives the lower-case name
+	case "textarea", "xmp", "iframe", "noembed":
+		return true
+	}
+	return false
+}
+
+// rawOpen reports, for a <textarea> (or xmp, iframe, noembed) whose start
+// tag ended the head, whether its text runs to the end of input (SPEC §23:
+// an unclosed textarea is a truncated head; a tag written before it would
+// stand in front of an element that never closes; the other three read
+// alike). It reads on to the element's end tag, no further than a head
+// token may end; one still open there is taken as one that closes later.
+func (h *headScan) rawOpen() bool {
 	for {
 		tok, ok := h.sc.next()
 		if ok {

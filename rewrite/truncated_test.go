@@ -35,6 +35,15 @@ func TestTruncatedHead(t *testing.T) {
 		{"a textarea that ends the head, closed at the end", "<!doctype html><head><textarea></TEXTAREA>", Rewritten},
 		{"a textarea that ends the head, a quoted > in its end tag", `<!doctype html><head><textarea>x</textarea a=">"`, UnchangedTruncated},
 		{"a textarea in the body left open", "<!doctype html><head></head><body><textarea>x", Rewritten},
+		// The other raw-text elements that end the head (found and left
+		// in session 16): xmp, iframe and noembed read to the end of input
+		// as textarea does; noframes stays in the head, its text to the end.
+		{"an xmp that ends the head, left open", "<!doctype html><head><xmp>x</head>", UnchangedTruncated},
+		{"an iframe that ends the head, left open", "<!doctype html><head><iframe>x", UnchangedTruncated},
+		{"a noembed that ends the head, left open", "<!doctype html><head><NOEMBED>x</noembe", UnchangedTruncated},
+		{"a noframes in the head, left open", "<!doctype html><head><noframes>x</head>", UnchangedTruncated},
+		{"an xmp that ends the head, closed", "<!doctype html><head><xmp>x</xmp>y", Rewritten},
+		{"an iframe that ends the head, closed", "<!doctype html><head><iframe></iframe>", Rewritten},
 		{"inside a tag", `<!doctype html><meta name="x`, UnchangedTruncated},
 		{"after </head>, a script left open", "<!doctype html><head></head><script>x", UnchangedTruncated},
 		{"a head that ends cleanly at the end", "<!doctype html><title>x</title>", Rewritten},
