@@ -343,3 +343,24 @@ func UpstreamCodingText(rec *Record) string {
 	}
 	return ""
 }
+
+// browserAcceptEncoding is what a browser's navigation offers.
+var browserAcceptEncoding = []string{"gzip, deflate, br, zstd"}
+
+// BrowserUpstreamCodingText is UpstreamCodingText for the record of a
+// request explain or the inspector made: a browser's navigation but for
+// its Accept-Encoding, which they leave out so as to read the answer as it
+// comes. A browser offers gzip, deflate, br and zstd; where headgate
+// produces none of them (server.compress empty) the browser's request
+// keeps its codings (KeepNoCoding, as asksIdentity decides it) where
+// theirs asked for identity.
+func BrowserUpstreamCodingText(cfg *rules.Config, rec *Record) string {
+	if rec.UpstreamIdentity {
+		if ae := parseAcceptEncoding(browserAcceptEncoding); ae.choose(cfg.Server.Compress) == identity {
+			r := *rec
+			r.UpstreamIdentity, r.UpstreamKeep = false, KeepNoCoding
+			return UpstreamCodingText(&r)
+		}
+	}
+	return UpstreamCodingText(rec)
+}

@@ -45,6 +45,10 @@ func TestUpstreamIdentitySkippedPageETag(t *testing.T) {
 	if res2.StatusCode != http.StatusNotModified || res2.Header.Get("Etag") != tag {
 		t.Errorf("revalidation: %d with ETag %q; want 304 with the 200's %q", res2.StatusCode, res2.Header.Get("Etag"), tag)
 	}
+	// RFC 9110 §15.4.5: the 304 carries the Vary the 200 would have
+	if v := strings.Join(res2.Header.Values("Vary"), ", "); !strings.Contains(v, "Accept-Encoding") {
+		t.Errorf("the 304's Vary %q lacks the 200's Accept-Encoding", v)
+	}
 	if sawINM != `"big1"` {
 		t.Errorf("the upstream saw If-None-Match %q, want its own \"big1\"", sawINM)
 	}
@@ -96,5 +100,27 @@ func TestInspectUpstreamCoding(t *testing.T) {
 	_, _, page := f.get(t, f.admin, "/inspect", url.Values{"path": {"/p"}})
 	if !strings.Contains(string(page), "Upstream asked for identity (no Accept-Encoding)") {
 		t.Errorf("the inspector page does not say what the upstream was asked for:\n%.2000s", page)
+	}
+}
+
+// With compress = [], a browser's request keeps its codings upstream
+// (headgate produces none of them); explain's and the inspector's own
+// request names no coding, and their text must still say what a browser's
+// gets, not identity.
+func TestInspectUpstreamCodingNoCompress(t *testing.T) {
+	var sawAE []string
+	f := newInspector(t, func(w http.ResponseWriter, r *http.Request) {
+		sawAE = append(sawAE, r.Header.Get("Accept-Encoding"))
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(`<!doctype html><html><head><title>T</title></head><body><p>x</p></body></html>`))
+	}, "[server]\ncompress = []\n\n"+testRules)
+	_, rep := f.report(t, "/p")
+	res, _ := fetchRaw(t, "GET", f.public.URL+"/p", http.Header{"Accept": {acceptFirefox}, "Accept-Encoding": {"gzip, deflate, br, zstd"}})
+	res.Body.Close()
+	if got := sawAE[len(sawAE)-1]; got == "" {
+		t.Fatalf("a browser's request asked the upstream for identity with compress = []")
+	}
+	if !strings.Contains(rep.UpstreamCoding, "headgate produces none of the client's codings") {
+		t.Errorf("inspector says %q; a browser's request asked the upstream for %q", rep.UpstreamCoding, sawAE[len(sawAE)-1])
 	}
 }

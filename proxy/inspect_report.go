@@ -206,7 +206,7 @@ func buildReport(cfg *rules.Config, target string, up *Record, rec *recorder) *i
 		m = &rules.Match{} // refused before resolving (a 400): no rules
 	}
 	reportDecision(&rep.Decision, cfg, m, up, rec)
-	rep.UpstreamCoding = UpstreamCodingText(up)
+	rep.UpstreamCoding = BrowserUpstreamCodingText(cfg, up)
 	if cfg.Bots.Enabled && up.Kind != KindBadRequest && up.Kind != KindDeny {
 		rep.Identity = reportIdentity(up)
 	}

@@ -195,6 +195,10 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 		if tag := wrapETag(hget(h, "Etag"), cfg.ETagHash()); tag != "" {
 			hset(h, "Etag", tag)
 		}
+		// The 200 it stands for varied on Accept-Encoding (headgate's
+		// tags are on answers it encodes); an upstream asked for identity
+		// does not say so itself (RFC 9110 §15.4.5).
+		addVary(h, "Accept-Encoding")
 	}
 	rs.encodeOnBehalf(res) // accept.go: what headgate asked identity for and passes on
 	p.finishHeaders(h, rs)

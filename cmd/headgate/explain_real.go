@@ -18,7 +18,7 @@ func explainReal(w io.Writer, cfg *rules.Config, mode rules.Mode, rec *proxy.Rec
 	if !m.Rewrite() {
 		fmt.Fprintln(w, "  rewrite = false: responses are proxied with the rules' headers, never rewritten")
 	}
-	explainUpstreamCoding(w, mode, rec)
+	explainUpstreamCoding(w, cfg, mode, rec)
 }
 
 // explainUpstreamCoding says what the Record says headgate asked the
@@ -28,7 +28,7 @@ func explainReal(w io.Writer, cfg *rules.Config, mode rules.Mode, rec *proxy.Rec
 // The record is of the production mode explain asks in (explainAsProduction);
 // the config's own mode is mode: in shadow mode the proxy serves the
 // upstream's bytes and keeps the client's codings (asksIdentity).
-func explainUpstreamCoding(w io.Writer, mode rules.Mode, rec *proxy.Record) {
+func explainUpstreamCoding(w io.Writer, cfg *rules.Config, mode rules.Mode, rec *proxy.Record) {
 	switch {
 	case rec.Outcome == proxy.Denied:
 		// nothing is forwarded: explain says so next
@@ -37,7 +37,7 @@ func explainUpstreamCoding(w io.Writer, mode rules.Mode, rec *proxy.Record) {
 		rec.UpstreamIdentity, rec.UpstreamKeep = false, proxy.KeepShadow
 		fmt.Fprintf(w, "  upstream asked for: %s\n", proxy.UpstreamCodingText(&rec))
 	default:
-		if t := proxy.UpstreamCodingText(rec); t != "" {
+		if t := proxy.BrowserUpstreamCodingText(cfg, rec); t != "" {
 			fmt.Fprintf(w, "  upstream asked for: %s\n", t)
 		}
 	}

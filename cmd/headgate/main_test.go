@@ -334,7 +334,9 @@ func TestExplainUpstreamCoding(t *testing.T) {
 		{`upstream_page_coding = "client"`, "", "/notes/1", `upstream asked for: the client's codings headgate decodes (server.upstream_page_coding = "client")`},
 		{"", "", "/raw/1", "upstream asked for: the client's codings headgate decodes: rewrite = false, so the answer passes through as it comes"},
 		{"", "correct_upstream = false", "/other", "upstream asked for: the client's codings headgate decodes: headgate passes this page through as it comes, so it stays compressed"},
-		{"compress = []", "", "/notes/1", "upstream asked for: identity"}, // explain's own request names no coding
+		// explain's own request names no coding; a browser's names four,
+		// none of which headgate produces with compress = []
+		{"compress = []", "", "/notes/1", "upstream asked for: the client's codings headgate decodes: headgate produces none of the client's codings"},
 		{"", "", "/notes/Style.CSS", "upstream asked for: the client's codings headgate decodes (an asset path: .css)"},
 		{"", "", "/notes/feed.xml", "upstream asked for: the client's codings headgate decodes (an asset path: .xml)"},
 		{"", "", "/notes/1.html", "upstream asked for: identity (no Accept-Encoding)"},
