@@ -112,10 +112,11 @@ func TestDeployGrafanaDashboard(t *testing.T) {
 		t.Errorf("only %d metric references in the dashboard", exprs)
 	}
 	// Over these metrics and the proxy's (issue 37): crawlers,
-	// verification, violations, referrals, changes, outcomes, latency.
+	// verification, violations, referrals, changes, outcomes, latency;
+	// and the experiments' pages by group (SPEC §21).
 	for _, m := range []string{"headgate_bot_requests_total", "headgate_bot_response_bytes_total", "headgate_bot_robots_violations_total",
 		"headgate_referrals_total", "headgate_upstream_changes_total", "headgate_requests_total", "headgate_rewrite_duration_seconds",
-		"headgate_upstream_errors_total", "headgate_redirects_total"} {
+		"headgate_upstream_errors_total", "headgate_redirects_total", "headgate_experiment_pages"} {
 		if !used[m] {
 			t.Errorf("the dashboard shows nothing of %s", m)
 		}
