@@ -219,7 +219,7 @@ func (m *Match) canonPath(s string) string {
 	base := m.cfg.Site.BaseURL
 	switch {
 	case len(s) > 0 && s[0] == '/' && (len(s) == 1 || s[1] != '/'):
-	case base != "" && strings.HasPrefix(s, base) && (len(s) == len(base) || s[len(base)] == '/' || s[len(base)] == '?' || s[len(base)] == '#'):
+	case base != "" && onBase(s, base) && (len(s) == len(base) || s[len(base)] == '/' || s[len(base)] == '?' || s[len(base)] == '#'):
 		s = s[len(base):]
 	default:
 		return GroupPath(m.Path) // "self", a bare word or another origin
@@ -234,6 +234,22 @@ func (m *Match) canonPath(s string) string {
 		s = "/"
 	}
 	return GroupPath(s)
+}
+
+// onBase reports whether s starts with base: its scheme and host in any
+// case (RFC 3986 §6.2.2.1: they are case-insensitive), any path of it
+// exactly.
+func onBase(s, base string) bool {
+	if len(s) < len(base) {
+		return false
+	}
+	origin := len(base)
+	if i := strings.Index(base, "://"); i >= 0 {
+		if j := strings.IndexByte(base[i+3:], '/'); j >= 0 {
+			origin = i + 3 + j
+		}
+	}
+	return strings.EqualFold(s[:origin], base[:origin]) && s[origin:len(base)] == base[origin:]
 }
 
 // refoldVariant folds the variant's fields once more after the page_table

@@ -349,6 +349,10 @@ canonical = "https://elsewhere.example/notes/{id}"
 match = "/notes/:id/self"
 canonical = "self"
 
+[[rule]]
+match = "/notes/:id/upper"
+canonical = "HTTPS://Notes.Example/notes/{id}"
+
 [[experiment]]
 name = "notes"
 match = "/notes/*"
@@ -377,6 +381,7 @@ canonical = "/variant{path}"
 			page + "/print?x=1": page,
 			page + "/raw":       page + "/raw", // a canonical on another origin: the request path
 			page + "/self":      page + "/self",
+			page + "/upper":     page, // scheme and host in another case: still base_url
 		} {
 			m := c.Resolve(target)
 			if p := m.ExperimentPath(); p != wantPath {
@@ -478,5 +483,24 @@ func TestExperimentGroupCanonicalSpelling(t *testing.T) {
 	c := loadExp(t, titleExp+"\n[[rule]]\nmatch = \"/products/:slug/print\"\ncanonical = \"/products/{slug}\"\n")
 	if got := c.Resolve("/products/caf%c3%a9/print").ExperimentPath(); got != "/products/caf%C3%A9" {
 		t.Errorf("ExperimentPath = %q", got)
+	}
+}
+
+func TestOnBase(t *testing.T) {
+	for _, tc := range []struct {
+		s, base string
+		want    bool
+	}{
+		{"https://notes.example/a", "https://notes.example", true},
+		{"HTTPS://Notes.Example/a", "https://notes.example", true},
+		{"https://notes.example.org/a", "https://notes.example", true}, // the caller checks the byte after
+		{"https://notes.exampl", "https://notes.example", false},
+		{"https://notes.example/Blog/a", "https://notes.example/blog", false}, // a path is compared exactly
+		{"https://NOTES.example/blog/a", "https://notes.example/blog", true},
+		{"http://notes.example/a", "https://notes.example", false},
+	} {
+		if got := onBase(tc.s, tc.base); got != tc.want {
+			t.Errorf("onBase(%q, %q) = %v, want %v", tc.s, tc.base, got, tc.want)
+		}
 	}
 }
