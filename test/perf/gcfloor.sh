@@ -22,7 +22,8 @@ SECS=${3:-5}
 command -v wrk >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 W=$(mktemp -d)
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$W"; }
+hg=
+cleanup() { for p in "${pids[@]}" $hg; do kill "$p" 2>/dev/null || true; done; rm -rf "$W"; }
 trap cleanup EXIT
 go build -o "$W/headgate" ./cmd/headgate
 go build -o "$W/fresh" ./test/perf/fresh
@@ -34,7 +35,7 @@ for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$P_UP/page" 2>/
 TCK=$(getconf CLK_TCK)
 for r in $(seq "$ROUNDS"); do
   for f in ${FLOORS:-0 4 8}; do
-    GODEBUG=gctrace=1 "$W/headgate" serve -config "$W/hg.toml" -gc-floor "$f" 2>"$W/gc.log" & hg=$!; pids+=($hg)
+    GODEBUG=gctrace=1 "$W/headgate" serve -config "$W/hg.toml" -gc-floor "$f" 2>"$W/gc.log" & hg=$!
     for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$P_HG/page" 2>/dev/null && break; sleep 0.1; done
     echo 5 >"/proc/$hg/clear_refs" 2>/dev/null || true
     t0=$(awk '{print $14+$15}' "/proc/$hg/stat")
@@ -42,7 +43,7 @@ for r in $(seq "$ROUNDS"); do
     t1=$(awk '{print $14+$15}' "/proc/$hg/stat")
     hwm=$(awk '/VmHWM/ {print $2}' "/proc/$hg/status")
 
-    kill "$hg"; wait "$hg" 2>/dev/null || true
+    kill "$hg"; wait "$hg" 2>/dev/null || true; hg=
     awk -v n="$n" -v f="$f" -v r="$r" -v t=$((t1 - t0)) -v tck="$TCK" -v hwm="$hwm" '
       /^gc [0-9]+ @/ {
         split($0, a, "ms clock, "); split(a[2], b, " ms cpu")
