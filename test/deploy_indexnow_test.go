@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -94,9 +94,21 @@ func TestDeployIndexNowLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The plain manifest's selector is a regular expression that also
+	// takes a kustomize namePrefix or nameSuffix: it must match the name,
+	// and the name with a prefix.
+	sel := regexp.MustCompile(`cronjob=~?"([^"]*)"`).FindAllStringSubmatch(string(mon), -1)
 	for _, cj := range objs.cronJobs {
-		if want := `cronjob="` + cj.Metadata.Name + `"`; !strings.Contains(string(mon), want) {
-			t.Errorf("CronJob %s: no alert in monitoring/prometheusrule.yaml selects %s", cj.Metadata.Name, want)
+		for _, name := range []string{cj.Metadata.Name, "prod-" + cj.Metadata.Name} {
+			matched := false
+			for _, m := range sel {
+				if regexp.MustCompile("^(?:" + m[1] + ")$").MatchString(name) {
+					matched = true
+				}
+			}
+			if !matched {
+				t.Errorf("CronJob %s: no alert in monitoring/prometheusrule.yaml selects cronjob %q (selectors %v)", cj.Metadata.Name, name, sel)
+			}
 		}
 	}
 	ing, err := k8sRender(filepath.Join(root, "kubernetes", "ingress"))

@@ -686,11 +686,11 @@ func checkK8sMonitoring(t *testing.T, root string) {
 	outcomes := []string{"rewritten", "shadow", "passthrough", "skipped_too_large", "skipped_encoding", "skipped_charset",
 		"denied", "sitemap", "robots", "upstream_error", "bad_request", "canceled"}
 	wantAlerts := map[string]string{
-		"headgate_requests_total{outcome=~\"skipped_":                             "rewrite skips",
-		"headgate_requests_total{outcome=\"upstream_error":                        "upstream errors",
-		"headgate_sitemap_generations_total{result=\"error":                       "sitemap failures",
-		"headgate_config_reloads_total{result=~\"error|refused":                   "reload failures",
-		"kube_cronjob_status_last_successful_time{cronjob=\"headgate-indexnow\"}": "IndexNow runs",
+		"headgate_requests_total{outcome=~\"skipped_":                                          "rewrite skips",
+		"headgate_requests_total{outcome=\"upstream_error":                                     "upstream errors",
+		"headgate_sitemap_generations_total{result=\"error":                                    "sitemap failures",
+		"headgate_config_reloads_total{result=~\"error|refused":                                "reload failures",
+		"kube_cronjob_status_last_successful_time{cronjob=~\"(.+-)?headgate-indexnow(-.+)?\"}": "IndexNow runs",
 	}
 	seen := map[string]bool{}
 	for _, pr := range mon.promRules {

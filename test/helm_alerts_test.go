@@ -79,8 +79,10 @@ func TestHelmIndexNowAlertFollowsRelease(t *testing.T) {
 					t.Errorf("promtool check rules (the chart's PrometheusRule): %v\n%s", err, out)
 				}
 			}
-			// The same rule as the plain manifest's, but for the name.
-			if got := strings.ReplaceAll(expr, name, "headgate-indexnow"); got != plain["HeadgateIndexNowFailing"] {
+			// The same rule as the plain manifest's, but for the name: the
+			// chart knows its CronJob's; the plain manifest matches any
+			// kustomize namePrefix or nameSuffix around headgate-indexnow.
+			if got := strings.ReplaceAll(expr, `cronjob="`+name+`"`, `cronjob=~"(.+-)?headgate-indexnow(-.+)?"`); got != plain["HeadgateIndexNowFailing"] {
 				t.Errorf("the chart's rule differs from deploy/kubernetes/monitoring's beyond the name:\n%s\n%s", got, plain["HeadgateIndexNowFailing"])
 			}
 		})

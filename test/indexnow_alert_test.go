@@ -14,7 +14,8 @@ import (
 // success is over an hour old fires; one that succeeded recently does not;
 // and one that never succeeded, which has no last-success series at all,
 // fires an hour after its creation (with the first half alone it never
-// would).
+// would). A kustomize namePrefix (prod-headgate-indexnow) is still it;
+// another CronJob is not.
 func TestIndexNowAlertNeverSucceeded(t *testing.T) {
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
@@ -59,6 +60,10 @@ tests:
         values: '0x150'
       - series: 'kube_cronjob_status_last_successful_time{namespace="fresh",cronjob="headgate-indexnow"}'
         values: '7000x150'
+      - series: 'kube_cronjob_created{namespace="prefixed",cronjob="prod-headgate-indexnow"}'
+        values: '0x150'
+      - series: 'kube_cronjob_created{namespace="other",cronjob="backup"}'
+        values: '0x150'
       - series: 'kube_cronjob_status_last_successful_time{namespace="stale",cronjob="headgate-indexnow"}'
         values: '1000x150'
     alert_rule_test:
@@ -69,6 +74,7 @@ tests:
         alertname: HeadgateIndexNowFailing
         exp_alerts:
           - exp_labels: {severity: warning, namespace: never}
+          - exp_labels: {severity: warning, namespace: prefixed}
           - exp_labels: {severity: warning, namespace: stale}
 `
 	ut := filepath.Join(dir, "unit.yaml")
