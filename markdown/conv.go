@@ -60,6 +60,11 @@ type table struct {
 	cell    []byte
 	inCell  bool
 	caption []byte
+	// owed are the openers of the emphasis and links around the table,
+	// owed when it started (breakEmph), and epoch conv.flushes then: the
+	// cells write their own; the text after the table owes them again.
+	owed  []string
+	epoch int
 }
 
 // conv is the state of one conversion.
@@ -519,6 +524,7 @@ func (v *conv) openTable(e *elem, a atom.Atom, attrs []attr) bool {
 	case a == atom.Table:
 		v.block(2)
 		v.tab = v.newTable()
+		v.tab.owed, v.tab.epoch = append(v.tab.owed, v.opens...), v.flushes
 		v.flat++
 		e.act = actTable
 	case v.tab != nil && a == atom.Tr:
@@ -755,6 +761,7 @@ func (v *conv) close(e *elem) {
 		v.flat--
 		t := v.tab
 		v.tab = nil
+		v.oweAgain(t)
 		v.emitTable(t)
 	}
 }

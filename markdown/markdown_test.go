@@ -40,6 +40,10 @@ func TestConvert(t *testing.T) {
 		{"code block in emphasis", "<b><pre>&lt;script&gt;</pre>after</b>", "```\n<script>\n```\n\n**after**\n"},
 		{"rule in emphasis", "<em><hr>d</em>", "* * *\n\n*d*\n"},
 		{"table in emphasis", "<em><table><tr><td>c</table></em>", "| c |\n| --- |\n"},
+		// the text after a table inside emphasis is still emphasised, as
+		// after a code block or a rule (before: "y" came out plain)
+		{"text after a table in emphasis", "<strong>x<table><tr><td>c</table>y</strong>", "**x**\n\n| c |\n| --- |\n\n**y**\n"},
+		{"emphasis in a cell of a table in emphasis", "<em>x<table><tr><td><b>c</b></table></em>z", "*x*\n\n| **c** |\n| --- |\n\nz\n"},
 		{"link", `<p><a href="../other">see <b>this</b></a>`, "[see **this**](https://example.com/blog/other)\n"},
 		{"link parens", `<p><a href="/a(b)c d">x</a>`, "[x](https://example.com/a%28b%29c%20d)\n"},
 		{"javascript link", `<p><a href="javascript:alert(1)">keep me</a>`, "keep me\n"},

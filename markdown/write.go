@@ -526,6 +526,23 @@ func (v *conv) emitPre() {
 	v.block(2)
 }
 
+// oweAgain owes, after table t, the openers of the emphasis and links
+// open around it (t.owed): the text after the table is still inside them
+// (<em>a<table>…</table>d</em> is "*a*", the table, "*d*"). Their epoch
+// moves to now, so that what the cells wrote does not count as written
+// inside them. emitTable writes the table bare (leadBare): they stay owed.
+func (v *conv) oweAgain(t *table) {
+	if len(t.owed) == 0 {
+		return
+	}
+	v.opens = append(v.opens[:0], t.owed...)
+	for i := range v.stack {
+		if e := &v.stack[i]; (e.act == actEmph || e.act == actLink) && e.epoch == t.epoch && e.mark < len(t.owed) {
+			e.epoch = v.flushes
+		}
+	}
+}
+
 // endCell closes the open cell of the open table.
 func (v *conv) endCell() {
 	t := v.tab
@@ -550,7 +567,7 @@ func (v *conv) newTable() *table {
 		return &table{}
 	}
 	v.spare = nil
-	*t = table{cells: t.cells[:0], rows: t.rows[:0], data: t.data[:0], cell: t.cell[:0], caption: t.caption[:0]}
+	*t = table{cells: t.cells[:0], rows: t.rows[:0], data: t.data[:0], cell: t.cell[:0], caption: t.caption[:0], owed: t.owed[:0]}
 	return t
 }
 
