@@ -38,14 +38,19 @@ func asksPage(vs []string) bool {
 
 // htmlAt reports whether v holds "html", in any case, whose h is the
 // byte h.
-func htmlAt(v string, h byte) bool {
+func htmlAt(v string, h byte) bool { return wordAt(v, "html", 0, h) }
+
+// wordAt reports whether v holds word, in any case, with the byte b at
+// word[at]: b is searched with strings.IndexByte, a letter few header
+// values hold, and the word compared around it (mentionsMarkdown too).
+func wordAt(v, word string, at int, b byte) bool {
 	for off := 0; ; {
-		i := strings.IndexByte(v[off:], h)
+		i := strings.IndexByte(v[off:], b)
 		if i < 0 {
 			return false
 		}
 		i += off
-		if i+4 <= len(v) && strings.EqualFold(v[i:i+4], "html") {
+		if i >= at && i-at+len(word) <= len(v) && strings.EqualFold(v[i-at:i-at+len(word)], word) {
 			return true
 		}
 		off = i + 1
@@ -54,19 +59,27 @@ func htmlAt(v string, h byte) bool {
 
 // nextMember splits off the first comma-separated member of an Accept
 // value; a comma inside a quoted parameter value does not end it.
-func nextMember(v string) (member, rest string) {
+func nextMember(v string) (member, rest string) { return cutUnquoted(v, ',') }
+
+// nextParam splits off the first ';'-separated parameter of a member; a
+// semicolon inside a quoted value does not end it.
+func nextParam(s string) (param, rest string) { return cutUnquoted(s, ';') }
+
+// cutUnquoted splits s at its first sep outside a quoted string (with its
+// backslash escapes).
+func cutUnquoted(s string, sep byte) (before, after string) {
 	quoted := false
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
 		case c == '"':
 			quoted = !quoted
 		case c == '\\' && quoted:
 			i++
-		case c == ',' && !quoted:
-			return v[:i], v[i+1:]
+		case c == sep && !quoted:
+			return s[:i], s[i+1:]
 		}
 	}
-	return v, ""
+	return s, ""
 }
 
 // pageMember reports whether one member of an Accept value is a page's
@@ -88,23 +101,6 @@ func pageMember(member string) bool {
 		}
 	}
 	return true
-}
-
-// nextParam splits off the first ';'-separated parameter of a member; a
-// semicolon inside a quoted value does not end it.
-func nextParam(s string) (param, rest string) {
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '"':
-			quoted = !quoted
-		case c == '\\' && quoted:
-			i++
-		case c == ';' && !quoted:
-			return s[:i], s[i+1:]
-		}
-	}
-	return s, ""
 }
 
 // qPositive reports whether a qvalue (RFC 9110 §12.4.2: "0" to "1" with

@@ -202,19 +202,7 @@ func mentionsMarkdown(vs []string) bool {
 
 // markdownAtK reports whether v holds "markdown", in any case, whose k is
 // the byte k.
-func markdownAtK(v string, k byte) bool {
-	for off := 0; ; {
-		i := strings.IndexByte(v[off:], k)
-		if i < 0 {
-			return false
-		}
-		i += off
-		if i >= 3 && i+5 <= len(v) && strings.EqualFold(v[i-3:i+5], "markdown") {
-			return true
-		}
-		off = i + 1
-	}
-}
+func markdownAtK(v string, k byte) bool { return wordAt(v, "markdown", 3, k) }
 
 // markdownUpstream shapes the upstream request of a Markdown answer: the
 // page's path for the path form, and the HTML the page is made from (an

@@ -20,19 +20,7 @@ import (
 // it came, not decoded.
 func mdFetch(t *testing.T, method, url, accept, acceptEncoding string) (*http.Response, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, nil)
-	req.Header.Set("Accept", accept)
-	req.Header.Set("Accept-Encoding", acceptEncoding)
-	res, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res, b
+	return fetchRaw(t, method, url, http.Header{"Accept": {accept}, "Accept-Encoding": {acceptEncoding}})
 }
 
 func decodeAs(t *testing.T, coding string, b []byte) []byte {
