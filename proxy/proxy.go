@@ -165,6 +165,11 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 // could not all be sent; calling it again does nothing.
 func (p *Proxy) Close() error {
 	p.clocks.close()
+	if st := p.state.Load(); st != nil {
+		if t, ok := st.transport.(*h1Transport); ok {
+			t.close()
+		}
+	}
 	p.closeBots()
 	ctx, cancel := context.WithTimeout(context.Background(), watchCloseWait)
 	defer cancel()
@@ -230,12 +235,12 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 		// is the request's own clock, timer.go): a reload keeps its
 		// connections.
 		if old := p.state.Load(); old != nil {
-			if t, ok := old.transport.(*http.Transport); ok {
+			if t, ok := old.transport.(*h1Transport); ok {
 				st.transport = t
 			}
 		}
 		if st.transport == nil {
-			st.transport = newTransport()
+			st.transport = newH1Transport(newTransport())
 		}
 	}
 	if p.opts.Sitemap != nil {

@@ -1,0 +1,424 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
+	"sync"
+	"time"
+)
+
+// h1Transport is headgate's transport toward its upstream. A GET or HEAD
+// without a body to a plain-http upstream (nearly every request headgate
+// proxies) is sent by the handler's own goroutine: it writes the request
+// on a pooled connection and reads the response there, with net/http's own
+// Request.Write and ReadResponse, so the bytes on the wire and the parsing
+// are http.Transport's. What it leaves out is http.Transport's two
+// goroutines per connection (a reader and a writer) and the channel
+// handoffs between them and the handler on every request: three goroutine
+// wake-ups a request, their stacks (two per upstream connection, scanned
+// by every collection), and ~1.5 KB of allocations (measured in
+// docs/performance.md). Everything else (a request with a body, an
+// upgrade, Expect, https, userinfo in the URL) goes through the embedded
+// http.Transport unchanged.
+//
+// A connection that the upstream closed while idle is found when the
+// request written on it reads nothing back; such a request (a GET or HEAD,
+// nothing of its response read) is sent again once on a new connection, as
+// http.Transport retries. A connection idle for over a second is also
+// checked before use (one non-blocking peek), so that an upstream's short
+// keep-alive (5 s for Apache and Node.js) rarely costs a retry.
+type h1Transport struct {
+	*http.Transport
+
+	mu      sync.Mutex
+	idle    map[string][]*h1Conn // by host:port, most recently used last
+	nidle   int
+	swept   bool // a sweep is scheduled
+	closed  bool
+	sweeper *time.Timer
+}
+
+const (
+	// h1MaxHeaderBytes bounds a response's header block (and each 1xx's):
+	// what ReadResponse holds of it. http.Transport's default is 10 MB;
+	// nginx answers 502 past its 4-8 KiB proxy_buffer_size.
+	h1MaxHeaderBytes = 1 << 20
+	// h1Max1xx bounds the informational responses before the final one.
+	h1Max1xx = 16
+	// h1CheckIdle is how long a connection may be idle before it is
+	// peeked at for a close by the upstream before use.
+	h1CheckIdle = time.Second
+	// h1BufferSize is each connection's read and write buffer, as
+	// newTransport's (a body's reads larger than it go straight to the
+	// socket).
+	h1BufferSize = 4 << 10
+)
+
+// errH1Stale is a connection found closed by the upstream before anything
+// of the response came.
+var errH1Stale = errors.New("upstream closed an idle connection")
+
+// newH1Transport returns headgate's transport over t.
+func newH1Transport(t *http.Transport) *h1Transport {
+	t.MaxResponseHeaderBytes = h1MaxHeaderBytes
+	return &h1Transport{Transport: t, idle: map[string][]*h1Conn{}}
+}
+
+// h1Eligible reports whether r goes through h1Transport's own path.
+func h1Eligible(r *http.Request) bool {
+	if r.URL.Scheme != "http" || r.URL.User != nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	if r.Body != nil && r.Body != http.NoBody || r.ContentLength != 0 {
+		return false
+	}
+	h := r.Header
+	return len(h["Upgrade"]) == 0 && len(h["Expect"]) == 0 && len(r.TransferEncoding) == 0
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *h1Transport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if !h1Eligible(r) {
+		return t.Transport.RoundTrip(r)
+	}
+	addr := h1Addr(r.URL.Host)
+	ctx := r.Context()
+	c, reused := t.get(addr)
+	for {
+		if c == nil {
+			var err error
+			if c, err = t.dial(ctx, addr); err != nil {
+				return nil, err
+			}
+		}
+		res, err := c.roundTrip(r)
+		if err == nil {
+			return res, nil
+		}
+		c.nc.Close()
+		if !reused || !errors.Is(err, errH1Stale) || ctx.Err() != nil {
+			return nil, err
+		}
+		// Once more, on a new connection.
+		c, reused = nil, false
+	}
+}
+
+// h1Addr is host with the port http's default when it has none.
+func h1Addr(host string) string {
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return host
+	}
+	if len(host) > 1 && host[0] == '[' && host[len(host)-1] == ']' {
+		host = host[1 : len(host)-1]
+	}
+	return net.JoinHostPort(host, "80")
+}
+
+// dial opens a new connection to addr with the transport's dialer.
+func (t *h1Transport) dial(ctx context.Context, addr string) (*h1Conn, error) {
+	dial := t.DialContext
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
+	}
+	nc, err := dial(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c := &h1Conn{t: t, addr: addr, nc: nc}
+	c.lr.r = nc
+	c.br = bufio.NewReaderSize(&c.lr, h1BufferSize)
+	c.bw = bufio.NewWriterSize(nc, h1BufferSize)
+	return c, nil
+}
+
+// get takes addr's most recently used idle connection, if any.
+func (t *h1Transport) get(addr string) (*h1Conn, bool) {
+	for {
+		t.mu.Lock()
+		l := t.idle[addr]
+		if len(l) == 0 {
+			t.mu.Unlock()
+			return nil, false
+		}
+		c := l[len(l)-1]
+		l[len(l)-1] = nil
+		t.idle[addr] = l[:len(l)-1]
+		t.nidle--
+		t.mu.Unlock()
+		idle := time.Since(c.idleAt)
+		if idle < h1CheckIdle || idle < t.idleTimeout() && c.alive() {
+			return c, true
+		}
+		c.nc.Close()
+	}
+}
+
+func (t *h1Transport) idleTimeout() time.Duration {
+	if t.IdleConnTimeout > 0 {
+		return t.IdleConnTimeout
+	}
+	return 90 * time.Second
+}
+
+// put keeps c for the next request to its address, or closes it when the
+// pool is full or closed.
+func (t *h1Transport) put(c *h1Conn) {
+	if c.br.Buffered() > 0 {
+		// Bytes nobody asked for: the connection's framing is lost.
+		c.nc.Close()
+		return
+	}
+	perHost, all := t.MaxIdleConnsPerHost, t.MaxIdleConns
+	if perHost <= 0 {
+		perHost = http.DefaultMaxIdleConnsPerHost
+	}
+	c.idleAt = time.Now()
+	t.mu.Lock()
+	if t.closed || len(t.idle[c.addr]) >= perHost || all > 0 && t.nidle >= all {
+		t.mu.Unlock()
+		c.nc.Close()
+		return
+	}
+	t.idle[c.addr] = append(t.idle[c.addr], c)
+	t.nidle++
+	if !t.swept {
+		t.swept = true
+		if t.sweeper == nil {
+			t.sweeper = time.AfterFunc(t.idleTimeout(), t.sweep)
+		} else {
+			t.sweeper.Reset(t.idleTimeout())
+		}
+	}
+	t.mu.Unlock()
+}
+
+// sweep closes the connections idle for longer than IdleConnTimeout, and
+// comes again while any are left.
+func (t *h1Transport) sweep() {
+	var old []*h1Conn
+	t.mu.Lock()
+	limit := time.Now().Add(-t.idleTimeout())
+	for addr, l := range t.idle {
+		// Oldest first: the ones to close are a prefix.
+		n := 0
+		for n < len(l) && l[n].idleAt.Before(limit) {
+			n++
+		}
+		old = append(old, l[:n]...)
+		rest := append(l[:0], l[n:]...)
+		clear(l[len(rest):])
+		t.idle[addr] = rest
+		t.nidle -= n
+		if len(rest) == 0 {
+			delete(t.idle, addr)
+		}
+	}
+	t.swept = t.nidle > 0 && !t.closed
+	if t.swept {
+		t.sweeper.Reset(t.idleTimeout() / 2)
+	}
+	t.mu.Unlock()
+	for _, c := range old {
+		c.nc.Close()
+	}
+}
+
+// CloseIdleConnections closes every idle connection, its own and the
+// embedded transport's.
+func (t *h1Transport) CloseIdleConnections() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = map[string][]*h1Conn{}
+	t.nidle = 0
+	t.mu.Unlock()
+	for _, l := range idle {
+		for _, c := range l {
+			c.nc.Close()
+		}
+	}
+	t.Transport.CloseIdleConnections()
+}
+
+// close closes the idle connections and keeps none from now on.
+func (t *h1Transport) close() {
+	t.mu.Lock()
+	t.closed = true
+	if t.sweeper != nil {
+		t.sweeper.Stop()
+	}
+	t.mu.Unlock()
+	t.CloseIdleConnections()
+}
+
+// h1Conn is one connection to the upstream.
+type h1Conn struct {
+	t      *h1Transport
+	addr   string
+	nc     net.Conn
+	lr     h1Reader
+	br     *bufio.Reader
+	bw     *bufio.Writer
+	idleAt time.Time
+}
+
+// h1Reader reads the connection: at most limit bytes while a header block
+// is read (limit < 0: no limit), counting what it read since the request
+// was written.
+type h1Reader struct {
+	r     io.Reader
+	limit int64
+	read  int64
+}
+
+var errH1HeaderTooLarge = fmt.Errorf("upstream's response headers exceed %d bytes", h1MaxHeaderBytes)
+
+func (l *h1Reader) Read(p []byte) (int, error) {
+	if l.limit == 0 {
+		return 0, errH1HeaderTooLarge
+	}
+	if l.limit > 0 && int64(len(p)) > l.limit {
+		p = p[:l.limit]
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	if l.limit > 0 {
+		l.limit -= int64(n)
+	}
+	return n, err
+}
+
+// abort makes the connection's pending and future reads and writes fail:
+// the request's context is done.
+func (c *h1Conn) abort() { c.nc.SetDeadline(time.Unix(1, 0)) }
+
+// roundTrip writes r on c and reads its response's headers.
+func (c *h1Conn) roundTrip(r *http.Request) (*http.Response, error) {
+	ctx := r.Context()
+	stop := context.AfterFunc(ctx, c.abort)
+	c.lr.read, c.lr.limit = 0, h1MaxHeaderBytes
+	err := r.Write(c.bw)
+	if err == nil {
+		err = c.bw.Flush()
+	}
+	if err != nil {
+		stop()
+		return nil, c.fail(ctx, err)
+	}
+	trace := httptrace.ContextClientTrace(ctx)
+	for n := 0; ; n++ {
+		res, err := http.ReadResponse(c.br, r)
+		if err != nil {
+			stop()
+			return nil, c.fail(ctx, err)
+		}
+		code := res.StatusCode
+		if code >= 200 || code < 100 {
+			c.lr.limit = -1
+			return c.respond(r, res, stop), nil
+		}
+		if code == http.StatusSwitchingProtocols || n == h1Max1xx {
+			stop()
+			return nil, fmt.Errorf("upstream sent %d before its response", code)
+		}
+		if trace != nil && trace.Got1xxResponse != nil {
+			if err := trace.Got1xxResponse(code, textproto.MIMEHeader(res.Header)); err != nil {
+				stop()
+				return nil, err
+			}
+		}
+		c.lr.limit = h1MaxHeaderBytes
+	}
+}
+
+// fail is the error of a request on c that failed before its response:
+// the context's cause when it is done (the client left, or
+// upstream_timeout's clock fired), errH1Stale when the upstream had closed
+// the connection before reading it.
+func (c *h1Conn) fail(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if c.lr.read == 0 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err)) {
+		return fmt.Errorf("%w: %w", errH1Stale, err)
+	}
+	return err
+}
+
+// isConnReset reports a write or read that failed because the peer had
+// closed the connection.
+func isConnReset(err error) bool {
+	var ne *net.OpError
+	return errors.As(err, &ne)
+}
+
+// respond hands res to the caller with c attached to its body.
+func (c *h1Conn) respond(r *http.Request, res *http.Response, stop func() bool) *http.Response {
+	reuse := !res.Close && !r.Close
+	if res.Body == http.NoBody || res.Body == nil {
+		res.Body = http.NoBody
+		c.release(reuse, stop)
+		return res
+	}
+	res.Body = &h1Body{c: c, rc: res.Body, ctx: r.Context(), stop: stop, reuse: reuse}
+	return res
+}
+
+// release puts c back in the pool when its response was read to the end
+// and the request's context never fired, and closes it otherwise.
+func (c *h1Conn) release(reuse bool, stop func() bool) {
+	if stop() && reuse {
+		c.t.put(c)
+		return
+	}
+	c.nc.Close()
+}
+
+// h1Body is a response's body on an h1Conn: at its end the connection
+// goes back to the pool; closed before, the connection is closed (the
+// rest is not read).
+type h1Body struct {
+	c     *h1Conn
+	rc    io.ReadCloser
+	ctx   context.Context
+	stop  func() bool
+	reuse bool
+	err   error // set once the connection is released: what reads return
+}
+
+func (b *h1Body) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.rc.Read(p)
+	switch {
+	case err == io.EOF:
+		b.err = io.EOF
+		b.c.release(b.reuse, b.stop)
+	case err != nil:
+		if b.ctx.Err() != nil {
+			err = context.Cause(b.ctx)
+		}
+		b.err = err
+		b.stop()
+		b.c.nc.Close()
+	}
+	return n, err
+}
+
+func (b *h1Body) Close() error {
+	if b.err == nil {
+		b.err = errors.New("read on closed response body")
+		b.stop()
+		b.c.nc.Close()
+	}
+	return nil
+}
