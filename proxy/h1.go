@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -36,6 +38,11 @@ import (
 // keep-alive (5 s for Apache and Node.js) rarely costs a retry.
 type h1Transport struct {
 	*http.Transport
+	log *slog.Logger
+	// own is false when the embedded transport has a setting this path
+	// does not keep (a proxy, no keep-alives, its own TLS dialer, a
+	// per-host connection limit): everything then goes through it.
+	own bool
 
 	mu      sync.Mutex
 	idle    map[string][]*h1Conn // by host:port, most recently used last
@@ -50,8 +57,6 @@ const (
 	// what ReadResponse holds of it. http.Transport's default is 10 MB;
 	// nginx answers 502 past its 4-8 KiB proxy_buffer_size.
 	h1MaxHeaderBytes = 1 << 20
-	// h1Max1xx bounds the informational responses before the final one.
-	h1Max1xx = 16
 	// h1CheckIdle is how long a connection may be idle before it is
 	// peeked at for a close by the upstream before use.
 	h1CheckIdle = time.Second
@@ -65,15 +70,22 @@ const (
 // of the response came.
 var errH1Stale = errors.New("upstream closed an idle connection")
 
-// newH1Transport returns headgate's transport over t.
-func newH1Transport(t *http.Transport) *h1Transport {
+// newH1Transport returns headgate's transport over t, logging to log.
+func newH1Transport(t *http.Transport, log *slog.Logger) *h1Transport {
 	t.MaxResponseHeaderBytes = h1MaxHeaderBytes
-	return &h1Transport{Transport: t, idle: map[string][]*h1Conn{}}
+	own := t.Proxy == nil && !t.DisableKeepAlives && t.DialTLSContext == nil && t.MaxConnsPerHost == 0
+	return &h1Transport{Transport: t, log: log, own: own, idle: map[string][]*h1Conn{}}
 }
 
 // h1Eligible reports whether r goes through h1Transport's own path.
 func h1Eligible(r *http.Request) bool {
-	if r.URL.Scheme != "http" || r.URL.User != nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
+	u := r.URL
+	if u == nil || u.Scheme != "http" || u.User != nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	if u.Host == "" || !ascii(u.Host) {
+		// No host is http.Transport's error to give; a host in Unicode
+		// is dialled by its punycode, which http.Transport converts.
 		return false
 	}
 	if r.Body != nil && r.Body != http.NoBody || r.ContentLength != 0 {
@@ -85,11 +97,15 @@ func h1Eligible(r *http.Request) bool {
 
 // RoundTrip implements http.RoundTripper.
 func (t *h1Transport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if !h1Eligible(r) {
+	if !t.own || !h1Eligible(r) {
 		return t.Transport.RoundTrip(r)
 	}
-	addr := h1Addr(r.URL.Host)
 	ctx := r.Context()
+	if ctx.Err() != nil {
+		// As http.Transport: nothing is sent for a request already over.
+		return nil, context.Cause(ctx)
+	}
+	addr := h1Addr(r.URL)
 	c, reused := t.get(addr)
 	for {
 		if c == nil {
@@ -111,15 +127,23 @@ func (t *h1Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 }
 
-// h1Addr is host with the port http's default when it has none.
-func h1Addr(host string) string {
-	if _, _, err := net.SplitHostPort(host); err == nil {
-		return host
+// h1Addr is u's host and port, http's default when it has none (as
+// http.Transport dials "app:" as "app:80").
+func h1Addr(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
 	}
-	if len(host) > 1 && host[0] == '[' && host[len(host)-1] == ']' {
-		host = host[1 : len(host)-1]
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
 	}
-	return net.JoinHostPort(host, "80")
+	return true
 }
 
 // dial opens a new connection to addr with the transport's dialer.
@@ -155,10 +179,31 @@ func (t *h1Transport) get(addr string) (*h1Conn, bool) {
 		t.nidle--
 		t.mu.Unlock()
 		idle := time.Since(c.idleAt)
-		if idle < h1CheckIdle || idle < t.idleTimeout() && c.alive() {
+		switch {
+		case idle >= t.idleTimeout():
+		case idle < h1CheckIdle && !c.bodiless:
 			return c, true
+		default:
+			// Idle for a while, or after an answer without a body, where
+			// an upstream that wrongly sends one sends it late: peeked.
+			switch state := c.peek(); state {
+			case peekIdle:
+				return c, true
+			case peekData:
+				t.unsolicited(c, nil)
+			}
 		}
 		c.nc.Close()
+	}
+}
+
+// unsolicited logs bytes the upstream sent on a connection with no request
+// outstanding (the connection is closed: its framing is lost), as
+// http.Transport logs "Unsolicited response received on idle HTTP channel".
+func (t *h1Transport) unsolicited(c *h1Conn, start []byte) {
+	if t.log != nil {
+		t.log.Warn("upstream sent bytes on an idle connection, closed it (Unsolicited response received on idle HTTP channel)",
+			"upstream", c.addr, "start", string(start))
 	}
 }
 
@@ -172,8 +217,9 @@ func (t *h1Transport) idleTimeout() time.Duration {
 // put keeps c for the next request to its address, or closes it when the
 // pool is full or closed.
 func (t *h1Transport) put(c *h1Conn) {
-	if c.br.Buffered() > 0 {
-		// Bytes nobody asked for: the connection's framing is lost.
+	if n := c.br.Buffered(); n > 0 {
+		start, _ := c.br.Peek(min(n, 40))
+		t.unsolicited(c, start)
 		c.nc.Close()
 		return
 	}
@@ -268,6 +314,9 @@ type h1Conn struct {
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	idleAt time.Time
+	// bodiless: the last response had no body (HEAD, 204, 304, length
+	// 0): the connection is peeked before its next use.
+	bodiless bool
 }
 
 // h1Reader reads the connection: at most limit bytes while a header block
@@ -314,7 +363,7 @@ func (c *h1Conn) roundTrip(r *http.Request) (*http.Response, error) {
 		return nil, c.fail(ctx, err)
 	}
 	trace := httptrace.ContextClientTrace(ctx)
-	for n := 0; ; n++ {
+	for {
 		res, err := http.ReadResponse(c.br, r)
 		if err != nil {
 			stop()
@@ -323,19 +372,25 @@ func (c *h1Conn) roundTrip(r *http.Request) (*http.Response, error) {
 		code := res.StatusCode
 		if code >= 200 || code < 100 {
 			c.lr.limit = -1
+			if code < 100 {
+				res.Close = true // as http.Transport: no reuse after it
+			}
 			return c.respond(r, res, stop), nil
 		}
-		if code == http.StatusSwitchingProtocols || n == h1Max1xx {
+		if code == http.StatusSwitchingProtocols {
+			// Not asked for: upgrades go through http.Transport.
 			stop()
-			return nil, fmt.Errorf("upstream sent %d before its response", code)
+			return nil, fmt.Errorf("upstream sent %d to a request that asked for no upgrade", code)
 		}
 		if trace != nil && trace.Got1xxResponse != nil {
 			if err := trace.Got1xxResponse(code, textproto.MIMEHeader(res.Header)); err != nil {
 				stop()
 				return nil, err
 			}
+			// Handed on: each gets the limit afresh (as http.Transport);
+			// unread ones share one.
+			c.lr.limit = h1MaxHeaderBytes
 		}
-		c.lr.limit = h1MaxHeaderBytes
 	}
 }
 
@@ -347,15 +402,15 @@ func (c *h1Conn) fail(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	if c.lr.read == 0 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isConnReset(err)) {
+	if c.lr.read == 0 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isNetErr(err)) {
 		return fmt.Errorf("%w: %w", errH1Stale, err)
 	}
 	return err
 }
 
-// isConnReset reports a write or read that failed because the peer had
-// closed the connection.
-func isConnReset(err error) bool {
+// isNetErr reports a write or read that failed on the connection (the
+// peer's reset or close, on a connection it had closed while idle).
+func isNetErr(err error) bool {
 	var ne *net.OpError
 	return errors.As(err, &ne)
 }
@@ -363,7 +418,8 @@ func isConnReset(err error) bool {
 // respond hands res to the caller with c attached to its body.
 func (c *h1Conn) respond(r *http.Request, res *http.Response, stop func() bool) *http.Response {
 	reuse := !res.Close && !r.Close
-	if res.Body == http.NoBody || res.Body == nil {
+	c.bodiless = res.Body == http.NoBody || res.Body == nil
+	if c.bodiless {
 		res.Body = http.NoBody
 		c.release(reuse, stop)
 		return res
@@ -422,3 +478,10 @@ func (b *h1Body) Close() error {
 	}
 	return nil
 }
+
+// What peek found on an idle connection.
+const (
+	peekIdle   = iota // nothing: usable
+	peekClosed        // closed by the upstream, or an error
+	peekData          // bytes nobody asked for
+)

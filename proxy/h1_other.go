@@ -1,7 +1,7 @@
-//go:build !unix
+//go:build !unix || aix
 
 package proxy
 
-// alive can not peek here: a connection the upstream closed is found by
+// peek can not look here: a connection the upstream closed is found by
 // the request written on it, which is then sent again on a new one.
-func (c *h1Conn) alive() bool { return true }
+func (c *h1Conn) peek() int { return peekIdle }

@@ -1,4 +1,4 @@
-//go:build unix
+//go:build unix && !aix
 
 package proxy
 
@@ -6,24 +6,33 @@ import (
 	"syscall"
 )
 
-// alive peeks at an idle connection without blocking: true when nothing
-// came on it (no close, no stray bytes), as a connection the upstream
-// still keeps open reads.
-func (c *h1Conn) alive() bool {
+// peek looks at an idle connection without blocking: peekIdle when
+// nothing came on it, as on a connection the upstream still keeps open;
+// peekData for bytes nobody asked for; peekClosed for a close or an
+// error.
+func (c *h1Conn) peek() int {
 	sc, ok := c.nc.(syscall.Conn)
 	if !ok {
-		return true
+		return peekIdle
 	}
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return false
+		return peekClosed
 	}
-	alive := false
+	state := peekClosed
 	err = rc.Read(func(fd uintptr) bool {
 		var b [1]byte
 		n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
-		alive = n < 0 && (err == syscall.EAGAIN || err == syscall.EWOULDBLOCK)
+		switch {
+		case n > 0:
+			state = peekData
+		case n < 0 && (err == syscall.EAGAIN || err == syscall.EWOULDBLOCK):
+			state = peekIdle
+		}
 		return true
 	})
-	return err == nil && alive
+	if err != nil {
+		return peekClosed
+	}
+	return state
 }

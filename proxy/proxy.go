@@ -240,7 +240,7 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 			}
 		}
 		if st.transport == nil {
-			st.transport = newH1Transport(newTransport())
+			st.transport = newH1Transport(newTransport(), p.log)
 		}
 	}
 	if p.opts.Sitemap != nil {

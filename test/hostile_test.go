@@ -224,7 +224,9 @@ func TestH2CNotTunnelled(t *testing.T) {
 // With -log-format json every line is JSON, also those the standard
 // library writes through the log package: an upstream that sends bytes on
 // an idle keep-alive connection makes net/http's transport log
-// "Unsolicited response received on idle HTTP channel".
+// "Unsolicited response received on idle HTTP channel" (a POST, which
+// goes through http.Transport), and headgate's own upstream path log its
+// line for a GET.
 func TestLogsAllJSON(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -258,8 +260,15 @@ func TestLogsAllJSON(t *testing.T) {
 		if res, _ := hg.Get(t, "GET", "/x.txt"); res.StatusCode != 200 {
 			t.Fatalf("status %d", res.StatusCode)
 		}
+		res, err := http.Post(hg.URL+"/form", "text/plain", strings.NewReader("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
 	}
-	hg.WaitLog(t, "Unsolicited response")
+	hg.WaitLog(t, "idle HTTP channel starting with")
+	hg.WaitLog(t, "upstream sent bytes on an idle connection")
 	for _, line := range strings.Split(strings.TrimSpace(hg.Logs.String()), "\n") {
 		var v map[string]any
 		if err := json.Unmarshal([]byte(line), &v); err != nil {

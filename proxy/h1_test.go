@@ -1,0 +1,636 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// scriptedUpstream is an upstream on loopback that answers every request
+// on a connection with answer(n, req) written raw, n counting the
+// requests of all connections from 0. answer's second result closes the
+// connection after the answer. It counts connections and requests.
+type scriptedUpstream struct {
+	ln          net.Listener
+	conns       atomic.Int32
+	reqs        atomic.Int32
+	mu          sync.Mutex
+	seen        []string // "conn/method path" of every request
+	serverConns []net.Conn
+	wg          sync.WaitGroup
+}
+
+func newScriptedUpstream(t *testing.T, answer func(n int, r *http.Request) (string, bool)) *scriptedUpstream {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &scriptedUpstream{ln: ln}
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			id := u.conns.Add(1)
+			u.mu.Lock()
+			u.serverConns = append(u.serverConns, c)
+			u.mu.Unlock()
+			u.wg.Add(1)
+			go func() {
+				defer u.wg.Done()
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					r, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, r.Body)
+					n := int(u.reqs.Add(1)) - 1
+					u.mu.Lock()
+					u.seen = append(u.seen, string(rune('0'+id))+"/"+r.Method+" "+r.URL.Path)
+					u.mu.Unlock()
+					out, closeAfter := answer(n, r)
+					if _, err := io.WriteString(c, out); err != nil || closeAfter {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); u.wg.Wait() })
+	return u
+}
+
+func (u *scriptedUpstream) url(path string) string { return "http://" + u.ln.Addr().String() + path }
+
+func newTestH1(t *testing.T) *h1Transport {
+	tr := newH1Transport(newTransport(), nil)
+	t.Cleanup(tr.close)
+	return tr
+}
+
+func h1Get(t *testing.T, tr http.RoundTripper, method, url string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	res, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil {
+		t.Fatalf("%s %s: body: %v", method, url, err)
+	}
+	return res, string(b)
+}
+
+// TestH1Framing sends each kind of response, then a second request: the
+// body is read as http.Transport reads it, and the connection is used
+// again exactly when the response ended at a boundary it can know.
+func TestH1Framing(t *testing.T) {
+	for _, tc := range []struct {
+		name, method, answer string
+		body                 string
+		trailer              string
+		reuse                bool
+	}{
+		{"length", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", "hello", "", true},
+		{"chunked with trailer", "GET", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTrailer: X-T\r\n\r\n3\r\nhel\r\n2\r\nlo\r\n0\r\nX-T: done\r\n\r\n", "hello", "done", true},
+		{"close-delimited", "GET", "HTTP/1.1 200 OK\r\n\r\nhello", "hello", "", false},
+		{"connection close", "GET", "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 5\r\n\r\nhello", "hello", "", false},
+		{"http/1.0", "GET", "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello", "hello", "", false},
+		{"http/1.0 keep-alive", "GET", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 5\r\n\r\nhello", "hello", "", true},
+		{"head with length", "HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n", "", "", true},
+		{"204", "GET", "HTTP/1.1 204 No Content\r\n\r\n", "", "", true},
+		{"304", "GET", "HTTP/1.1 304 Not Modified\r\nETag: \"x\"\r\n\r\n", "", "", true},
+		{"empty", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", "", "", true},
+		{"100 then 200", "GET", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "ok", "", true},
+		{"103 then 200", "GET", "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "ok", "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newScriptedUpstream(t, func(n int, r *http.Request) (string, bool) {
+				if n == 0 {
+					// A close-delimited body ends with the connection.
+					return tc.answer, tc.name == "close-delimited"
+				}
+				return "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecond", false
+			})
+			tr := newTestH1(t)
+			res, body := h1Get(t, tr, tc.method, up.url("/a"))
+			if body != tc.body {
+				t.Errorf("body %q, want %q", body, tc.body)
+			}
+			if got := res.Trailer.Get("X-T"); got != tc.trailer {
+				t.Errorf("trailer %q, want %q", got, tc.trailer)
+			}
+			if _, body := h1Get(t, tr, "GET", up.url("/b")); body != "second" {
+				t.Errorf("second body %q", body)
+			}
+			want := int32(2)
+			if tc.reuse {
+				want = 1
+			}
+			if got := up.conns.Load(); got != want {
+				t.Errorf("%d connections for two requests, want %d (reuse %v)", got, want, tc.reuse)
+			}
+		})
+	}
+}
+
+// TestH1Reuse: sequential requests share one connection, and what the
+// pool keeps is bounded by MaxIdleConnsPerHost.
+func TestH1Reuse(t *testing.T) {
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
+	})
+	tr := newTestH1(t)
+	for range 20 {
+		h1Get(t, tr, "GET", up.url("/"))
+	}
+	if n := up.conns.Load(); n != 1 {
+		t.Fatalf("20 sequential requests used %d connections, want 1", n)
+	}
+	tr.MaxIdleConnsPerHost = 2
+	var bodies []io.ReadCloser
+	for range 5 {
+		req, _ := http.NewRequest("GET", up.url("/"), nil)
+		res, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, res.Body)
+	}
+	for _, b := range bodies {
+		io.ReadAll(b)
+		b.Close()
+	}
+	tr.mu.Lock()
+	idle := tr.nidle
+	tr.mu.Unlock()
+	if idle != 2 {
+		t.Fatalf("%d idle connections after 5 at once, want MaxIdleConnsPerHost 2", idle)
+	}
+}
+
+// TestH1StaleRetry: an upstream that closed an idle connection costs the
+// request nothing: it is sent again on a new connection, once. A request
+// whose response had begun is not sent again.
+func TestH1StaleRetry(t *testing.T) {
+	up := newScriptedUpstream(t, func(n int, r *http.Request) (string, bool) {
+		switch r.URL.Path {
+		case "/partial":
+			return "HTTP/1.1 200 OK\r\nContent-Le", true
+		}
+		// Keep-alive announced, but the connection is closed after each
+		// answer, as an upstream whose keep-alive timeout just passed.
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", true
+	})
+	tr := newTestH1(t)
+	for i := range 3 {
+		if _, body := h1Get(t, tr, "GET", up.url("/")); body != "ok" {
+			t.Fatalf("request %d: body %q", i, body)
+		}
+	}
+	if n := up.reqs.Load(); n < 3 || n > 3 {
+		// The closed connections read no request: each request reached
+		// the upstream once.
+		t.Errorf("upstream read %d requests for 3", n)
+	}
+	// The first response's connection is in the pool, closed by the
+	// upstream: the partial answer is on a connection of its own.
+	before := up.reqs.Load()
+	req, _ := http.NewRequest("GET", up.url("/partial"), nil)
+	if _, err := tr.RoundTrip(req); err == nil {
+		t.Fatal("a response cut in its headers gave no error")
+	}
+	if n := up.reqs.Load() - before; n != 1 {
+		t.Errorf("a request whose response had begun reached the upstream %d times, want 1", n)
+	}
+}
+
+// TestH1IdlePeek: a connection idle for over h1CheckIdle that the upstream
+// closed is found before the request is written on it.
+func TestH1IdlePeek(t *testing.T) {
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", true
+	})
+	tr := newTestH1(t)
+	h1Get(t, tr, "GET", up.url("/"))
+	tr.mu.Lock()
+	c := tr.idle[h1Addr(&url.URL{Host: up.ln.Addr().String()})][0]
+	tr.mu.Unlock()
+	// Wait for the upstream's close to arrive: the peek reports it.
+	deadline := time.Now().Add(5 * time.Second)
+	for c.peek() == peekIdle {
+		if time.Now().After(deadline) {
+			t.Fatal("a closed connection still looks alive")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c.idleAt = time.Now().Add(-2 * h1CheckIdle)
+	if got, reused := tr.get(c.addr); got != nil || reused {
+		t.Fatal("a connection idle past h1CheckIdle and closed by the upstream was handed out")
+	}
+}
+
+// TestH1Cancel: a request whose context ends while the upstream has not
+// answered returns the context's cause at once and closes the connection.
+func TestH1Cancel(t *testing.T) {
+	release, started := make(chan struct{}), make(chan struct{}, 1)
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		started <- struct{}{}
+		<-release
+		return "", true
+	})
+	defer close(release)
+	tr := newTestH1(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", up.url("/slow"), nil)
+	done := make(chan error, 1)
+	go func() {
+		_, err := tr.RoundTrip(req)
+		done <- err
+	}()
+	<-started
+	cancel(errHeaderTimeout)
+	select {
+	case err := <-done:
+		if !errors.Is(err, errHeaderTimeout) {
+			t.Fatalf("error %v, want the context's cause", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("RoundTrip did not return after its context ended")
+	}
+	if tr.nidle != 0 {
+		t.Fatal("a cancelled request's connection went back to the pool")
+	}
+}
+
+// TestH1BodyCancel: a body read while the context ends fails with its cause.
+func TestH1BodyCancel(t *testing.T) {
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npart", false
+	})
+	tr := newTestH1(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", up.url("/"), nil)
+	res, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4)
+	if _, err := io.ReadFull(res.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if _, err := res.Body.Read(buf); !errors.Is(err, context.Canceled) {
+		t.Fatalf("read after cancel: %v, want context.Canceled", err)
+	}
+	res.Body.Close()
+	if tr.nidle != 0 {
+		t.Fatal("a cancelled body's connection went back to the pool")
+	}
+}
+
+// TestH1EarlyClose: a body closed before its end closes its connection;
+// the next request gets a new one and its own answer.
+func TestH1EarlyClose(t *testing.T) {
+	up := newScriptedUpstream(t, func(n int, r *http.Request) (string, bool) {
+		if n == 0 {
+			return "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789", false
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecond", false
+	})
+	tr := newTestH1(t)
+	req, _ := http.NewRequest("GET", up.url("/"), nil)
+	res, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Read(make([]byte, 3))
+	res.Body.Close()
+	if _, err := res.Body.Read(make([]byte, 3)); err == nil {
+		t.Error("a read after Close succeeded")
+	}
+	if _, body := h1Get(t, tr, "GET", up.url("/")); body != "second" {
+		t.Fatalf("next body %q: the rest of the first answer was read as the second", body)
+	}
+	if n := up.conns.Load(); n != 2 {
+		t.Fatalf("%d connections, want 2", n)
+	}
+}
+
+// TestH1HeaderLimit: a header block over h1MaxHeaderBytes is an error, not
+// memory.
+func TestH1HeaderLimit(t *testing.T) {
+	big := strings.Repeat("a", h1MaxHeaderBytes+10)
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nX-Big: " + big + "\r\nContent-Length: 0\r\n\r\n", true
+	})
+	tr := newTestH1(t)
+	req, _ := http.NewRequest("GET", up.url("/"), nil)
+	if _, err := tr.RoundTrip(req); !errors.Is(err, errH1HeaderTooLarge) {
+		t.Fatalf("error %v, want errH1HeaderTooLarge", err)
+	}
+}
+
+// TestH1Wire: the request written is http.Transport's, byte for byte.
+func TestH1Wire(t *testing.T) {
+	var got [2]string
+	for i, tr := range []http.RoundTripper{newTestH1(t), newTransport()} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan string, 1)
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				done <- ""
+				return
+			}
+			defer c.Close()
+			br := bufio.NewReader(c)
+			tp := textproto.NewReader(br)
+			var b strings.Builder
+			for {
+				l, err := tp.ReadLine()
+				if err != nil || l == "" {
+					break
+				}
+				b.WriteString(l + "\n")
+			}
+			io.WriteString(c, "HTTP/1.1 204 No Content\r\n\r\n")
+			done <- b.String()
+		}()
+		req, _ := http.NewRequest("GET", "http://"+ln.Addr().String()+"/p?q=1", nil)
+		req.Host = "public.example"
+		req.Header.Set("User-Agent", "")
+		req.Header.Set("X-Forwarded-For", "192.0.2.1")
+		req.Header["Accept"] = []string{"text/html", "*/*"}
+		req.Close = true
+		res, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		got[i] = <-done
+		ln.Close()
+	}
+	if got[0] != got[1] {
+		t.Fatalf("h1Transport wrote\n%s\nhttp.Transport wrote\n%s", got[0], got[1])
+	}
+	if !strings.Contains(got[0], "Connection: close") || strings.Contains(got[0], "User-Agent") {
+		t.Fatalf("request written:\n%s", got[0])
+	}
+}
+
+// TestH1EarlyHints: a 103 from the upstream reaches the client through
+// headgate, by the trace httputil.ReverseProxy installs.
+func TestH1EarlyHints(t *testing.T) {
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		return "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n" +
+			"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok", false
+	})
+	p, err := New(testConfig(t, up.url(""), ""), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	front := httptest.NewServer(p)
+	defer front.Close()
+	var hints []string
+	ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+		Got1xxResponse: func(code int, h textproto.MIMEHeader) error {
+			hints = append(hints, h.Get("Link"))
+			return nil
+		},
+	})
+	req, _ := http.NewRequestWithContext(ctx, "GET", front.URL+"/x.txt", nil)
+	res, err := front.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(res.Body)
+	res.Body.Close()
+	if len(hints) != 1 || hints[0] != "</s.css>; rel=preload" {
+		t.Fatalf("103s the client saw: %q", hints)
+	}
+}
+
+// TestH1Fallback: a request with a body, and one to an https upstream, go
+// through http.Transport.
+func TestH1Fallback(t *testing.T) {
+	for _, tc := range []struct {
+		method, body string
+		ok           bool
+	}{
+		{"GET", "", true},
+		{"HEAD", "", true},
+		{"POST", "x", false},
+		{"GET", "x", false},
+		{"OPTIONS", "", false},
+	} {
+		req, _ := http.NewRequest(tc.method, "http://127.0.0.1:1/", nil)
+		if tc.body != "" {
+			req, _ = http.NewRequest(tc.method, "http://127.0.0.1:1/", strings.NewReader(tc.body))
+		}
+		if got := h1Eligible(req); got != tc.ok {
+			t.Errorf("%s with body %q: eligible %v, want %v", tc.method, tc.body, got, tc.ok)
+		}
+	}
+	for _, h := range []string{"Upgrade", "Expect"} {
+		req, _ := http.NewRequest("GET", "http://127.0.0.1:1/", nil)
+		req.Header.Set(h, "x")
+		if h1Eligible(req) {
+			t.Errorf("GET with %s: eligible", h)
+		}
+	}
+	for _, u := range []string{"https://127.0.0.1:1/", "http://bücher.example/", "http://u:p@127.0.0.1:1/"} {
+		req, _ := http.NewRequest("GET", u, nil)
+		if h1Eligible(req) {
+			t.Errorf("%s: eligible", u)
+		}
+	}
+	var req *http.Request
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
+	})
+	tr := newTestH1(t)
+	req, _ = http.NewRequest("POST", up.url("/"), strings.NewReader("body"))
+	res, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(res.Body)
+	res.Body.Close()
+	if tr.nidle != 0 {
+		t.Fatal("a POST's connection went into h1Transport's pool")
+	}
+}
+
+// TestH1Sweep: connections idle past IdleConnTimeout are closed by the
+// sweep; newer ones stay.
+func TestH1Sweep(t *testing.T) {
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
+	})
+	tr := newTestH1(t)
+	var bodies []io.ReadCloser
+	for range 3 {
+		req, _ := http.NewRequest("GET", up.url("/"), nil)
+		res, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, res.Body)
+	}
+	for _, b := range bodies {
+		io.ReadAll(b)
+		b.Close()
+	}
+	tr.mu.Lock()
+	l := tr.idle[h1Addr(&url.URL{Host: up.ln.Addr().String()})]
+	if len(l) != 3 {
+		tr.mu.Unlock()
+		t.Fatalf("%d idle, want 3", len(l))
+	}
+	l[0].idleAt = l[0].idleAt.Add(-2 * tr.idleTimeout())
+	l[1].idleAt = l[1].idleAt.Add(-2 * tr.idleTimeout())
+	tr.mu.Unlock()
+	tr.sweep()
+	tr.mu.Lock()
+	n := tr.nidle
+	tr.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d idle after the sweep, want 1", n)
+	}
+}
+
+func TestH1Addr(t *testing.T) {
+	for in, want := range map[string]string{
+		"example.com":      "example.com:80",
+		"example.com:8080": "example.com:8080",
+		"app:":             "app:80",
+		"127.0.0.1":        "127.0.0.1:80",
+		"[::1]":            "[::1]:80",
+		"[::1]:81":         "[::1]:81",
+		"[fe80::1%25eth0]": "[fe80::1%eth0]:80",
+	} {
+		u, err := url.Parse("http://" + in + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h1Addr(u); got != want {
+			t.Errorf("h1Addr(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestH1Unsolicited: bytes the upstream sends after an answer, at once or
+// late after an answer without a body, close the connection (logged), and
+// never become the next request's answer.
+func TestH1Unsolicited(t *testing.T) {
+	for _, tc := range []struct {
+		name, method, answer, late string
+	}{
+		{"with the answer", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nEVIL", ""},
+		{"after a HEAD", "HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nEVIL"},
+		{"after a 204", "GET", "HTTP/1.1 204 No Content\r\n\r\n", "oops"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			wrote := make(chan struct{})
+			up := newScriptedUpstream(t, func(n int, r *http.Request) (string, bool) {
+				if n == 0 {
+					return tc.answer, false
+				}
+				return "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood", false
+			})
+			var logs strings.Builder
+			var mu sync.Mutex
+			tr := newH1Transport(newTransport(), slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil)))
+			t.Cleanup(tr.close)
+			h1Get(t, tr, tc.method, up.url("/a"))
+			if tc.late != "" {
+				// The late bytes, on the pooled connection, before the
+				// next request: written by the test on the upstream's side.
+				tr.mu.Lock()
+				c := tr.idle[h1Addr(&url.URL{Host: up.ln.Addr().String()})][0]
+				tr.mu.Unlock()
+				go func() {
+					defer close(wrote)
+					up.mu.Lock()
+					defer up.mu.Unlock()
+					for _, sc := range up.serverConns {
+						if sc.RemoteAddr().String() == c.nc.LocalAddr().String() {
+							io.WriteString(sc, tc.late)
+						}
+					}
+				}()
+				<-wrote
+				for deadline := time.Now().Add(5 * time.Second); c.peek() == peekIdle && time.Now().Before(deadline); {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			if _, body := h1Get(t, tr, "GET", up.url("/b")); body != "good" {
+				t.Fatalf("next answer %q, want good", body)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !strings.Contains(logs.String(), "Unsolicited response") {
+				t.Errorf("not logged: %q", logs.String())
+			}
+		})
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestH1DoneBeforeSend: a request whose context is over is not sent, and
+// the idle connection it would have used stays in the pool.
+func TestH1DoneBeforeSend(t *testing.T) {
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
+	})
+	tr := newTestH1(t)
+	h1Get(t, tr, "GET", up.url("/"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", up.url("/"), nil)
+	if _, err := tr.RoundTrip(req); !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if n := up.reqs.Load(); n != 1 {
+		t.Fatalf("the upstream read %d requests, want 1", n)
+	}
+	if tr.nidle != 1 {
+		t.Fatalf("%d idle connections, want 1", tr.nidle)
+	}
+}
