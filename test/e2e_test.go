@@ -185,11 +185,11 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 }
 
-// serve keeps a floor under the collector's headroom (internal/gcfloor):
-// at a small heap GOGC goes over 100 as soon as it starts; -gc-floor 0
-// leaves the Go default, an operator's GOGC is kept as it is, and a
-// GOMEMLIMIT (the Kubernetes manifests set one) goes with the floor. Read
-// from the Go collector's own gauge on /metrics.
+// serve -gc-floor keeps a floor under the collector's headroom
+// (internal/gcfloor): at a small heap GOGC goes over 100 as soon as it
+// starts; the default (0) leaves the Go default, an operator's GOGC is
+// kept as it is, and a GOMEMLIMIT (the Kubernetes manifests set one) goes
+// with the floor. Read from the Go collector's own gauge on /metrics.
 func TestGCFloor(t *testing.T) {
 	up := newUpstream(t, htmlHandler(page))
 	c := config{Upstream: up.URL, Rules: pageRules}
@@ -199,10 +199,11 @@ func TestGCFloor(t *testing.T) {
 		want      func(float64) bool
 		says      string
 	}{
-		{"default", nil, []string{"GOGC=", "GOMEMLIMIT="}, func(v float64) bool { return v > 100 }, "over 100"},
+		{"floor", []string{"-gc-floor", "8"}, []string{"GOGC=", "GOMEMLIMIT="}, func(v float64) bool { return v > 100 }, "over 100"},
+		{"default", nil, []string{"GOGC=", "GOMEMLIMIT="}, func(v float64) bool { return v == 100 }, "100"},
 		{"off", []string{"-gc-floor", "0"}, []string{"GOGC=", "GOMEMLIMIT="}, func(v float64) bool { return v == 100 }, "100"},
-		{"operator GOGC", nil, []string{"GOGC=150"}, func(v float64) bool { return v == 150 }, "150"},
-		{"with GOMEMLIMIT", nil, []string{"GOGC=", "GOMEMLIMIT=100MiB"}, func(v float64) bool { return v > 100 }, "over 100 (the limit still binds)"},
+		{"operator GOGC", []string{"-gc-floor", "8"}, []string{"GOGC=150"}, func(v float64) bool { return v == 150 }, "150"},
+		{"with GOMEMLIMIT", []string{"-gc-floor", "8"}, []string{"GOGC=", "GOMEMLIMIT=100MiB"}, func(v float64) bool { return v > 100 }, "over 100 (the limit still binds)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			hg := startWith(t, c, tc.args, tc.env)

@@ -2,9 +2,10 @@
 # Side-by-side performance of headgate against its references, on loopback:
 #   upstream direct, plain httputil.ReverseProxy, nginx proxy_pass,
 #   nginx sub_filter injecting the same tags, and headgate; and, to show
-#   the collector's part, headgate with the Go collector's default
-#   ("hg-gc0": -gc-floor 0) and the plain proxy with headgate's floor
-#   ("plain-gc": -gc-floor 8; internal/gcfloor).
+#   the collector's part, headgate with a collector floor ("hg-gc8":
+#   -gc-floor 8, the default before 2026-12-06; headgate's default is the
+#   Go collector's) and the plain proxy with that floor ("plain-gc":
+#   -gc-floor 8; internal/gcfloor).
 # req/s and p50/p99 latency from wrk, CPU time per request of each server
 # (utime+stime from /proc/PID/stat before and after each run, divided by
 # the requests wrk completed: the figure that holds on a shared machine),
@@ -90,13 +91,13 @@ go build -o "$W/peer" ./test/perf/peer
 go build -o "$W/fresh" ./test/perf/fresh
 
 P_UP=18001 P_PLAIN=18002 P_NGX=18003 P_SUB=18004 P_HG=18005 P_ADMIN=18006 P_RECODE=18007
-P_HG0=18008 P_ADMIN0=18009 P_PLAINGC=18010 P_ALT=18011 P_ADMINALT=18012
+P_HG8=18008 P_ADMIN8=18009 P_PLAINGC=18010 P_ALT=18011 P_ADMINALT=18012
 MODES=${MODES:-repeat fresh browser}
 . test/perf/bench.sh
 NGX_GZIP_LEVEL=${NGX_GZIP_LEVEL:-$HG_GZIP_LEVEL}
 
 bench_config "$W/headgate.toml" $P_HG $P_ADMIN $P_UP
-bench_config "$W/headgate-gc0.toml" $P_HG0 $P_ADMIN0 $P_UP
+bench_config "$W/headgate-gc8.toml" $P_HG8 $P_ADMIN8 $P_UP
 bench_config "$W/headgate-alt.toml" $P_ALT $P_ADMINALT $P_UP
 # sub_filter injects exactly the tags headgate writes on an empty head.
 TAGS=$(bench_tags "$W/headgate" "$W/headgate.toml")
@@ -112,9 +113,8 @@ mkdir -p "$W/nginx/logs"
 "$W/peer" plain -recode -listen 127.0.0.1:$P_RECODE -upstream http://127.0.0.1:$P_UP 2>"$W/recode.log" & pids+=($!); PID_RECODE=$!
 "$W/headgate" serve -config "$W/headgate.toml" 2>"$W/headgate.log" & pids+=($!); PID_HG=$!
 # The collector's part, both ways (docs/performance.md, "The collector"):
-# headgate with the Go default (-gc-floor 0), and the plain proxy with
-# headgate's floor.
-"$W/headgate" serve -config "$W/headgate-gc0.toml" -gc-floor 0 2>"$W/headgate-gc0.log" & pids+=($!); PID_HG0=$!
+# headgate with a floor of 8 MiB, and the plain proxy with the same floor.
+"$W/headgate" serve -config "$W/headgate-gc8.toml" -gc-floor 8 2>"$W/headgate-gc8.log" & pids+=($!); PID_HG8=$!
 "$W/peer" plain -gc-floor 8 -listen 127.0.0.1:$P_PLAINGC -upstream http://127.0.0.1:$P_UP & pids+=($!); PID_PLAINGC=$!
 PID_ALT=
 if [ -n "${ALT:-}" ]; then
@@ -143,7 +143,7 @@ ngx_pids() { pgrep -P "$(cat "$W/nginx/nginx.pid")"; }
 pids_of() {
   case $1 in
     direct) echo "$PID_UP";; plain) echo "$PID_PLAIN";; recode) echo "$PID_RECODE";; headgate) echo "$PID_HG";;
-    hg-gc0) echo "$PID_HG0";; plain-gc) echo "$PID_PLAINGC";; alt) echo "$PID_ALT";;
+    hg-gc8) echo "$PID_HG8";; plain-gc) echo "$PID_PLAINGC";; alt) echo "$PID_ALT";;
     *) ngx_pids;;
   esac
 }
@@ -180,22 +180,22 @@ per_req() {
 }
 ticks() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $s; }
 hwm() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '/VmHWM/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0))); done; echo $s; }
-reset_hwm() { for p in "$PID_UP" "$PID_PLAIN" "$PID_RECODE" "$PID_HG" "$PID_HG0" "$PID_PLAINGC" $PID_ALT $(ngx_pids); do echo 5 >"/proc/$p/clear_refs" 2>/dev/null || true; done; }
+reset_hwm() { for p in "$PID_UP" "$PID_PLAIN" "$PID_RECODE" "$PID_HG" "$PID_HG8" "$PID_PLAINGC" $PID_ALT $(ngx_pids); do echo 5 >"/proc/$p/clear_refs" 2>/dev/null || true; done; }
 median() { tr ' ' '\n' | grep -E '^[0-9.eE+-]+$' | sort -g | awk '{a[NR]=$1} END{ if (!NR) print "n/a"; else if (NR % 2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; } # the middle value, or the mean of the two middle ones
 ms() { # wrk latency to milliseconds
   awk -v v="$1" 'BEGIN{ if (v ~ /us$/) {sub(/us$/,"",v); print v/1000} else if (v ~ /ms$/) {sub(/ms$/,"",v); print v} else if (v ~ /s$/) {sub(/s$/,"",v); print v*1000} else print v }'
 }
 TCK=$(getconf CLK_TCK)
 declare -A PORT=([direct]=$P_UP [plain]=$P_PLAIN [recode]=$P_RECODE [nginx]=$P_NGX [sub_filter]=$P_SUB [headgate]=$P_HG
-  [hg-gc0]=$P_HG0 [plain-gc]=$P_PLAINGC [alt]=$P_ALT)
+  [hg-gc8]=$P_HG8 [plain-gc]=$P_PLAINGC [alt]=$P_ALT)
 
 for mode in $MODES; do
   start_upstream "$mode"
   hdr=()
-  names=(direct plain plain-gc nginx sub_filter headgate hg-gc0)
+  names=(direct plain plain-gc nginx sub_filter headgate hg-gc8)
   if [ "$mode" = browser ]; then
     hdr=(-H "Accept-Encoding: gzip, deflate, br, zstd" -H "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
-    names=(direct plain recode nginx sub_filter headgate hg-gc0)
+    names=(direct plain recode nginx sub_filter headgate hg-gc8)
   fi
   if [ -n "${ALT:-}" ]; then names+=(alt); fi
   if [ -n "${TARGETS:-}" ]; then
