@@ -30,12 +30,14 @@ import (
 // upgrade, Expect, https, userinfo in the URL) goes through the embedded
 // http.Transport unchanged.
 //
-// A connection that the upstream closed while idle is found when the
-// request written on it reads nothing back; such a request (a GET or HEAD,
-// nothing of its response read) is sent again once on a new connection, as
-// http.Transport retries. A connection idle for over a second is also
-// checked before use (one non-blocking peek), so that an upstream's short
-// keep-alive (5 s for Apache and Node.js) rarely costs a retry.
+// Every idle connection is peeked at before use (one non-blocking
+// recvfrom): one the upstream closed is dropped, and one on which it sent
+// bytes nobody asked for is logged and closed, so that they are never read
+// as the next request's answer (http.Transport's reader goroutine watches
+// idle connections for the same). A connection the upstream closes just
+// as it is reused is found when the request written on it reads nothing
+// back; such a request (a GET or HEAD, nothing of its response read) is
+// sent again once on a new connection, as http.Transport retries.
 type h1Transport struct {
 	*http.Transport
 	log *slog.Logger
@@ -57,18 +59,11 @@ const (
 	// what ReadResponse holds of it. http.Transport's default is 10 MB;
 	// nginx answers 502 past its 4-8 KiB proxy_buffer_size.
 	h1MaxHeaderBytes = 1 << 20
-	// h1CheckIdle is how long a connection may be idle before it is
-	// peeked at for a close by the upstream before use.
-	h1CheckIdle = time.Second
 	// h1BufferSize is each connection's read and write buffer, as
 	// newTransport's (a body's reads larger than it go straight to the
 	// socket).
 	h1BufferSize = 4 << 10
 )
-
-// errH1Stale is a connection found closed by the upstream before anything
-// of the response came.
-var errH1Stale = errors.New("upstream closed an idle connection")
 
 // newH1Transport returns headgate's transport over t, logging to log.
 func newH1Transport(t *http.Transport, log *slog.Logger) *h1Transport {
@@ -119,10 +114,11 @@ func (t *h1Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 			return res, nil
 		}
 		c.nc.Close()
-		if !reused || !errors.Is(err, errH1Stale) || ctx.Err() != nil {
+		if !reused || c.lr.read > 0 || ctx.Err() != nil || !closedEarly(err) {
 			return nil, err
 		}
-		// Once more, on a new connection.
+		// Closed by the upstream as it was reused, before a byte of the
+		// answer: once more, on a new connection.
 		c, reused = nil, false
 	}
 }
@@ -178,15 +174,8 @@ func (t *h1Transport) get(addr string) (*h1Conn, bool) {
 		t.idle[addr] = l[:len(l)-1]
 		t.nidle--
 		t.mu.Unlock()
-		idle := time.Since(c.idleAt)
-		switch {
-		case idle >= t.idleTimeout():
-		case idle < h1CheckIdle && !c.bodiless:
-			return c, true
-		default:
-			// Idle for a while, or after an answer without a body, where
-			// an upstream that wrongly sends one sends it late: peeked.
-			switch state := c.peek(); state {
+		if time.Since(c.idleAt) < t.idleTimeout() {
+			switch c.peek() {
 			case peekIdle:
 				return c, true
 			case peekData:
@@ -314,9 +303,6 @@ type h1Conn struct {
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	idleAt time.Time
-	// bodiless: the last response had no body (HEAD, 204, 304, length
-	// 0): the connection is peeked before its next use.
-	bodiless bool
 }
 
 // h1Reader reads the connection: at most limit bytes while a header block
@@ -396,30 +382,25 @@ func (c *h1Conn) roundTrip(r *http.Request) (*http.Response, error) {
 
 // fail is the error of a request on c that failed before its response:
 // the context's cause when it is done (the client left, or
-// upstream_timeout's clock fired), errH1Stale when the upstream had closed
-// the connection before reading it.
+// upstream_timeout's clock fired).
 func (c *h1Conn) fail(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
-	if c.lr.read == 0 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || isNetErr(err)) {
-		return fmt.Errorf("%w: %w", errH1Stale, err)
-	}
 	return err
 }
 
-// isNetErr reports a write or read that failed on the connection (the
-// peer's reset or close, on a connection it had closed while idle).
-func isNetErr(err error) bool {
+// closedEarly reports a write or read that failed because the upstream
+// had closed the connection (its end of input, a reset, a broken pipe).
+func closedEarly(err error) bool {
 	var ne *net.OpError
-	return errors.As(err, &ne)
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne)
 }
 
 // respond hands res to the caller with c attached to its body.
 func (c *h1Conn) respond(r *http.Request, res *http.Response, stop func() bool) *http.Response {
 	reuse := !res.Close && !r.Close
-	c.bodiless = res.Body == http.NoBody || res.Body == nil
-	if c.bodiless {
+	if res.Body == http.NoBody || res.Body == nil {
 		res.Body = http.NoBody
 		c.release(reuse, stop)
 		return res

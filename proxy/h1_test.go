@@ -30,6 +30,7 @@ type scriptedUpstream struct {
 	mu          sync.Mutex
 	seen        []string // "conn/method path" of every request
 	serverConns []net.Conn
+	closed      chan struct{} // a value each time a connection is closed
 	wg          sync.WaitGroup
 }
 
@@ -39,7 +40,7 @@ func newScriptedUpstream(t *testing.T, answer func(n int, r *http.Request) (stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := &scriptedUpstream{ln: ln}
+	u := &scriptedUpstream{ln: ln, closed: make(chan struct{}, 100)}
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
@@ -55,7 +56,13 @@ func newScriptedUpstream(t *testing.T, answer func(n int, r *http.Request) (stri
 			u.wg.Add(1)
 			go func() {
 				defer u.wg.Done()
-				defer c.Close()
+				defer func() {
+					c.Close()
+					select {
+					case u.closed <- struct{}{}:
+					default:
+					}
+				}()
 				br := bufio.NewReader(c)
 				for {
 					r, err := http.ReadRequest(br)
@@ -190,64 +197,74 @@ func TestH1Reuse(t *testing.T) {
 	}
 }
 
-// TestH1StaleRetry: an upstream that closed an idle connection costs the
-// request nothing: it is sent again on a new connection, once. A request
-// whose response had begun is not sent again.
+// TestH1StaleRetry: a request on a reused connection that the upstream
+// closes before answering (its keep-alive ran out as the request came) is
+// sent once more on a new connection; one whose answer had begun, or on a
+// new connection, is not.
 func TestH1StaleRetry(t *testing.T) {
+	var raced atomic.Bool
 	up := newScriptedUpstream(t, func(n int, r *http.Request) (string, bool) {
 		switch r.URL.Path {
+		case "/race":
+			if !raced.Swap(true) {
+				return "", true // closed, nothing answered
+			}
 		case "/partial":
 			return "HTTP/1.1 200 OK\r\nContent-Le", true
+		case "/fresh-close":
+			return "", true
 		}
-		// Keep-alive announced, but the connection is closed after each
-		// answer, as an upstream whose keep-alive timeout just passed.
-		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", true
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
 	})
 	tr := newTestH1(t)
-	for i := range 3 {
-		if _, body := h1Get(t, tr, "GET", up.url("/")); body != "ok" {
-			t.Fatalf("request %d: body %q", i, body)
-		}
+	h1Get(t, tr, "GET", up.url("/"))
+	if _, body := h1Get(t, tr, "GET", up.url("/race")); body != "ok" {
+		t.Fatalf("after the race: body %q", body)
 	}
-	if n := up.reqs.Load(); n < 3 || n > 3 {
-		// The closed connections read no request: each request reached
-		// the upstream once.
-		t.Errorf("upstream read %d requests for 3", n)
+	up.mu.Lock()
+	seen := strings.Join(up.seen, " ")
+	up.mu.Unlock()
+	if seen != "1/GET / 1/GET /race 2/GET /race" {
+		t.Fatalf("the upstream saw %q, want the request on the reused connection, then once more on a new one", seen)
 	}
-	// The first response's connection is in the pool, closed by the
-	// upstream: the partial answer is on a connection of its own.
-	before := up.reqs.Load()
+	// A live pooled connection (the new one), whose answer begins and
+	// breaks: an error, not a second try.
 	req, _ := http.NewRequest("GET", up.url("/partial"), nil)
 	if _, err := tr.RoundTrip(req); err == nil {
 		t.Fatal("a response cut in its headers gave no error")
 	}
-	if n := up.reqs.Load() - before; n != 1 {
-		t.Errorf("a request whose response had begun reached the upstream %d times, want 1", n)
+	// A new connection closed before an answer: an error, not a retry.
+	req, _ = http.NewRequest("GET", up.url("/fresh-close"), nil)
+	if _, err := tr.RoundTrip(req); err == nil {
+		t.Fatal("a new connection closed without an answer gave no error")
+	}
+	up.mu.Lock()
+	defer up.mu.Unlock()
+	count := map[string]int{}
+	for _, s := range up.seen {
+		_, path, _ := strings.Cut(s, " ")
+		count[path]++
+	}
+	if count["/partial"] != 1 || count["/fresh-close"] != 1 {
+		t.Fatalf("the upstream saw %q: a request whose answer had begun, or on a new connection, was sent again", up.seen)
 	}
 }
 
-// TestH1IdlePeek: a connection idle for over h1CheckIdle that the upstream
-// closed is found before the request is written on it.
+// TestH1IdlePeek: a pooled connection the upstream closed is found before
+// a request is written on it.
 func TestH1IdlePeek(t *testing.T) {
 	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
 		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", true
 	})
 	tr := newTestH1(t)
 	h1Get(t, tr, "GET", up.url("/"))
-	tr.mu.Lock()
-	c := tr.idle[h1Addr(&url.URL{Host: up.ln.Addr().String()})][0]
-	tr.mu.Unlock()
-	// Wait for the upstream's close to arrive: the peek reports it.
-	deadline := time.Now().Add(5 * time.Second)
-	for c.peek() == peekIdle {
-		if time.Now().After(deadline) {
-			t.Fatal("a closed connection still looks alive")
-		}
-		time.Sleep(time.Millisecond)
+	<-up.closed // the upstream closed the connection: its FIN is queued
+	if c, reused := tr.get(h1Addr(&url.URL{Host: up.ln.Addr().String()})); c != nil || reused {
+		t.Fatal("a connection the upstream closed was handed out")
 	}
-	c.idleAt = time.Now().Add(-2 * h1CheckIdle)
-	if got, reused := tr.get(c.addr); got != nil || reused {
-		t.Fatal("a connection idle past h1CheckIdle and closed by the upstream was handed out")
+	h1Get(t, tr, "GET", up.url("/"))
+	if n := up.reqs.Load(); n != 2 {
+		t.Fatalf("the upstream read %d requests, want 2 (none written on the closed connection)", n)
 	}
 }
 
@@ -301,8 +318,18 @@ func TestH1BodyCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	cancel()
-	if _, err := res.Body.Read(buf); !errors.Is(err, context.Canceled) {
-		t.Fatalf("read after cancel: %v, want context.Canceled", err)
+	read := make(chan error, 1)
+	go func() {
+		_, err := res.Body.Read(buf)
+		read <- err
+	}()
+	select {
+	case err := <-read:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("read after cancel: %v, want context.Canceled", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a body read did not end when its context did")
 	}
 	res.Body.Close()
 	if tr.nidle != 0 {
@@ -355,7 +382,14 @@ func TestH1HeaderLimit(t *testing.T) {
 // TestH1Wire: the request written is http.Transport's, byte for byte.
 func TestH1Wire(t *testing.T) {
 	var got [2]string
-	for i, tr := range []http.RoundTripper{newTestH1(t), newTransport()} {
+	own := newTestH1(t)
+	dials := 0
+	dial := own.DialContext
+	own.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials++
+		return dial(ctx, network, addr)
+	}
+	for i, tr := range []http.RoundTripper{own, newTransport()} {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -387,6 +421,9 @@ func TestH1Wire(t *testing.T) {
 		req.Header.Set("X-Forwarded-For", "192.0.2.1")
 		req.Header["Accept"] = []string{"text/html", "*/*"}
 		req.Close = true
+		if i == 0 && (!own.own || !h1Eligible(req)) {
+			t.Fatal("the request would not take h1Transport's own path")
+		}
 		res, err := tr.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -394,6 +431,9 @@ func TestH1Wire(t *testing.T) {
 		res.Body.Close()
 		got[i] = <-done
 		ln.Close()
+	}
+	if dials != 1 {
+		t.Fatalf("h1Transport dialled %d times, want 1 (its own path)", dials)
 	}
 	if got[0] != got[1] {
 		t.Fatalf("h1Transport wrote\n%s\nhttp.Transport wrote\n%s", got[0], got[1])
@@ -508,6 +548,10 @@ func TestH1Sweep(t *testing.T) {
 		b.Close()
 	}
 	tr.mu.Lock()
+	if !tr.swept || tr.sweeper == nil {
+		tr.mu.Unlock()
+		t.Fatal("connections went idle and no sweep was scheduled")
+	}
 	l := tr.idle[h1Addr(&url.URL{Host: up.ln.Addr().String()})]
 	if len(l) != 3 {
 		tr.mu.Unlock()
@@ -522,6 +566,13 @@ func TestH1Sweep(t *testing.T) {
 	tr.mu.Unlock()
 	if n != 1 {
 		t.Fatalf("%d idle after the sweep, want 1", n)
+	}
+	<-up.closed // the two swept connections are closed: the upstream sees it
+	<-up.closed
+	select {
+	case <-up.closed:
+		t.Fatal("the sweep closed a connection not yet idle for IdleConnTimeout")
+	default:
 	}
 }
 
@@ -545,8 +596,8 @@ func TestH1Addr(t *testing.T) {
 	}
 }
 
-// TestH1Unsolicited: bytes the upstream sends after an answer, at once or
-// late after an answer without a body, close the connection (logged), and
+// TestH1Unsolicited: bytes the upstream sends after an answer, with it or
+// later while the connection is idle, close the connection (logged), and
 // never become the next request's answer.
 func TestH1Unsolicited(t *testing.T) {
 	for _, tc := range []struct {
@@ -555,9 +606,9 @@ func TestH1Unsolicited(t *testing.T) {
 		{"with the answer", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokHTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nEVIL", ""},
 		{"after a HEAD", "HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nEVIL"},
 		{"after a 204", "GET", "HTTP/1.1 204 No Content\r\n\r\n", "oops"},
+		{"after a body", "GET", "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nEVIL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			wrote := make(chan struct{})
 			up := newScriptedUpstream(t, func(n int, r *http.Request) (string, bool) {
 				if n == 0 {
 					return tc.answer, false
@@ -575,20 +626,15 @@ func TestH1Unsolicited(t *testing.T) {
 				tr.mu.Lock()
 				c := tr.idle[h1Addr(&url.URL{Host: up.ln.Addr().String()})][0]
 				tr.mu.Unlock()
-				go func() {
-					defer close(wrote)
-					up.mu.Lock()
-					defer up.mu.Unlock()
-					for _, sc := range up.serverConns {
-						if sc.RemoteAddr().String() == c.nc.LocalAddr().String() {
-							io.WriteString(sc, tc.late)
-						}
+				up.mu.Lock()
+				for _, sc := range up.serverConns {
+					if sc.RemoteAddr().String() == c.nc.LocalAddr().String() {
+						// On loopback the bytes are in the client's
+						// receive queue when the write returns.
+						io.WriteString(sc, tc.late)
 					}
-				}()
-				<-wrote
-				for deadline := time.Now().Add(5 * time.Second); c.peek() == peekIdle && time.Now().Before(deadline); {
-					time.Sleep(time.Millisecond)
 				}
+				up.mu.Unlock()
 			}
 			if _, body := h1Get(t, tr, "GET", up.url("/b")); body != "good" {
 				t.Fatalf("next answer %q, want good", body)
@@ -632,5 +678,36 @@ func TestH1DoneBeforeSend(t *testing.T) {
 	}
 	if tr.nidle != 1 {
 		t.Fatalf("%d idle connections, want 1", tr.nidle)
+	}
+}
+
+// TestH1ProxyLife: a reload keeps the Proxy's transport and its pooled
+// connections; Close closes them.
+func TestH1ProxyLife(t *testing.T) {
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok", false
+	})
+	p, err := New(testConfig(t, up.url(""), ""), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := p.state.Load().transport
+	rec := httptest.NewRecorder()
+	p.ServeHTTP(rec, httptest.NewRequest("GET", "http://notes.example/x.txt", nil))
+	if err := p.Swap(testConfig(t, up.url(""), "")); err != nil {
+		t.Fatal(err)
+	}
+	if p.state.Load().transport != tr {
+		t.Fatal("a reload replaced the upstream transport")
+	}
+	p.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "http://notes.example/x.txt", nil))
+	if n := up.conns.Load(); n != 1 {
+		t.Fatalf("%d upstream connections across a reload, want 1", n)
+	}
+	p.Close()
+	select {
+	case <-up.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close left the idle upstream connection open")
 	}
 }

@@ -34,9 +34,12 @@ type Options struct {
 	// Registry receives headgate's metrics and serves /metrics; nil means a
 	// new registry with the Go and process collectors.
 	Registry *prometheus.Registry
-	// Transport carries requests to the upstream; nil means a tuned
-	// *http.Transport per config (compression off, 64 idle connections per
-	// host, server.upstream_timeout for the response headers).
+	// Transport carries requests to the upstream; nil means headgate's
+	// own (h1Transport, proxy/h1.go: GETs and HEADs without a body on its
+	// own pooled connections, the rest through a tuned *http.Transport;
+	// compression off, 256 idle connections per host), one for the
+	// Proxy's life, kept across reloads and closed by Close;
+	// server.upstream_timeout is each request's own clock.
 	Transport http.RoundTripper
 	// Sitemap builds the handler of headgate's own endpoints (/sitemap.xml,
 	// /robots.txt) for a config; it is called again on every reload. fetch
@@ -85,6 +88,7 @@ type Proxy struct {
 	idle    idleConns    // the public port's idle keep-alive connections (limits.go)
 	clocks  *deadlines   // upstream_timeout's clocks (timer.go); their sweeper runs until Close
 	bots    *botVerifier // [bots]' verifier, kept across reloads (bots.go); nil until enabled
+	h1      *h1Transport // the upstream transport when Options has none, kept across reloads; nil until a config needs it
 
 	insight      *insight.Tracker // §20.1, one for the Proxy's life (insight.go)
 	watch        *watchState      // [watch]'s watcher, kept across reloads (watch.go); nil until enabled
@@ -157,7 +161,9 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 }
 
 // Close stops what New started: the goroutine that keeps
-// server.upstream_timeout's clocks, [bots]' refresh of range URLs and
+// server.upstream_timeout's clocks, the upstream connections idle in
+// headgate's own transport (a request still in flight keeps its
+// connection until it ends, then closes it), [bots]' refresh of range URLs and
 // [watch]'s webhook, which first sends the events it holds (for at most
 // 5 s). Call it once no request is served any more (after
 // http.Server.Shutdown); a request still in flight then keeps no
@@ -165,11 +171,11 @@ func New(cfg *rules.Config, o Options) (*Proxy, error) {
 // could not all be sent; calling it again does nothing.
 func (p *Proxy) Close() error {
 	p.clocks.close()
-	if st := p.state.Load(); st != nil {
-		if t, ok := st.transport.(*h1Transport); ok {
-			t.close()
-		}
+	p.swapMu.Lock()
+	if p.h1 != nil {
+		p.h1.close()
 	}
+	p.swapMu.Unlock()
 	p.closeBots()
 	ctx, cancel := context.WithTimeout(context.Background(), watchCloseWait)
 	defer cancel()
@@ -234,14 +240,10 @@ func (p *Proxy) Swap(cfg *rules.Config) error {
 		// The transport holds no setting of the config (upstream_timeout
 		// is the request's own clock, timer.go): a reload keeps its
 		// connections.
-		if old := p.state.Load(); old != nil {
-			if t, ok := old.transport.(*h1Transport); ok {
-				st.transport = t
-			}
+		if p.h1 == nil {
+			p.h1 = newH1Transport(newTransport(), p.log)
 		}
-		if st.transport == nil {
-			st.transport = newH1Transport(newTransport(), p.log)
-		}
+		st.transport = p.h1
 	}
 	if p.opts.Sitemap != nil {
 		st.sitemap = p.opts.Sitemap(cfg, st.fetch)
