@@ -210,7 +210,7 @@ func TestH1StaleRetry(t *testing.T) {
 				return "", true // closed, nothing answered
 			}
 		case "/partial":
-			return "HTTP/1.1 200 OK\r\nContent-Le", true
+			return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n", true // cut before the blank line
 		case "/fresh-close":
 			return "", true
 		}
