@@ -1,10 +1,8 @@
 package proxy
 
 import (
-	"bufio"
 	"context"
 	"io"
-	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -13,8 +11,9 @@ import (
 // FuzzH1Answer: whatever bytes an upstream answers a request with, the
 // request ends (an answer or an error, its body read to an end) without a
 // panic or a hang, and the next request gets its own answer: nothing of
-// the first is ever read as the second's. The upstream's first connection
-// writes the fuzzed bytes in one write and closes; later ones answer "good".
+// the first is ever read as the second's. The upstream answers the first
+// request with the fuzzed bytes in one write and closes; later ones
+// answer "good".
 func FuzzH1Answer(f *testing.F) {
 	for _, seed := range []string{
 		"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello",
@@ -36,20 +35,12 @@ func FuzzH1Answer(f *testing.F) {
 		f.Add([]byte(seed), true)
 	}
 	f.Fuzz(func(t *testing.T, answer []byte, head bool) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Skip(err)
-		}
-		defer ln.Close()
-		go func() {
-			for first := true; ; first = false {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				go serveFuzzConn(c, answer, first)
+		up := newScriptedUpstream(t, func(n int, _ *http.Request) (string, bool) {
+			if n == 0 {
+				return string(answer), true
 			}
-		}()
+			return "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood", false
+		})
 		tr := newH1Transport(newTransport(), nil)
 		defer tr.close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -58,7 +49,7 @@ func FuzzH1Answer(f *testing.F) {
 		if head {
 			method = "HEAD"
 		}
-		req, _ := http.NewRequestWithContext(ctx, method, "http://"+ln.Addr().String()+"/a", nil)
+		req, _ := http.NewRequestWithContext(ctx, method, up.url("/a"), nil)
 		if res, err := tr.RoundTrip(req); err == nil {
 			io.Copy(io.Discard, res.Body)
 			res.Body.Close()
@@ -66,7 +57,7 @@ func FuzzH1Answer(f *testing.F) {
 		if ctx.Err() != nil {
 			t.Fatalf("the first request hung on %q", answer)
 		}
-		req, _ = http.NewRequestWithContext(ctx, "GET", "http://"+ln.Addr().String()+"/b", nil)
+		req, _ = http.NewRequestWithContext(ctx, "GET", up.url("/b"), nil)
 		res, err := tr.RoundTrip(req)
 		if err != nil {
 			t.Fatalf("after %q the next request failed: %v", answer, err)
@@ -79,21 +70,3 @@ func FuzzH1Answer(f *testing.F) {
 	})
 }
 
-func serveFuzzConn(c net.Conn, answer []byte, first bool) {
-	defer c.Close()
-	br := bufio.NewReader(c)
-	for {
-		r, err := http.ReadRequest(br)
-		if err != nil {
-			return
-		}
-		r.Body.Close()
-		if first {
-			c.Write(answer)
-			return
-		}
-		if _, err := io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood"); err != nil {
-			return
-		}
-	}
-}

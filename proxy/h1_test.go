@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/headgate/headgate/internal/hgtest"
 )
 
 // scriptedUpstream is an upstream on loopback that answers every request
@@ -109,6 +111,25 @@ func h1Get(t *testing.T, tr http.RoundTripper, method, url string) (*http.Respon
 	return res, string(b)
 }
 
+// h1AtOnce has n GETs of url in flight at once (n connections), then reads
+// and closes their bodies.
+func h1AtOnce(t *testing.T, tr http.RoundTripper, url string, n int) {
+	t.Helper()
+	var bodies []io.ReadCloser
+	for range n {
+		req, _ := http.NewRequest("GET", url, nil)
+		res, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies = append(bodies, res.Body)
+	}
+	for _, b := range bodies {
+		io.ReadAll(b)
+		b.Close()
+	}
+}
+
 // TestH1Framing sends each kind of response, then a second request: the
 // body is read as http.Transport reads it, and the connection is used
 // again exactly when the response ended at a boundary it can know.
@@ -176,19 +197,7 @@ func TestH1Reuse(t *testing.T) {
 		t.Fatalf("20 sequential requests used %d connections, want 1", n)
 	}
 	tr.MaxIdleConnsPerHost = 2
-	var bodies []io.ReadCloser
-	for range 5 {
-		req, _ := http.NewRequest("GET", up.url("/"), nil)
-		res, err := tr.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bodies = append(bodies, res.Body)
-	}
-	for _, b := range bodies {
-		io.ReadAll(b)
-		b.Close()
-	}
+	h1AtOnce(t, tr, up.url("/"), 5)
 	tr.mu.Lock()
 	idle := tr.nidle
 	tr.mu.Unlock()
@@ -534,19 +543,7 @@ func TestH1Sweep(t *testing.T) {
 		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
 	})
 	tr := newTestH1(t)
-	var bodies []io.ReadCloser
-	for range 3 {
-		req, _ := http.NewRequest("GET", up.url("/"), nil)
-		res, err := tr.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bodies = append(bodies, res.Body)
-	}
-	for _, b := range bodies {
-		io.ReadAll(b)
-		b.Close()
-	}
+	h1AtOnce(t, tr, up.url("/"), 3)
 	tr.mu.Lock()
 	if !tr.swept || tr.sweeper == nil {
 		tr.mu.Unlock()
@@ -615,9 +612,8 @@ func TestH1Unsolicited(t *testing.T) {
 				}
 				return "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood", false
 			})
-			var logs strings.Builder
-			var mu sync.Mutex
-			tr := newH1Transport(newTransport(), slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil)))
+			var logs hgtest.LogBuffer
+			tr := newH1Transport(newTransport(), slog.New(slog.NewTextHandler(&logs, nil)))
 			t.Cleanup(tr.close)
 			h1Get(t, tr, tc.method, up.url("/a"))
 			if tc.late != "" {
@@ -639,24 +635,11 @@ func TestH1Unsolicited(t *testing.T) {
 			if _, body := h1Get(t, tr, "GET", up.url("/b")); body != "good" {
 				t.Fatalf("next answer %q, want good", body)
 			}
-			mu.Lock()
-			defer mu.Unlock()
 			if !strings.Contains(logs.String(), "Unsolicited response") {
 				t.Errorf("not logged: %q", logs.String())
 			}
 		})
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // TestH1DoneBeforeSend: a request whose context is over is not sent, and
