@@ -3,7 +3,9 @@ package proxy
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -34,15 +36,31 @@ func FuzzH1Answer(f *testing.F) {
 		f.Add([]byte(seed), false)
 		f.Add([]byte(seed), true)
 	}
-	f.Fuzz(func(t *testing.T, answer []byte, head bool) {
-		up := newScriptedUpstream(t, func(n int, _ *http.Request) (string, bool) {
-			if n == 0 {
-				return string(answer), true
-			}
-			return "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood", false
-		})
+	// One upstream for the whole run, and connections closed with a reset
+	// (SO_LINGER 0), so that a long fuzzing run does not use up the
+	// machine's ephemeral ports in TIME_WAIT (two or three connections an
+	// execution).
+	var answer atomic.Pointer[[]byte]
+	var served atomic.Int32
+	up := newScriptedUpstream(f, func(_ int, _ *http.Request) (string, bool) {
+		if served.Add(1) == 1 {
+			return string(*answer.Load()), true
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\ngood", false
+	})
+	f.Fuzz(func(t *testing.T, data []byte, head bool) {
+		answer.Store(&data)
+		served.Store(0)
 		tr := newH1Transport(newTransport(), nil)
 		defer tr.close()
+		dial := tr.DialContext
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := dial(ctx, network, addr)
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetLinger(0)
+			}
+			return c, err
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		method := "GET"
@@ -55,17 +73,17 @@ func FuzzH1Answer(f *testing.F) {
 			res.Body.Close()
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("the first request hung on %q", answer)
+			t.Fatalf("the first request hung on %q", data)
 		}
 		req, _ = http.NewRequestWithContext(ctx, "GET", up.url("/b"), nil)
 		res, err := tr.RoundTrip(req)
 		if err != nil {
-			t.Fatalf("after %q the next request failed: %v", answer, err)
+			t.Fatalf("after %q the next request failed: %v", data, err)
 		}
 		body, err := io.ReadAll(res.Body)
 		res.Body.Close()
 		if err != nil || res.StatusCode != 200 || string(body) != "good" {
-			t.Fatalf("after %q the next request got %d %q (%v), want its own 200 good", answer, res.StatusCode, body, err)
+			t.Fatalf("after %q the next request got %d %q (%v), want its own 200 good", data, res.StatusCode, body, err)
 		}
 	})
 }

@@ -36,7 +36,7 @@ type scriptedUpstream struct {
 	wg          sync.WaitGroup
 }
 
-func newScriptedUpstream(t *testing.T, answer func(n int, r *http.Request) (string, bool)) *scriptedUpstream {
+func newScriptedUpstream(t testing.TB, answer func(n int, r *http.Request) (string, bool)) *scriptedUpstream {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
