@@ -87,4 +87,3 @@ func FuzzH1Answer(f *testing.F) {
 		}
 	})
 }
-
