@@ -154,6 +154,7 @@ func (t *h1Transport) dial(ctx context.Context, addr string) (*h1Conn, error) {
 		return nil, err
 	}
 	c := &h1Conn{t: t, addr: addr, nc: nc}
+	c.pk.init(nc)
 	c.lr.r = nc
 	c.br = bufio.NewReaderSize(&c.lr, h1BufferSize)
 	c.bw = bufio.NewWriterSize(nc, h1BufferSize)
@@ -303,6 +304,7 @@ type h1Conn struct {
 	br     *bufio.Reader
 	bw     *bufio.Writer
 	idleAt time.Time
+	pk     peeker // h1_unix.go
 }
 
 // h1Reader reads the connection: at most limit bytes while a header block

@@ -694,3 +694,21 @@ func TestH1ProxyLife(t *testing.T) {
 		t.Fatal("Close left the idle upstream connection open")
 	}
 }
+
+// TestH1PeekAllocs: the peek before every reuse allocates nothing.
+func TestH1PeekAllocs(t *testing.T) {
+	up := newScriptedUpstream(t, func(int, *http.Request) (string, bool) {
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false
+	})
+	tr := newTestH1(t)
+	h1Get(t, tr, "GET", up.url("/"))
+	tr.mu.Lock()
+	c := tr.idle[h1Addr(&url.URL{Host: up.ln.Addr().String()})][0]
+	tr.mu.Unlock()
+	if got := c.peek(); got != peekIdle {
+		t.Fatalf("peek of a live idle connection: %d, want peekIdle", got)
+	}
+	if n := testing.AllocsPerRun(100, func() { c.peek() }); n != 0 {
+		t.Fatalf("a peek allocates %v times", n)
+	}
+}
