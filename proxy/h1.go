@@ -25,7 +25,7 @@ import (
 // goroutines per connection (a reader and a writer) and the channel
 // handoffs between them and the handler on every request: three goroutine
 // wake-ups a request, their stacks (two per upstream connection, scanned
-// by every collection), and ~1.5 KB of allocations (measured in
+// by every collection), and ~1.2 KB of allocations (measured in
 // docs/performance.md). Everything else (a request with a body, an
 // upgrade, Expect, https, userinfo in the URL) goes through the embedded
 // http.Transport unchanged.
@@ -43,7 +43,8 @@ type h1Transport struct {
 	log *slog.Logger
 	// own is false when the embedded transport has a setting this path
 	// does not keep (a proxy, no keep-alives, its own TLS dialer, a
-	// per-host connection limit): everything then goes through it.
+	// per-host connection limit), or where an idle connection can not be
+	// peeked at (canPeek, h1_other.go): everything then goes through it.
 	own bool
 
 	mu      sync.Mutex
@@ -68,7 +69,7 @@ const (
 // newH1Transport returns headgate's transport over t, logging to log.
 func newH1Transport(t *http.Transport, log *slog.Logger) *h1Transport {
 	t.MaxResponseHeaderBytes = h1MaxHeaderBytes
-	own := t.Proxy == nil && !t.DisableKeepAlives && t.DialTLSContext == nil && t.MaxConnsPerHost == 0
+	own := canPeek && t.Proxy == nil && !t.DisableKeepAlives && t.DialTLSContext == nil && t.MaxConnsPerHost == 0
 	return &h1Transport{Transport: t, log: log, own: own, idle: map[string][]*h1Conn{}}
 }
 
@@ -180,7 +181,7 @@ func (t *h1Transport) get(addr string) (*h1Conn, bool) {
 			case peekIdle:
 				return c, true
 			case peekData:
-				t.unsolicited(c, nil)
+				t.unsolicited(c, c.pk.start())
 			}
 		}
 		c.nc.Close()

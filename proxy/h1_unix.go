@@ -14,7 +14,12 @@ type peeker struct {
 	rc    syscall.RawConn
 	fn    func(fd uintptr) bool
 	state int
+	n     int
+	buf   [40]byte // the start of bytes found: for the log line
 }
+
+// canPeek: idle connections can be peeked at here.
+const canPeek = true
 
 func (p *peeker) init(nc net.Conn) {
 	sc, ok := nc.(syscall.Conn)
@@ -29,11 +34,10 @@ func (p *peeker) init(nc net.Conn) {
 }
 
 func (p *peeker) look(fd uintptr) bool {
-	var b [1]byte
-	n, _, err := syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
+	n, _, err := syscall.Recvfrom(int(fd), p.buf[:], syscall.MSG_PEEK|syscall.MSG_DONTWAIT)
 	switch {
 	case n > 0:
-		p.state = peekData
+		p.state, p.n = peekData, n
 	case n < 0 && (err == syscall.EAGAIN || err == syscall.EWOULDBLOCK):
 		p.state = peekIdle
 	default:
@@ -57,3 +61,6 @@ func (c *h1Conn) peek() int {
 	}
 	return p.state
 }
+
+// start is the start of the bytes the last peek found.
+func (p *peeker) start() []byte { return p.buf[:p.n] }
