@@ -50,6 +50,7 @@ var docsOwned = []string{
 	"docs/index.md", "docs/getting-started.md", "docs/cookbook.md",
 	"docs/operations.md", "docs/security.md", "docs/deploy.md",
 	"docs/crawlers.md", "docs/experiments.md", "docs/caddy.md",
+	"docs/performance.md", "docs/performance-log.md", "README.md",
 }
 
 // docBlock is one fenced code block and the markers after it.
