@@ -1,6 +1,9 @@
 package proxy
 
-import "testing"
+import (
+	rtmetrics "runtime/metrics"
+	"testing"
+)
 
 // The large copy buffers are bounded for the process: however many
 // responses are in flight, at most bigCopyBuffers of 128 KiB exist; the
@@ -40,5 +43,28 @@ func TestCopyBuffersBounded(t *testing.T) {
 	}
 	if bigMade.Load() != made {
 		t.Errorf("large buffers made while free ones waited: %d, then %d", made, bigMade.Load())
+	}
+}
+
+// TestBigCopyBufferOffHeap: on unix a large copy buffer is mapped outside
+// the Go heap (the collector's goal does not count it twice), and it
+// holds what is written into it.
+func TestBigCopyBufferOffHeap(t *testing.T) {
+	if !offHeapBigBuffers {
+		t.Skip("large copy buffers are on the heap here")
+	}
+	s := []rtmetrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	rtmetrics.Read(s)
+	before := s[0].Value.Uint64()
+	b := newBigCopyBuffer()
+	rtmetrics.Read(s)
+	if d := s[0].Value.Uint64() - before; d >= bigCopyBufferSize {
+		t.Fatalf("a large copy buffer took %d bytes of the heap", d)
+	}
+	for i := range b {
+		b[i] = byte(i)
+	}
+	if last := len(b) - 1; b[last] != byte(last) {
+		t.Fatal("the mapped buffer does not hold its bytes")
 	}
 }

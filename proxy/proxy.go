@@ -534,7 +534,7 @@ func (b *bufferPool) Get() []byte {
 	default:
 	}
 	if bigMade.Add(1) <= bigCopyBuffers {
-		return new(bigCopyBuffer)[:]
+		return newBigCopyBuffer()[:]
 	}
 	bigMade.Add(-1)
 	if buf, ok := b.p.Get().(*copyBuffer); ok {
