@@ -12,8 +12,10 @@ import (
 	"net/http/httptrace"
 	"net/textproto"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // h1Transport is headgate's transport toward its upstream. A GET or HEAD
@@ -48,7 +50,7 @@ type h1Transport struct {
 	own bool
 
 	mu      sync.Mutex
-	idle    map[string][]*h1Conn // by host:port, most recently used last
+	idle    map[string][]*h1Conn // by the URL's host, most recently used last
 	nidle   int
 	swept   bool // a sweep is scheduled
 	closed  bool
@@ -79,7 +81,7 @@ func h1Eligible(r *http.Request) bool {
 	if u == nil || u.Scheme != "http" || u.User != nil || r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
-	if u.Host == "" || !ascii(u.Host) {
+	if u.Host == "" || strings.ContainsFunc(u.Host, func(r rune) bool { return r >= utf8.RuneSelf }) {
 		// No host is http.Transport's error to give; a host in Unicode
 		// is dialled by its punycode, which http.Transport converts.
 		return false
@@ -101,12 +103,14 @@ func (t *h1Transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		// As http.Transport: nothing is sent for a request already over.
 		return nil, context.Cause(ctx)
 	}
-	addr := h1Addr(r.URL)
-	c, reused := t.get(addr)
+	// The pool's key is the URL's host as written (the upstream's, the
+	// same on every request); the address to dial is made only to dial.
+	key := r.URL.Host
+	c, reused := t.get(key)
 	for {
 		if c == nil {
 			var err error
-			if c, err = t.dial(ctx, addr); err != nil {
+			if c, err = t.dial(ctx, key, h1Addr(r.URL)); err != nil {
 				return nil, err
 			}
 		}
@@ -134,17 +138,9 @@ func h1Addr(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-func ascii(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
-// dial opens a new connection to addr with the transport's dialer.
-func (t *h1Transport) dial(ctx context.Context, addr string) (*h1Conn, error) {
+// dial opens a new connection to addr with the transport's dialer, for
+// the pool's key.
+func (t *h1Transport) dial(ctx context.Context, key, addr string) (*h1Conn, error) {
 	dial := t.DialContext
 	if dial == nil {
 		var d net.Dialer
@@ -154,7 +150,7 @@ func (t *h1Transport) dial(ctx context.Context, addr string) (*h1Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &h1Conn{t: t, addr: addr, nc: nc}
+	c := &h1Conn{t: t, key: key, nc: nc}
 	c.pk.init(nc)
 	c.lr.r = nc
 	c.br = bufio.NewReaderSize(&c.lr, h1BufferSize)
@@ -162,18 +158,18 @@ func (t *h1Transport) dial(ctx context.Context, addr string) (*h1Conn, error) {
 	return c, nil
 }
 
-// get takes addr's most recently used idle connection, if any.
-func (t *h1Transport) get(addr string) (*h1Conn, bool) {
+// get takes key's most recently used idle connection, if any.
+func (t *h1Transport) get(key string) (*h1Conn, bool) {
 	for {
 		t.mu.Lock()
-		l := t.idle[addr]
+		l := t.idle[key]
 		if len(l) == 0 {
 			t.mu.Unlock()
 			return nil, false
 		}
 		c := l[len(l)-1]
 		l[len(l)-1] = nil
-		t.idle[addr] = l[:len(l)-1]
+		t.idle[key] = l[:len(l)-1]
 		t.nidle--
 		t.mu.Unlock()
 		if time.Since(c.idleAt) < t.idleTimeout() {
@@ -194,7 +190,7 @@ func (t *h1Transport) get(addr string) (*h1Conn, bool) {
 func (t *h1Transport) unsolicited(c *h1Conn, start []byte) {
 	if t.log != nil {
 		t.log.Warn("upstream sent bytes on an idle connection, closed it (Unsolicited response received on idle HTTP channel)",
-			"upstream", c.addr, "start", string(start))
+			"upstream", c.key, "start", string(start))
 	}
 }
 
@@ -220,12 +216,12 @@ func (t *h1Transport) put(c *h1Conn) {
 	}
 	c.idleAt = time.Now()
 	t.mu.Lock()
-	if t.closed || len(t.idle[c.addr]) >= perHost || all > 0 && t.nidle >= all {
+	if t.closed || len(t.idle[c.key]) >= perHost || all > 0 && t.nidle >= all {
 		t.mu.Unlock()
 		c.nc.Close()
 		return
 	}
-	t.idle[c.addr] = append(t.idle[c.addr], c)
+	t.idle[c.key] = append(t.idle[c.key], c)
 	t.nidle++
 	if !t.swept {
 		t.swept = true
@@ -299,7 +295,7 @@ func (t *h1Transport) close() {
 // h1Conn is one connection to the upstream.
 type h1Conn struct {
 	t      *h1Transport
-	addr   string
+	key    string // the pool's: the URL's host
 	nc     net.Conn
 	lr     h1Reader
 	br     *bufio.Reader
@@ -349,14 +345,14 @@ func (c *h1Conn) roundTrip(r *http.Request) (*http.Response, error) {
 	}
 	if err != nil {
 		stop()
-		return nil, c.fail(ctx, err)
+		return nil, failCause(ctx, err)
 	}
 	trace := httptrace.ContextClientTrace(ctx)
 	for {
 		res, err := http.ReadResponse(c.br, r)
 		if err != nil {
 			stop()
-			return nil, c.fail(ctx, err)
+			return nil, failCause(ctx, err)
 		}
 		code := res.StatusCode
 		if code >= 200 || code < 100 {
@@ -383,10 +379,10 @@ func (c *h1Conn) roundTrip(r *http.Request) (*http.Response, error) {
 	}
 }
 
-// fail is the error of a request on c that failed before its response:
+// failCause is the error of a request that failed before its response:
 // the context's cause when it is done (the client left, or
 // upstream_timeout's clock fired).
-func (c *h1Conn) fail(ctx context.Context, err error) error {
+func failCause(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
@@ -456,7 +452,7 @@ func (b *h1Body) Read(p []byte) (int, error) {
 
 func (b *h1Body) Close() error {
 	if b.err == nil {
-		b.err = errors.New("read on closed response body")
+		b.err = errBodyClosed
 		b.stop()
 		b.c.nc.Close()
 	}
