@@ -28,6 +28,7 @@ type upstreamBody struct {
 	replaying bool
 	off       int // replay position in *rec
 	closed    bool
+	direct    *responseWriter // set: the first Read sends the body itself (direct.go)
 }
 
 var recPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
@@ -44,6 +45,15 @@ func (b *upstreamBody) stopRecording() { b.recording = false }
 func (b *upstreamBody) replay() { b.replaying, b.off = true, 0 }
 
 func (b *upstreamBody) Read(p []byte) (int, error) {
+	if w := b.direct; w != nil {
+		b.direct = nil
+		if hb := b.h1(); hb != nil {
+			if err := w.sendDirect(p, 0, b, hb); err != nil {
+				return 0, err
+			}
+			return 0, io.EOF
+		}
+	}
 	if b.replaying {
 		if b.off < len(*b.rec) {
 			n := copy(p, (*b.rec)[b.off:])
@@ -105,9 +115,28 @@ type rewrittenBody struct {
 	dec    codec.Decoder
 	up     *upstreamBody
 	coding string
+	direct *responseWriter // set: the first Read sends the body itself (direct.go)
 }
 
 func (b *rewrittenBody) Read(p []byte) (int, error) {
+	if w := b.direct; w != nil {
+		b.direct = nil
+		n := 0
+		for b.r.Buffered() > 0 && n < len(p) {
+			c, _ := b.r.Read(p[n:]) // the buffered bytes: no read of the source
+			n += c
+		}
+		hb := b.up.h1()
+		if b.r.Buffered() > 0 || b.r.Done() || hb == nil {
+			// A head larger than p, or a page Prepare read whole: the
+			// usual way from here on.
+			return n, nil
+		}
+		if err := w.sendDirect(p, n, b.up, hb); err != nil {
+			return 0, err
+		}
+		return 0, io.EOF
+	}
 	n, err := b.r.Read(p)
 	if err != nil && err != io.EOF && b.up.err == nil {
 		// The upstream's own errors are noted by up; what is left is the

@@ -404,7 +404,7 @@ func (c *h1Conn) respond(r *http.Request, res *http.Response, stop func() bool) 
 		c.release(reuse, stop)
 		return res
 	}
-	res.Body = &h1Body{c: c, rc: res.Body, ctx: r.Context(), stop: stop, reuse: reuse}
+	res.Body = &h1Body{c: c, rc: res.Body, ctx: r.Context(), stop: stop, reuse: reuse, remain: res.ContentLength}
 	return res
 }
 
@@ -428,6 +428,9 @@ type h1Body struct {
 	stop  func() bool
 	reuse bool
 	err   error // set once the connection is released: what reads return
+	// remain is how many of the body's bytes are still to come, by its
+	// Content-Length; -1 when the upstream gave none.
+	remain int64
 }
 
 func (b *h1Body) Read(p []byte) (int, error) {
@@ -435,6 +438,9 @@ func (b *h1Body) Read(p []byte) (int, error) {
 		return 0, b.err
 	}
 	n, err := b.rc.Read(p)
+	if b.remain > 0 {
+		b.remain -= int64(n)
+	}
 	switch {
 	case err == io.EOF:
 		b.err = io.EOF

@@ -50,7 +50,10 @@ type reqState struct {
 	wv     responseWriter
 	bodyv  upstreamBody
 	rbodyv rewrittenBody
-	rrv    rewrite.Reader
+	// plainH1: the client's connection is plain HTTP/1.x, whose writer
+	// splices (direct.go).
+	plainH1 bool
+	rrv     rewrite.Reader
 
 	ctx reqCtx // the upstream request's context, which carries this state
 
@@ -115,6 +118,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rs := &reqState{st: st, obs: newObserveHook(r.Context(), st.cfg)}
 	rs.wv.w = w
 	rs.w = &rs.wv
+	rs.plainH1 = r.TLS == nil && r.ProtoMajor == 1
 	rs.clock.rs = rs
 	if rs.obs != nil {
 		rs.w.onHeader = rs.observed

@@ -109,6 +109,14 @@ func (p *Proxy) modifyResponse(res *http.Response) error {
 	}
 	p.agentHeaders(res, rs) // markdown.go
 	handOver(rs.w.Header(), res.Header)
+	switch res.Body {
+	case io.ReadCloser(&rs.bodyv):
+		rs.bodyv.direct = rs.directTo(res) // direct.go
+	case io.ReadCloser(&rs.rbodyv):
+		if rs.rbodyv.dec == nil {
+			rs.rbodyv.direct = rs.directTo(res)
+		}
+	}
 	return nil
 }
 

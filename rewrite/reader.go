@@ -23,6 +23,7 @@ type Reader struct {
 	st       *state
 	prepared bool
 	srcErr   error    // the source's error, delivered after the bytes read before it
+	srcEnd   bool     // Prepare saw the source end (io.EOF) or fail
 	out      []byte   // the region, when it goes out as it came
 	segs     [][]byte // the rewritten region: slices of the buffer and of what headgate wrote
 	tail     []byte
@@ -106,6 +107,24 @@ func (r *Reader) Reset(src io.Reader, opts Options) {
 
 // Result reports what the rewrite did; complete after Prepare.
 func (r *Reader) Result() *Result { return &r.res }
+
+// Buffered is how many bytes Read returns before it reads the source
+// again: the head (rewritten, or as it came) and what Prepare read past
+// it. Done reports whether the source ended or failed while Prepare read
+// it, so that nothing past those bytes comes from it. Together they let a
+// caller send the buffered bytes itself and move the rest of the source by
+// other means (the proxy's splice from the upstream's connection to the
+// client's).
+func (r *Reader) Buffered() int {
+	n := len(r.out) + len(r.tail)
+	for _, s := range r.segs {
+		n += len(s)
+	}
+	return n
+}
+
+// Done: see Buffered.
+func (r *Reader) Done() bool { return r.srcEnd }
 
 // Read reads the rewritten document.
 func (r *Reader) Read(p []byte) (int, error) {
@@ -429,6 +448,7 @@ func (h *headScan) fill() {
 	h.sc.buf = st.buf
 	if err != nil {
 		h.sc.eof = true
+		h.r.srcEnd = true
 		if err != io.EOF {
 			h.r.srcErr = err
 		}
