@@ -2,8 +2,13 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
 )
 
 // The direct write path: a body of known length that headgate does not
@@ -27,18 +32,36 @@ import (
 // ReverseProxy's way. docs/performance.md, "The write path", has the
 // figures.
 
+// directSent counts the responses sent the direct way (for the tests).
+var directSent atomic.Int64
+
 // directTo is the client's writer when res's body may go the direct way,
-// nil when it goes ReverseProxy's.
+// nil when it goes ReverseProxy's: a GET's body of known length, nothing
+// encoding it or flushing it on a timer, to a plain HTTP/1.x client whose
+// writer has a ReadFrom, from a connection of headgate's own client. Not
+// an event stream: ReverseProxy flushes those from a timer goroutine of
+// its own, which only its copy's writes are ordered with.
 func (rs *reqState) directTo(res *http.Response) *responseWriter {
 	w := rs.w
 	if !canSplice || !rs.plainH1 || res.Request.Method != http.MethodGet ||
-		res.ContentLength <= 0 || w.enc != nil || w.lat != nil || rs.body.h1() == nil {
+		res.ContentLength <= 0 || w.enc != nil || w.lat != nil || rs.body.h1() == nil ||
+		eventStream(res.Header) {
 		return nil
 	}
 	if _, ok := w.w.(io.ReaderFrom); !ok {
 		return nil
 	}
 	return w
+}
+
+// eventStream reports a Content-Type of text/event-stream, as
+// ReverseProxy's flushInterval reads it (its media type, any case), but
+// without parsing every response's type. The type of a page has been
+// handed over to the client's map already (handOver) and is not one.
+func eventStream(h http.Header) bool {
+	const es = "text/event-stream"
+	ct := strings.TrimLeft(hget(h, "Content-Type"), " \t")
+	return len(ct) >= len(es) && strings.EqualFold(ct[:len(es)], es)
 }
 
 // h1 is the connection body under b when b's next bytes come straight
@@ -51,7 +74,14 @@ func (b *upstreamBody) h1() *h1Body {
 	if hb == nil || hb.err != nil || hb.remain <= 0 {
 		return nil
 	}
-	return hb
+	switch hb.c.nc.(type) {
+	case *net.TCPConn, *net.UnixConn:
+		// What splice(2) reads from; another net.Conn (a dialer of the
+		// library user's) would be copied through a buffer allocated
+		// for the call.
+		return hb
+	}
+	return nil
 }
 
 // sendDirect writes p[:n] (the bytes headgate holds before the upstream's)
@@ -60,8 +90,19 @@ func (b *upstreamBody) h1() *h1Body {
 // through w's ReadFrom. An upstream that fails or ends early is noted as
 // up's error, as a Read would note it; a client that goes away is not.
 func (w *responseWriter) sendDirect(p []byte, n int, up *upstreamBody, hb *h1Body) error {
-	if k := min(hb.buffered(), len(p)-n); k > 0 {
-		m, err := io.ReadFull(up, p[n:n+k]) // no system call: the bytes are in the reader
+	directSent.Add(1)
+	// Everything the connection's reader holds goes before the splice,
+	// which reads the connection itself: in p while it has room (p is
+	// ReverseProxy's copy buffer, 48 or 128 KiB; the reader holds at most
+	// 4 KiB), else in a Write of its own.
+	for k := hb.buffered(); k > 0; k = hb.buffered() {
+		if n == len(p) {
+			if _, err := w.Write(p); err != nil {
+				return err
+			}
+			n = 0
+		}
+		m, err := io.ReadFull(up, p[n:n+min(k, len(p)-n)]) // no system call: the bytes are in the reader
 		n += m
 		if err != nil {
 			if n > 0 {
@@ -101,6 +142,15 @@ func (b *h1Body) buffered() int {
 // request's context ended: the client left or upstream_timeout fired,
 // which finish tells apart), not the client's.
 func (b *h1Body) writeTo(w *responseWriter) (err error, upstream bool) {
+	if b.c.br.Buffered() > 0 {
+		// sendDirect empties the reader first; bytes left in it would be
+		// skipped by a read of the connection.
+		err = errors.New("the direct write path found bytes still in the upstream connection's reader")
+		b.err = err
+		b.stop()
+		b.c.nc.Close()
+		return err, false
+	}
 	lr := io.LimitedReader{R: b.c.nc, N: b.remain}
 	_, err = w.readFrom(&lr)
 	b.remain = lr.N
@@ -114,9 +164,13 @@ func (b *h1Body) writeTo(w *responseWriter) (err error, upstream bool) {
 	case b.ctx.Err() != nil:
 		err, upstream = context.Cause(b.ctx), true
 	default:
-		// Which end failed: the upstream's connection still open (bytes
-		// waiting, or none yet) means the client's did.
-		upstream = b.c.peek() == peekClosed
+		// Which end failed: splice reports both ends' errors alike. A
+		// deadline is the client's (the upstream's is set only when the
+		// context ends: above); an upstream that closed normally after
+		// its bytes (Connection: close, or an idle close while the
+		// client stalled) is not at fault either. Only an upstream
+		// connection reset by its peer is.
+		upstream = !errors.Is(err, os.ErrDeadlineExceeded) && connReset(b.c.nc)
 	}
 	b.err = err
 	b.stop()

@@ -93,6 +93,14 @@
 // ReverseProxy decides for it: after every write when the upstream gave no
 // length (a stream, or text/event-stream), on the same timer when it did.
 //
+// A body whose length is known and which nothing encodes, to a client on
+// plain HTTP/1.x, goes the direct way (direct.go): the bytes headgate
+// holds (the head, rewritten or not, and what was read with it) in one
+// Write, then the rest from the upstream's connection to the client's by
+// the response writer's ReadFrom, which on Linux is splice(2): the page's
+// bytes past the head never enter headgate's memory. ReverseProxy's copy
+// (Read and Write through a pooled buffer) takes everything else.
+//
 // # Observing a request
 //
 // Observe(ctx, fn) makes the requests of ctx report a Record — the

@@ -13,7 +13,9 @@
 # and the read and write system calls per request of each server (rd/req,
 # wr/req: read, readv, recvfrom, recvmsg and write, writev, sendto,
 # sendmsg, sendfile, counted by `perf stat` on the server's syscall
-# tracepoints, all its threads; sys/req is every system call). nginx reads
+# tracepoints, all its threads; spl/req is splice(2), headgate's direct
+# write path (proxy/direct.go: half of them read a socket into a pipe, half
+# write a pipe into a socket); sys/req is every system call). nginx reads
 # with recv and writes with writev, which /proc/PID/io's syscr/syscw do
 # not count, hence perf. Counting costs the counted process about 1.3 us a
 # system call (measured: a write to /dev/null 0.5 us, 1.8 us counted), a
@@ -150,8 +152,9 @@ pids_of() {
 # Syscall counting (perf stat on the tracepoints), when it works here.
 SC_READ="read readv recvfrom recvmsg"
 SC_WRITE="write writev sendto sendmsg sendfile64"
+SC_SPLICE="splice"
 SC_EV="raw_syscalls:sys_enter"
-for c in $SC_READ $SC_WRITE; do SC_EV="$SC_EV,syscalls:sys_enter_$c"; done
+for c in $SC_READ $SC_WRITE $SC_SPLICE; do SC_EV="$SC_EV,syscalls:sys_enter_$c"; done
 if [ "${SYSCALLS:-1}" = 1 ] && need perf && perf stat -x, -e "$SC_EV" -o /dev/null -- true 2>/dev/null; then
   SYSCALLS=1
 else
@@ -166,16 +169,16 @@ counted() {
     : >"$f"; "$@"
   fi
 }
-# per_req FILE REQS KIND: KIND (read, write, all) syscalls per request from
+# per_req FILE REQS KIND: KIND (read, write, splice, all) syscalls per request from
 # a counted FILE, "n/a" when nothing was counted.
 per_req() {
-  awk -F, -v n="$2" -v kind="$3" -v rd=" $SC_READ " -v wr=" $SC_WRITE " '
+  awk -F, -v n="$2" -v kind="$3" -v rd=" $SC_READ " -v wr=" $SC_WRITE " -v sp=" $SC_SPLICE " '
     $3 ~ /^(raw_)?syscalls:/ && $1 ~ /^[0-9]+$/ {
       e=$3; sub(/.*sys_enter_?/, "", e)
-      if (e == "") all += $1; else if (index(rd, " " e " ")) r += $1; else if (index(wr, " " e " ")) w += $1
+      if (e == "") all += $1; else if (index(rd, " " e " ")) r += $1; else if (index(wr, " " e " ")) w += $1; else if (index(sp, " " e " ")) s += $1
       seen=1
     }
-    END { v = kind == "read" ? r : kind == "write" ? w : all
+    END { v = kind == "read" ? r : kind == "write" ? w : kind == "splice" ? s : all
       if (!seen || n+0 <= 0) print "n/a"; else printf "%.1f", v / n }' "$1"
 }
 ticks() { local s=0; for p in $(pids_of "$1"); do s=$((s + $(awk '{print $14+$15}' "/proc/$p/stat" 2>/dev/null || echo 0))); done; echo $s; }
@@ -212,7 +215,7 @@ for mode in $MODES; do
   grep -q 'rel="canonical" href="https://bench.example/page"' <<<"$hg" || { echo "headgate did not rewrite"; cat "$W/headgate.log"; exit 1; }
   reset_hwm
 
-  declare -A RPS=() CPU=() P50=() P99=() BAD=() RCPU=() SR=() SW=() SA=()
+  declare -A RPS=() CPU=() P50=() P99=() BAD=() RCPU=() SR=() SW=() SS=() SA=()
   for n in "${names[@]}"; do RPS[$n]=""; CPU[$n]=""; P50[$n]=""; P99[$n]=""; BAD[$n]=0; SR[$n]=""; SW[$n]=""; SA[$n]=""; done
   for r in $(seq "$ROUNDS"); do
     order=("${names[@]}")
@@ -243,22 +246,22 @@ for mode in $MODES; do
   if [ "$SYSCALLS" = 1 ]; then
     for n in "${names[@]}"; do
       reqs=$(counted "$n" "$W/sys" wrk -t"$(( CONNS < 2 ? CONNS : 2 ))" -c"$CONNS" -d"${SYS_SECS:-2}s" "${hdr[@]}" "http://127.0.0.1:${PORT[$n]}/page" | awk '/requests in/ {print $1}')
-      SR[$n]=$(per_req "$W/sys" "${reqs:-0}" read); SW[$n]=$(per_req "$W/sys" "${reqs:-0}" write); SA[$n]=$(per_req "$W/sys" "${reqs:-0}" all)
+      SR[$n]=$(per_req "$W/sys" "${reqs:-0}" read); SW[$n]=$(per_req "$W/sys" "${reqs:-0}" write); SS[$n]=$(per_req "$W/sys" "${reqs:-0}" splice); SA[$n]=$(per_req "$W/sys" "${reqs:-0}" all)
     done
   fi
   echo
   echo "mode $mode: page $PAGE ($(stat -c %s "$PAGE") bytes), $ROUNDS rounds x ${SECS}s, $CONNS connections, $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "(medians over the rounds; ratios to the plain proxy; CPU is the server's own, not wrk's)"
-  printf '%-10s %9s %7s %9s %7s %7s %8s %8s %10s %7s %6s %6s %6s %7s\n' target req/s x_plain CPU-us/req x_plain paired p50_ms p99_ms peak_KiB x_plain errors rd/req wr/req sys/req
+  printf '%-10s %9s %7s %9s %7s %7s %8s %8s %10s %7s %6s %6s %6s %7s %7s\n' target req/s x_plain CPU-us/req x_plain paired p50_ms p99_ms peak_KiB x_plain errors rd/req wr/req spl/req sys/req
   base_rps=$(echo "${RPS[plain]}" | median); base_cpu=$(echo "${CPU[plain]}" | median); base_mem=${MEM[plain]}
   for n in "${names[@]}"; do
     rps=$(echo "${RPS[$n]}" | median); cpu=$(echo "${CPU[$n]}" | median); mem=${MEM[$n]}
     ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.2f", a/b; else print "n/a" }'; }
     pr=""
     for r in $(seq "$ROUNDS"); do pr="$pr $(awk -v a="${RCPU[$n,$r]}" -v b="${RCPU[plain,$r]}" 'BEGIN{ if (a+0 > 0 && b+0 > 0) printf "%.3f", a/b }')"; done
-    printf '%-10s %9.0f %7s %9s %7s %7s %8s %8s %10s %7s %6d %6s %6s %7s\n' "$n" "$rps" "$(ratio "$rps" "$base_rps")" "$cpu" "$(ratio "$cpu" "$base_cpu")" "$(echo "$pr" | median)" \
+    printf '%-10s %9.0f %7s %9s %7s %7s %8s %8s %10s %7s %6d %6s %6s %7s %7s\n' "$n" "$rps" "$(ratio "$rps" "$base_rps")" "$cpu" "$(ratio "$cpu" "$base_cpu")" "$(echo "$pr" | median)" \
       "$(echo "${P50[$n]}" | median)" "$(echo "${P99[$n]}" | median)" "$mem" "$(ratio "$mem" "$base_mem")" "${BAD[$n]}" \
-      "${SR[$n]:-n/a}" "${SW[$n]:-n/a}" "${SA[$n]:-n/a}"
+      "${SR[$n]:-n/a}" "${SW[$n]:-n/a}" "${SS[$n]:-n/a}" "${SA[$n]:-n/a}"
   done
   echo "(nginx, sub_filter: CPU, memory and syscalls of all nginx workers together; syscalls/req from one ${SYS_SECS:-2} s run apart, with the request to the upstream and reads that found nothing (EAGAIN))"
   echo
