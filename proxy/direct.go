@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+	"unicode"
 )
 
 // The direct write path: a body of known length that headgate does not
@@ -55,12 +56,13 @@ func (rs *reqState) directTo(res *http.Response) *responseWriter {
 }
 
 // eventStream reports a Content-Type of text/event-stream, as
-// ReverseProxy's flushInterval reads it (its media type, any case), but
-// without parsing every response's type. The type of a page has been
+// ReverseProxy's flushInterval reads it (mime.ParseMediaType: any leading
+// white space, Unicode's included, and any case), but without parsing
+// every response's type. The type of a page has been
 // handed over to the client's map already (handOver) and is not one.
 func eventStream(h http.Header) bool {
 	const es = "text/event-stream"
-	ct := strings.TrimLeft(hget(h, "Content-Type"), " \t")
+	ct := strings.TrimLeftFunc(hget(h, "Content-Type"), unicode.IsSpace)
 	return len(ct) >= len(es) && strings.EqualFold(ct[:len(es)], es)
 }
 

@@ -2,18 +2,18 @@ package proxy
 
 import (
 	"net"
-	"syscall"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // canSplice: net.TCPConn's ReadFrom from another TCP connection is
 // splice(2) here.
 const canSplice = true
 
-// connReset reports a TCP connection its peer reset: its state is CLOSE
-// (a reset ends the connection at once), not ESTABLISHED or, after the
-// peer's normal close, CLOSE_WAIT. Read from TCP_INFO's first byte,
-// tcpi_state.
+// connReset reports a TCP connection its peer reset: its state (TCP_INFO's
+// tcpi_state) is CLOSE, which a reset ends a connection in at once, not
+// ESTABLISHED or, after the peer's normal close, CLOSE_WAIT. Only a
+// failure's path calls it.
 func connReset(nc net.Conn) bool {
 	tc, ok := nc.(*net.TCPConn)
 	if !ok {
@@ -23,14 +23,10 @@ func connReset(nc net.Conn) bool {
 	if err != nil {
 		return false
 	}
-	const tcpClose = 7 // TCP_CLOSE, include/net/tcp_states.h
-	var info [8]byte   // the start of struct tcp_info: tcpi_state first
 	reset := false
 	rc.Control(func(fd uintptr) {
-		n := uint32(len(info))
-		_, _, e := syscall.Syscall6(syscall.SYS_GETSOCKOPT, fd, syscall.IPPROTO_TCP, syscall.TCP_INFO,
-			uintptr(unsafe.Pointer(&info[0])), uintptr(unsafe.Pointer(&n)), 0)
-		reset = e == 0 && n >= 1 && info[0] == tcpClose
+		info, err := unix.GetsockoptTCPInfo(int(fd), unix.IPPROTO_TCP, unix.TCP_INFO)
+		reset = err == nil && info.State == unix.BPF_TCP_CLOSE // TCP_CLOSE, 7
 	})
 	return reset
 }
