@@ -386,20 +386,7 @@ func TestDirectDrainsReader(t *testing.T) {
 		{"less room than the reader holds", 100, 1000},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ln.Close()
-			nc, err := net.Dial("tcp", ln.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			sc, err := ln.Accept()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer sc.Close()
+			nc, sc := tcpPair(t)
 			want := make([]byte, body)
 			for i := range want {
 				want[i] = byte('a' + i%26)
@@ -440,6 +427,28 @@ func TestDirectDrainsReader(t *testing.T) {
 	}
 }
 
+// tcpPair is a TCP connection on loopback: the dialling end and the
+// accepted one, both closed when the test ends.
+func tcpPair(t *testing.T) (dialled, accepted net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dialled, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { dialled.Close() })
+	accepted, err = ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { accepted.Close() })
+	return dialled, accepted
+}
+
 // failingWriter fails every ReadFrom with err, as a client's connection
 // would.
 type failingWriter struct {
@@ -458,22 +467,8 @@ func TestDirectWhichEnd(t *testing.T) {
 		t.Skip("the direct write path is for Linux only (splice(2))")
 	}
 	conn := func(t *testing.T, reset bool) net.Conn {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ln.Close()
-		nc, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { nc.Close() })
-		sc, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
+		nc, sc := tcpPair(t)
 		if !reset {
-			t.Cleanup(func() { sc.Close() })
 			return nc
 		}
 		sc.(*net.TCPConn).SetLinger(0)

@@ -22,16 +22,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // source, and they, then the source's own bytes, are the document Read
 // gives whole; Done says when the source has no more.
 func TestReaderBuffered(t *testing.T) {
-	m := mustMatch(t, `
-[server]
-upstream = "http://127.0.0.1:9"
-[site]
-base_url = "https://example.com"
-[[rule]]
-match = "/*"
-description = "From the rules."
-canonical = "/c"
-`, "/page")
+	m := mustMatch(t, resetConfig, "/page")
 	long := "<!doctype html><html><head><title>One</title></head><body>" + strings.Repeat("<p>body text</p>\n", 20000) + "</body></html>"
 	for _, tc := range []struct {
 		name, doc string

@@ -6,12 +6,9 @@ import (
 	"testing"
 )
 
-// A Reader made anew by Reset, after another document (read in part, read
-// whole, or read with a cache that replayed a plan), writes what a new
-// Reader writes and reports the same result: nothing of the first carries
-// over.
-func TestReaderReset(t *testing.T) {
-	m := mustMatch(t, `
+// resetConfig is the config of the Reader tests that read a page whole,
+// in part or by its buffered bytes: a description and a canonical to write.
+const resetConfig = `
 [server]
 upstream = "http://127.0.0.1:9"
 [site]
@@ -20,7 +17,14 @@ base_url = "https://example.com"
 match = "/*"
 description = "From the rules."
 canonical = "/c"
-`, "/page")
+`
+
+// A Reader made anew by Reset, after another document (read in part, read
+// whole, or read with a cache that replayed a plan), writes what a new
+// Reader writes and reports the same result: nothing of the first carries
+// over.
+func TestReaderReset(t *testing.T) {
+	m := mustMatch(t, resetConfig, "/page")
 	docs := []string{
 		`<!doctype html><html><head><title>One</title><meta name="description" content="old"></head><body>one</body></html>`,
 		`<html><head><link rel="canonical" href="/x"></head><body>two</body></html>`,
