@@ -137,7 +137,9 @@ func TestInsightNoCrawlerWindowsWithoutBots(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+	// The race detector's instrumentation allocates beside the program
+	// (1.3 MiB here): the bound is the program's.
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 && !raceEnabled {
 		t.Errorf("New with [bots] off allocated %d KiB, want under 1 MiB", n>>10)
 	}
 	on := testConfig(t, p.Config().Server.Upstream, "[bots]\nenabled = true\nreverse_dns = false\nranges_dir = "+quote(rangesDir(t))+"\n")
