@@ -148,9 +148,7 @@ func (b *h1Body) writeTo(w *responseWriter) (err error, upstream bool) {
 		// sendDirect empties the reader first; bytes left in it would be
 		// skipped by a read of the connection.
 		err = errors.New("the direct write path found bytes still in the upstream connection's reader")
-		b.err = err
-		b.stop()
-		b.c.nc.Close()
+		b.fail(err)
 		return err, false
 	}
 	lr := io.LimitedReader{R: b.c.nc, N: b.remain}
@@ -158,8 +156,7 @@ func (b *h1Body) writeTo(w *responseWriter) (err error, upstream bool) {
 	b.remain = lr.N
 	switch {
 	case err == nil && lr.N == 0:
-		b.err = io.EOF
-		b.c.release(b.reuse, b.stop)
+		b.ended()
 		return nil, false
 	case err == nil:
 		err, upstream = io.ErrUnexpectedEOF, true
@@ -174,9 +171,7 @@ func (b *h1Body) writeTo(w *responseWriter) (err error, upstream bool) {
 		// connection reset by its peer is.
 		upstream = !errors.Is(err, os.ErrDeadlineExceeded) && connReset(b.c.nc)
 	}
-	b.err = err
-	b.stop()
-	b.c.nc.Close()
+	b.fail(err)
 	return err, upstream
 }
 

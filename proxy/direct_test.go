@@ -171,14 +171,7 @@ func directFront(t *testing.T, up *scriptedUpstream, logs *syncBuffer) (*Proxy, 
 	if !canSplice || !canPeek {
 		t.Skip("the direct write path is for Linux only (splice(2))")
 	}
-	p, err := New(testConfig(t, up.url(""), testRules), Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	front := httptest.NewServer(p)
-	t.Cleanup(front.Close)
-	return p, front
+	return newFront(t, up.url(""), testRules, logs)
 }
 
 // TestDirectRealServer: through net/http's own server (splice(2) on
@@ -322,49 +315,6 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatal(what)
-}
-
-// pausedUpstream answers every request with resp: resp[:split], then,
-// once release is closed (nil: at once), the rest; with closeAfter it
-// closes the connection after the answer, with reset by a reset.
-func pausedUpstream(t *testing.T, resp string, split int, release chan struct{}, closeAfter, reset bool) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	t.Cleanup(func() { ln.Close(); <-done })
-	go func() {
-		defer close(done)
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for {
-					if _, err := http.ReadRequest(br); err != nil {
-						return
-					}
-					io.WriteString(c, resp[:split])
-					if release != nil {
-						<-release
-					}
-					io.WriteString(c, resp[split:])
-					if reset {
-						c.(*net.TCPConn).SetLinger(0)
-					}
-					if closeAfter {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return "http://" + ln.Addr().String()
 }
 
 // TestDirectDrainsReader: everything the upstream connection's reader
@@ -542,12 +492,13 @@ func TestDirectEndsTold(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n" + tc.conn + "Content-Length: " + strconv.Itoa(len(page)) + "\r\n\r\n" + page
-			var up string
+			out, closeAfter := resp, tc.conn != ""
 			if tc.split > 0 {
-				up = pausedUpstream(t, resp[:len(resp)-len(page)+tc.split], len(resp)-len(page)+tc.split, nil, true, true)
-			} else {
-				up = pausedUpstream(t, resp, len(resp), nil, tc.conn != "", false)
+				out, closeAfter = resp[:len(resp)-len(page)+tc.split], true
 			}
+			su := newScriptedUpstream(t, func(int, *http.Request) (string, bool) { return out, closeAfter })
+			su.reset.Store(tc.split > 0)
+			up := su.url("")
 			var logs syncBuffer
 			p, err := New(testConfig(t, up, testRules), Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 			if err != nil {

@@ -443,26 +443,36 @@ func (b *h1Body) Read(p []byte) (int, error) {
 	}
 	switch {
 	case err == io.EOF:
-		b.err = io.EOF
-		b.c.release(b.reuse, b.stop)
+		b.ended()
 	case err != nil:
 		if b.ctx.Err() != nil {
 			err = context.Cause(b.ctx)
 		}
-		b.err = err
-		b.stop()
-		b.c.nc.Close()
+		b.fail(err)
 	}
 	return n, err
 }
 
 func (b *h1Body) Close() error {
 	if b.err == nil {
-		b.err = errBodyClosed
-		b.stop()
-		b.c.nc.Close()
+		b.fail(errBodyClosed)
 	}
 	return nil
+}
+
+// ended releases the connection at the body's end: back to the pool when
+// it may be used again.
+func (b *h1Body) ended() {
+	b.err = io.EOF
+	b.c.release(b.reuse, b.stop)
+}
+
+// fail ends the body with err before its end: the connection, its place
+// in the response unknown, is closed.
+func (b *h1Body) fail(err error) {
+	b.err = err
+	b.stop()
+	b.c.nc.Close()
 }
 
 // What peek found on an idle connection.

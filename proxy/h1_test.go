@@ -24,7 +24,8 @@ import (
 // scriptedUpstream is an upstream on loopback that answers every request
 // on a connection with answer(n, req) written raw, n counting the
 // requests of all connections from 0. answer's second result closes the
-// connection after the answer. It counts connections and requests.
+// connection after the answer (with a reset when reset is set). It counts
+// connections and requests.
 type scriptedUpstream struct {
 	ln          net.Listener
 	conns       atomic.Int32
@@ -34,6 +35,7 @@ type scriptedUpstream struct {
 	serverConns []net.Conn
 	closed      chan struct{} // a value each time a connection is closed
 	wg          sync.WaitGroup
+	reset       atomic.Bool // close connections with a reset (SO_LINGER 0)
 }
 
 func newScriptedUpstream(t testing.TB, answer func(n int, r *http.Request) (string, bool)) *scriptedUpstream {
@@ -59,6 +61,9 @@ func newScriptedUpstream(t testing.TB, answer func(n int, r *http.Request) (stri
 			go func() {
 				defer u.wg.Done()
 				defer func() {
+					if u.reset.Load() {
+						c.(*net.TCPConn).SetLinger(0)
+					}
 					c.Close()
 					select {
 					case u.closed <- struct{}{}:

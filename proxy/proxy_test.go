@@ -54,7 +54,14 @@ func newTestProxy(t testing.TB, h http.HandlerFunc, extra string) (*Proxy, *http
 	t.Helper()
 	up := httptest.NewServer(h)
 	t.Cleanup(up.Close)
-	p, err := New(testConfig(t, up.URL, extra), Options{Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	return newFront(t, up.URL, extra, os.Stderr)
+}
+
+// newFront is headgate in front of upstream, served by net/http on
+// loopback, logging at debug level to log.
+func newFront(t testing.TB, upstream, extra string, log io.Writer) (*Proxy, *httptest.Server) {
+	t.Helper()
+	p, err := New(testConfig(t, upstream, extra), Options{Logger: slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
