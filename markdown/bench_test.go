@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/net/html"
+
+	"github.com/headgate/headgate/internal/hgtest"
 )
 
 // corpus returns the pages of ../shared/corpus, or skips.
@@ -36,7 +38,7 @@ func BenchmarkConvert(b *testing.B) {
 	c, _ := New(Options{})
 	b.SetBytes(size)
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := hgtest.ProcessCPU()
 	for b.Loop() {
 		for _, p := range pages {
 			if _, err := c.Convert(io.Discard, bytes.NewReader(p), Front{Title: "t"}); err != nil {
@@ -50,7 +52,7 @@ func BenchmarkConvert(b *testing.B) {
 // reportCPU reports cpu-MB/s: the bytes of b.N passes over size bytes per
 // second of the process's CPU time since cpu0.
 func reportCPU(b *testing.B, size int64, cpu0 time.Duration) {
-	if d := processCPU() - cpu0; d > 0 && cpu0 > 0 {
+	if d := hgtest.ProcessCPU() - cpu0; d > 0 && cpu0 > 0 {
 		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
 	}
 }
@@ -60,7 +62,7 @@ func BenchmarkTokenize(b *testing.B) {
 	pages, size := corpus(b)
 	b.SetBytes(size)
 	b.ReportAllocs()
-	cpu0 := processCPU()
+	cpu0 := hgtest.ProcessCPU()
 	for b.Loop() {
 		for _, p := range pages {
 			z := html.NewTokenizer(bytes.NewReader(p))

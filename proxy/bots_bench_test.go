@@ -10,9 +10,10 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/headgate/headgate/internal/hgtest"
 )
 
 // BenchmarkBots is the proxy with [bots] off and on, side by side, under
@@ -29,7 +30,7 @@ func BenchmarkBots(b *testing.B) {
 	for i, name := range []string{"off", "on"} {
 		b.Run(name, func(b *testing.B) {
 			var next atomic.Uint64
-			cpu0 := processCPU()
+			cpu0 := hgtest.ProcessCPU()
 			b.ReportAllocs()
 			b.ResetTimer()
 			b.RunParallel(func(pb *testing.PB) {
@@ -41,7 +42,7 @@ func BenchmarkBots(b *testing.B) {
 				}
 			})
 			b.StopTimer()
-			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(hgtest.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
@@ -75,7 +76,7 @@ func sideBySide(b *testing.B, px [2]*Proxy, serve func(p *Proxy, i uint64)) {
 	const rounds, perRound, workers = 8, 4000, 2
 	var next atomic.Uint64
 	round := func(p *Proxy) time.Duration {
-		cpu0 := processCPU()
+		cpu0 := hgtest.ProcessCPU()
 		var wg sync.WaitGroup
 		for range workers {
 			wg.Go(func() {
@@ -85,7 +86,7 @@ func sideBySide(b *testing.B, px [2]*Proxy, serve func(p *Proxy, i uint64)) {
 			})
 		}
 		wg.Wait()
-		return processCPU() - cpu0
+		return hgtest.ProcessCPU() - cpu0
 	}
 	b.ReportAllocs()
 	var off, on time.Duration
@@ -176,13 +177,4 @@ func botsBenchServe(p *Proxy, addrs []string, i uint64) bool {
 	w := httptest.NewRecorder()
 	p.ServeHTTP(w, req)
 	return w.Code == 200
-}
-
-// processCPU is the process's user and system CPU time.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

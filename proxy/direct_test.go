@@ -512,7 +512,7 @@ func TestDirectEndsTold(t *testing.T) {
 			t.Cleanup(front.Close)
 			sent := directSent.Load()
 			d := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
-				return rc.Control(func(fd uintptr) { syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+				return rc.Control(func(fd uintptr) { setRecvBuffer(fd, 4096) })
 			}}
 			c, err := d.Dial("tcp", front.Listener.Addr().String())
 			if err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/headgate/headgate/internal/hgtest"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -156,7 +157,7 @@ title = "{slug} – free delivery"
 	drive := func(u string) (int64, time.Duration) {
 		var n atomic.Int64
 		stop := time.Now().Add(round)
-		cpu0 := cpuTime()
+		cpu0 := hgtest.ProcessCPU()
 		var wg sync.WaitGroup
 		for k := range clients {
 			wg.Go(func() {
@@ -174,7 +175,7 @@ title = "{slug} – free delivery"
 			})
 		}
 		wg.Wait()
-		return n.Load(), cpuTime() - cpu0
+		return n.Load(), hgtest.ProcessCPU() - cpu0
 	}
 	var ratio float64
 	for b.Loop() {

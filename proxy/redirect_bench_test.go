@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/headgate/headgate/internal/hgtest"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -207,7 +207,7 @@ func BenchmarkRedirectDecision(b *testing.B) {
 				rs := &reqState{st: px.state.Load(), w: &responseWriter{w: sink}}
 				ks := kind.keys
 				i := 0
-				c0 := cpuTime()
+				c0 := hgtest.ProcessCPU()
 				for b.Loop() {
 					clear(sink.h)
 					rs.w.wroteHeader = false
@@ -218,18 +218,10 @@ func BenchmarkRedirectDecision(b *testing.B) {
 						i = 0
 					}
 				}
-				b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(hgtest.ProcessCPU()-c0)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}
-}
-
-// cpuTime is the process's user and system CPU time: on a shared machine
-// it says what an operation costs where wall time says how long it waited.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // nullWriter is a ResponseWriter that keeps the headers and drops the rest.

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/headgate/headgate/internal/hgtest"
 	"github.com/headgate/headgate/rules/redirect"
 )
 
@@ -41,13 +41,6 @@ func writeTable(tb testing.TB, n int) string {
 	return cfg
 }
 
-// cpuTime is the process's user and system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func heapNow() uint64 {
 	runtime.GC()
 	runtime.GC()
@@ -68,10 +61,10 @@ func BenchmarkRedirectTableLoad(b *testing.B) {
 	var heap float64
 	for b.Loop() {
 		before := heapNow()
-		start, c0 := time.Now(), cpuTime()
+		start, c0 := time.Now(), hgtest.ProcessCPU()
 		cfg, err := Load(path)
 		d := time.Since(start)
-		cpu = max(cpu, cpuTime()-c0)
+		cpu = max(cpu, hgtest.ProcessCPU()-c0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -167,7 +160,7 @@ func BenchmarkRedirectLookup(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/rows=%d", kind.name, n), func(b *testing.B) {
 				b.ReportAllocs()
 				i := 0
-				c0 := cpuTime()
+				c0 := hgtest.ProcessCPU()
 				var rd Redirect // as the proxy asks: the answer on its stack
 				for b.Loop() {
 					ok, _ := cfg.RedirectInto(RedirectRequest{Method: "GET", Host: "notes.example", HTTPS: true, Target: ks[i]}, &rd)
@@ -178,14 +171,14 @@ func BenchmarkRedirectLookup(b *testing.B) {
 						i = 0
 					}
 				}
-				b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(hgtest.ProcessCPU()-c0)/float64(b.N), "cpu-ns/op")
 			})
 			// The table probe alone, without building the answer.
 			b.Run(fmt.Sprintf("%s-probe/rows=%d", kind.name, n), func(b *testing.B) {
 				b.ReportAllocs()
 				t := cfg.RedirectTables[0].t
 				i := 0
-				c0 := cpuTime()
+				c0 := hgtest.ProcessCPU()
 				for b.Loop() {
 					path, raw, _ := strings.Cut(ks[i], "?")
 					q := redirect.Query{Raw: raw}
@@ -196,7 +189,7 @@ func BenchmarkRedirectLookup(b *testing.B) {
 						i = 0
 					}
 				}
-				b.ReportMetric(float64(cpuTime()-c0)/float64(b.N), "cpu-ns/op")
+				b.ReportMetric(float64(hgtest.ProcessCPU()-c0)/float64(b.N), "cpu-ns/op")
 			})
 		}
 	}

@@ -11,10 +11,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/headgate/headgate/internal/hgtest"
 	"github.com/headgate/headgate/rules"
 )
 
@@ -122,9 +122,7 @@ func TestGenerate1M(t *testing.T) {
 		d := time.Since(start)
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		cpu := hgtest.ProcessCPU()
 		out, _ := json.Marshal(map[string]any{
 			"seconds": d.Seconds(), "cpu_seconds": cpu.Seconds(), "urls": res.urls, "files": len(res.parts),
 			"vmhwm_kib": vmHWM(t), "heap_inuse_mib": ms.HeapInuse >> 20,

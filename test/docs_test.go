@@ -35,7 +35,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -205,7 +204,7 @@ func (s *docSession) startServer(where, script string) {
 	cmd := exec.Command("bash", "-c", script)
 	cmd.Dir = s.dir
 	cmd.Env = s.env()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inOwnGroup(cmd)
 	out := &logBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
@@ -245,14 +244,14 @@ func (s *docSession) stopServer() {
 	}
 	cmd := s.server
 	s.server = nil
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	signalGroup(cmd, false) // Ctrl-C
 	select {
 	case err := <-s.serverDone:
 		if err != nil {
 			s.t.Errorf("%s: the server did not exit cleanly on Ctrl-C: %v\n%s", s.serverWhere, err, tail(s.serverOut.String(), 4000))
 		}
 	case <-time.After(20 * time.Second):
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		signalGroup(cmd, true)
 		<-s.serverDone
 		s.t.Errorf("%s: the server did not stop within 20s of Ctrl-C", s.serverWhere)
 	}

@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -231,15 +230,6 @@ func TestBounds(t *testing.T) {
 			if e2 != nil || rec.Values[0] != c.next {
 				t.Errorf("%q: after the row, %q %v, want the row %q", c.in, rec.Values, e2, c.next)
 			}
-		}
-	})
-	t.Run("a FIFO is refused, not waited on", func(t *testing.T) {
-		p := filepath.Join(t.TempDir(), "t.csv")
-		if err := syscall.Mkfifo(p, 0o644); err != nil {
-			t.Skip("mkfifo:", err)
-		}
-		if _, err := Open(p, Options{}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-			t.Errorf("err = %v", err)
 		}
 	})
 	t.Run("unknown format and missing file", func(t *testing.T) {

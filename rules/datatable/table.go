@@ -98,7 +98,7 @@ func (b *Builder) Add(line int, cells []string) {
 }
 
 // TooLarge reports whether the arena reached what offsets can address.
-func (b *Builder) TooLarge() bool { return b.arena.Len() > 1<<32-1<<20 }
+func (b *Builder) TooLarge() bool { return int64(b.arena.Len()) > 1<<32-1<<20 }
 
 // Finish builds the index and returns the duplicates of the key column as
 // pairs of rows (first, again).

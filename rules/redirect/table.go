@@ -430,9 +430,10 @@ func (t *Table) Finish() {
 		offs[i] = uint32(size)
 		size += recHeader + int(r.keyLen) + int(r.pairsLen) + t.locLen(r)
 	}
-	if size > math.MaxUint32 {
+	if int64(size) > math.MaxUint32 {
 		// Past what a record offset names (a very long base_url on
 		// millions of rows): the build layout serves, slower but right.
+		// (int64: the constant does not fit a 32-bit platform's int.)
 		t.arena = slices.Clip(t.arena)
 		t.rows = slices.Clip(t.rows)
 		return
