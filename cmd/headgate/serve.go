@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -50,7 +49,7 @@ func cmdServe(ctx context.Context, args []string, stderr io.Writer) int {
 	}
 
 	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
+	notifyReload(hup)
 	defer signal.Stop(hup)
 	reload := make(chan struct{}, 1)
 	go func() {
