@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -34,7 +35,7 @@ func (t *Tracker) Handler() http.Handler {
 			return
 		}
 		var buf bytes.Buffer
-		if err := pageTmpl.Execute(&buf, newPage(s)); err != nil {
+		if err := pageTmpl().Execute(&buf, newPage(s)); err != nil {
 			http.Error(w, "rendering the page failed: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -190,7 +191,11 @@ var styleHash = func() string {
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }()
 
-var pageTmpl = template.Must(template.New("crawlers").Funcs(template.FuncMap{
-	"css": func() template.CSS { return template.CSS(pageCSS) },
-	"f":   func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
-}).Parse(pageHTML))
+// pageTmpl is parsed on the page's first showing, not at start: a proxy
+// that never shows it does not keep its tree.
+var pageTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("crawlers").Funcs(template.FuncMap{
+		"css": func() template.CSS { return template.CSS(pageCSS) },
+		"f":   func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) },
+	}).Parse(pageHTML))
+})

@@ -420,7 +420,7 @@ func inspectError(w http.ResponseWriter, asJSON bool, status int, msg, example s
 	}
 	setPageHeaders(w.Header(), "")
 	w.WriteHeader(status)
-	inspectTemplates.ExecuteTemplate(w, "error", struct {
+	inspectTemplates().ExecuteTemplate(w, "error", struct {
 		Status  int
 		Text    string
 		Msg     string

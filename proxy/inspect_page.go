@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -107,26 +108,30 @@ func setPageHeaders(h http.Header, imgSrc string) {
 		"; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 }
 
-var inspectTemplates = template.Must(template.New("inspect").Funcs(template.FuncMap{
-	"css":  func() template.CSS { return template.CSS(inspectCSS) },
-	"json": func(path string) string { return "?path=" + url.QueryEscape(path) + "&format=json" },
-	"inspect": func(path string) string {
-		return "?path=" + url.QueryEscape(path)
-	},
-	"sym": func(mark string) string {
-		return map[string]string{"removed": "−", "added": "+", "changed": "~"}[mark]
-	},
-	"initial": func(s string) string {
-		for _, r := range strings.TrimPrefix(s, "www.") {
-			return strings.ToUpper(string(r))
-		}
-		return "?"
-	},
-	"join":  strings.Join,
-	"form":  func(path, example string) formData { return formData{path, example} },
-	"inc":   func(i int) int { return i + 1 },
-	"runes": func(s string) int { return utf8.RuneCountInString(s) },
-}).Parse(`
+// inspectTemplates are parsed on the inspector's first page, not at start:
+// a proxy that never shows them does not keep their trees (200 KB with the
+// crawlers page's, a tenth of its live heap under load).
+var inspectTemplates = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("inspect").Funcs(template.FuncMap{
+		"css":  func() template.CSS { return template.CSS(inspectCSS) },
+		"json": func(path string) string { return "?path=" + url.QueryEscape(path) + "&format=json" },
+		"inspect": func(path string) string {
+			return "?path=" + url.QueryEscape(path)
+		},
+		"sym": func(mark string) string {
+			return map[string]string{"removed": "−", "added": "+", "changed": "~"}[mark]
+		},
+		"initial": func(s string) string {
+			for _, r := range strings.TrimPrefix(s, "www.") {
+				return strings.ToUpper(string(r))
+			}
+			return "?"
+		},
+		"join":  strings.Join,
+		"form":  func(path, example string) formData { return formData{path, example} },
+		"inc":   func(i int) int { return i + 1 },
+		"runes": func(s string) int { return utf8.RuneCountInString(s) },
+	}).Parse(`
 {{define "top"}}<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -223,6 +228,7 @@ var inspectTemplates = template.Must(template.New("inspect").Funcs(template.Func
 </main></body></html>
 {{end}}
 `))
+})
 
 // formData is what the form shows: the path asked (or "") and, as its
 // placeholder, a path of this config.
@@ -237,7 +243,7 @@ type reportPage struct {
 func writeInspectPage(w http.ResponseWriter, code int, rep *inspectReport, imgSrc, example string) {
 	setPageHeaders(w.Header(), imgSrc)
 	w.WriteHeader(code)
-	inspectTemplates.ExecuteTemplate(w, "report", reportPage{shownPreviews(rep), example})
+	inspectTemplates().ExecuteTemplate(w, "report", reportPage{shownPreviews(rep), example})
 }
 
 // shownPreviews returns rep with the previews' texts made printable for
@@ -267,7 +273,7 @@ func shownPreviews(rep *inspectReport) *inspectReport {
 
 func writeIndexPage(w http.ResponseWriter, idx *inspectIndexPage, example string) {
 	setPageHeaders(w.Header(), "")
-	inspectTemplates.ExecuteTemplate(w, "index", struct {
+	inspectTemplates().ExecuteTemplate(w, "index", struct {
 		*inspectIndexPage
 		Example string
 	}{idx, example})
