@@ -53,6 +53,9 @@ type reqState struct {
 	// plainH1: the client's connection is plain HTTP/1.x, whose writer
 	// splices (direct.go).
 	plainH1 bool
+	// upWhole: the upstream answered a Range with a part of a page, and
+	// was asked again for the whole (Record.UpstreamWhole)
+	upWhole bool
 	rrv     rewrite.Reader
 
 	ctx reqCtx // the upstream request's context, which carries this state

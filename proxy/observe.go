@@ -94,7 +94,7 @@ func (rs *reqState) observed() {
 	hk.told = true
 	rec := hk.rec
 	rec.Outcome, rec.Kind, rec.Skip = rs.outcome, rs.kind, rs.skip
-	rec.UpstreamIdentity, rec.UpstreamAsset, rec.UpstreamKeep = rs.upIdentity, rs.upAsset, rs.upKeep
+	rec.UpstreamIdentity, rec.UpstreamAsset, rec.UpstreamKeep, rec.UpstreamWhole = rs.upIdentity, rs.upAsset, rs.upKeep, rs.upWhole
 	rec.Match = rs.m
 	rec.Bot, rec.BotRule, rec.BotDenied, rec.BotRobotsDisallowed = rs.bot, rs.botRule, rs.botDeny, rs.botRobots
 	if rs.m != nil {

@@ -344,7 +344,36 @@ func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
 	}
 	res, err := rs.st.transport.RoundTrip(r)
 	p.clocks.endHeader(&rs.clock)
+	if err == nil && rs.partOfPage(r, res) {
+		// A range of a page: its bytes carry the upstream's head as it
+		// came (a link preview's crawler asking for the first 512 KiB
+		// would read the tags headgate replaces). The whole page is asked
+		// for instead, and the client gets it rewritten, in a 200, which
+		// RFC 9110 §14.2 lets a server answer a Range with. Should that
+		// fail, the part goes through as it came, as before.
+		whole := r.Clone(r.Context())
+		hdel(whole.Header, "Range")
+		hdel(whole.Header, "If-Range")
+		p.clocks.start(&rs.clock, phaseHeader, d)
+		res2, err2 := rs.st.transport.RoundTrip(whole)
+		p.clocks.endHeader(&rs.clock)
+		if err2 == nil {
+			res.Body.Close()
+			rs.upWhole = true
+			return res2, nil
+		}
+		p.log.Debug("asking again for the whole page failed: its part goes through", "path", r.URL.Path, "err", err2)
+	}
 	return res, err
+}
+
+// partOfPage reports an answer to a GET with a Range that is a part of a
+// page headgate would rewrite: a 206 of HTML, on a path whose rules do not
+// say rewrite = false, not in shadow mode (which changes nothing).
+func (rs *reqState) partOfPage(r *http.Request, res *http.Response) bool {
+	return res.StatusCode == http.StatusPartialContent && r.Method == http.MethodGet &&
+		hget(r.Header, "Range") != "" && htmlType(hget(res.Header, "Content-Type")) &&
+		!rs.st.shadow && rs.m.Rewrite()
 }
 
 // fetch GETs path from the upstream for the sitemap: no client headers,
