@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,10 +87,17 @@ type conv struct {
 	hardBr  bool // a <br> is owed before the next text of this block
 	marker  string
 	opens   []string // lazy openers ("[", "*", "**") owed before the next text
-	flat    int      // >0: block structure reads as spaces (links, headings, cells)
-	emph    int      // open emphasis elements
-	flushes int      // times owed openers were written
-	inList  bool     // the owed separation follows a list that ended in an item
+	// active is the emphasis a block closed around it (a </p>, a <table>
+	// that ends the paragraph), not its own end tag: the tree builder
+	// keeps such elements in its list of active formatting elements and
+	// opens them again at the next text, so that a browser shows that
+	// text emphasised too (reopen). Outside tables only; at most
+	// maxActive, the oldest dropped.
+	active  []elem
+	flat    int  // >0: block structure reads as spaces (links, headings, cells)
+	emph    int  // open emphasis elements
+	flushes int  // times owed openers were written
+	inList  bool // the owed separation follows a list that ended in an item
 
 	removed int // open elements that are removed
 	pre     int
@@ -116,7 +124,7 @@ var convPool = sync.Pool{New: func() any { return new(conv) }}
 func (v *conv) reset(c *Converter, dst []byte) {
 	*v = conv{
 		c: c, out: dst, base: len(dst), lineBeg: true,
-		stack: v.stack[:0], cons: v.cons[:0], lists: v.lists[:0], opens: v.opens[:0],
+		stack: v.stack[:0], cons: v.cons[:0], lists: v.lists[:0], opens: v.opens[:0], active: v.active[:0],
 		preBuf: v.preBuf[:0], codeBuf: v.codeBuf[:0], cands: v.cands[:0], spare: v.spare,
 	}
 	for range c.content {
@@ -362,6 +370,12 @@ func (v *conv) start(name []byte, attrs []attr, selfClosing bool) {
 		}
 	}
 	v.impliedEnds(a)
+	if isEmph(a) && v.tab == nil {
+		// Opened again by hand: the new element stands for the old one
+		// (the tree builder would nest the two; the Markdown would say
+		// the same twice).
+		v.forget(a)
+	}
 	if a == atom.Html || a == atom.Body || a == atom.Head && len(v.stack) > 0 {
 		return // the tree builder merges these into the open ones
 	}
@@ -677,17 +691,74 @@ func (v *conv) end(name []byte) {
 			return // an end tag does not reach out of a table
 		}
 	}
+	if isEmph(a) {
+		v.forget(a) // its end, after a block closed it: not opened again
+	}
+}
+
+// maxActive bounds conv.active (the tree builder's list has no bound but
+// its three-of-a-kind rule; a page of unclosed <b>s would grow it).
+const maxActive = 12
+
+func isEmph(a atom.Atom) bool {
+	switch a {
+	case atom.Em, atom.I, atom.Cite, atom.Dfn, atom.Var, atom.Strong, atom.B:
+		return true
+	}
+	return false
+}
+
+// forget drops the latest emphasis a from v.active.
+func (v *conv) forget(a atom.Atom) {
+	for i := len(v.active) - 1; i >= 0; i-- {
+		if v.active[i].a == a {
+			v.active = append(v.active[:i], v.active[i+1:]...)
+			return
+		}
+	}
+}
+
+// reopen opens the emphasis in v.active again, outermost first, around
+// the text about to be written (the tree builder's reconstruction of the
+// active formatting elements).
+func (v *conv) reopen() {
+	for _, e := range v.active {
+		if len(v.stack) >= v.c.maxDepth {
+			break // as a start tag past MaxDepth: not pushed
+		}
+		e.mark, e.epoch = len(v.opens), v.flushes
+		e.cands = 0
+		v.opens = append(v.opens, e.delim)
+		v.emph++
+		v.push(e)
+	}
+	v.active = v.active[:0]
 }
 
 // closeTo pops the elements from the top of the stack down to and including
-// index i, running their close actions.
+// index i, running their close actions. Emphasis above i, outside tables,
+// is closed by what closes i, not by its own end: it goes to v.active, to
+// be opened again at the next text.
 func (v *conv) closeTo(i int) {
+	mark := len(v.active)
 	for len(v.stack) > i {
 		e := v.stack[len(v.stack)-1]
 		v.stack = v.stack[:len(v.stack)-1]
 		if e.removed {
 			v.removed--
 			continue
+		}
+		if e.act == actEmph && len(v.stack) > i && v.tab == nil {
+			// Popped innermost first: inserted at mark, so that the
+			// outermost comes first.
+			// (A close that writes text, a <pre> flattened in a heading,
+			// may have opened v.active again meanwhile: mark is clamped.)
+			mark = min(mark, len(v.active))
+			if len(v.active) == maxActive {
+				v.active = append(v.active[:0], v.active[1:]...) // the oldest goes
+				mark = max(mark-1, 0)
+			}
+			v.active = slices.Insert(v.active, mark, e)
 		}
 		v.close(&e)
 		if e.cands != 0 {

@@ -44,6 +44,20 @@ func TestConvert(t *testing.T) {
 		// after a code block or a rule (before: "y" came out plain)
 		{"text after a table in emphasis", "<strong>x<table><tr><td>c</table>y</strong>", "**x**\n\n| c |\n| --- |\n\n**y**\n"},
 		{"emphasis in a cell of a table in emphasis", "<em>x<table><tr><td><b>c</b></table></em>z", "*x*\n\n| **c** |\n| --- |\n\nz\n"},
+		// Emphasis a block closes around it (not its own end tag) is opened
+		// again at the next text, as the tree builder reconstructs its
+		// active formatting elements and a browser shows it; not in table
+		// cells (their marker), nor for white space between blocks.
+		{"emphasis closed by its paragraph", "<p>one <strong>two</p><p>three</strong> four</p>", "one **two**\n\n**three** four\n"},
+		{"emphasis closed by a table", "<!DOCTYPE html><p>a <em>b <table><tr><td>x</td></tr></table> c</em> d</p>", "a *b*\n\n| x |\n| --- |\n\n*c* d\n"},
+		{"unclosed bold spills over", "<p><b>T</p><p>x</p><p>y</p>", "**T**\n\n**x**\n\n**y**\n"},
+		{"white space does not reopen", "<p><b>T</p>\n<p>x</b> y</p>", "**T**\n\n**x** y\n"},
+		{"a new one stands for the old", "<p><b>x</p><p><b>y</b></p><p>z</p>", "**x**\n\n**y**\n\nz\n"},
+		{"nested, outermost first", "<p><i><b>x</p><p>y</b> z</i> w</p>", "***x***\n\n***y** z* w\n"},
+		{"not in a table's cells", "<p><b>x</p><table><tr><td>c</td></tr></table><p>y</p>", "**x**\n\n| c |\n| --- |\n\n**y**\n"},
+		{"emphasis closed in a cell stays there", "<table><tr><td><b>c<td>d</table>e", "| **c** | d |\n| --- | --- |\n\ne\n"},
+		{"list items", "<ul><li><em>a<li>b</em> c</ul>", "- *a*\n- *b* c\n"},
+		{"its end tag after the block ends it", "<p><b>x</p></b><p>y</p>", "**x**\n\ny\n"},
 		{"link", `<p><a href="../other">see <b>this</b></a>`, "[see **this**](https://example.com/blog/other)\n"},
 		{"link parens", `<p><a href="/a(b)c d">x</a>`, "[x](https://example.com/a%28b%29c%20d)\n"},
 		{"javascript link", `<p><a href="javascript:alert(1)">keep me</a>`, "keep me\n"},

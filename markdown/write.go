@@ -254,6 +254,9 @@ func (v *conv) text(t []byte) {
 		for n < len(t) && !isSpace(t[n]) {
 			n++
 		}
+		if len(v.active) > 0 && v.tab == nil {
+			v.reopen()
+		}
 		lb := v.lead()
 		d := v.dst()
 		*d = escapeText(*d, t[:n], lb, v.tab != nil)
