@@ -423,14 +423,14 @@ func TestDirectWhichEnd(t *testing.T) {
 		}
 		sc.(*net.TCPConn).SetLinger(0)
 		sc.Close()
-		if _, err := nc.Read(make([]byte, 1)); !errors.Is(err, syscall.ECONNRESET) { // the reset arrived
+		if _, err := nc.Read(make([]byte, 1)); !errors.Is(err, errConnReset) { // the reset arrived
 			t.Fatalf("read after the peer's reset: %v", err)
 		}
 		return nc
 	}
 	timeout := &net.OpError{Op: "readfrom", Net: "tcp", Err: os.ErrDeadlineExceeded}
-	pipe := &net.OpError{Op: "readfrom", Net: "tcp", Err: os.NewSyscallError("splice", syscall.EPIPE)}
-	connReset := &net.OpError{Op: "readfrom", Net: "tcp", Err: os.NewSyscallError("splice", syscall.ECONNRESET)}
+	pipe := &net.OpError{Op: "readfrom", Net: "tcp", Err: os.NewSyscallError("splice", errPipe)}
+	connReset := &net.OpError{Op: "readfrom", Net: "tcp", Err: os.NewSyscallError("splice", errConnReset)}
 	for _, tc := range []struct {
 		name     string
 		reset    bool

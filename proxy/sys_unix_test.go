@@ -9,3 +9,7 @@ import "syscall"
 func setRecvBuffer(fd uintptr, n int) {
 	syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, n)
 }
+
+// The errors a splice fails with when the client's end broke or the
+// upstream's end reset.
+var errPipe, errConnReset error = syscall.EPIPE, syscall.ECONNRESET

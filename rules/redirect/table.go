@@ -424,21 +424,22 @@ func (t *Table) Finish() {
 	// The records, in file order: reading the rows and the arena from
 	// start to end, and writing recs so, costs no cache miss per row.
 	offs := make([]uint32, len(t.rows)) // the record of each row
-	size := 1                           // offset 0 names no record
+	size := int64(1)                    // offset 0 names no record
 	for i := range t.rows {
 		r := &t.rows[i]
 		offs[i] = uint32(size)
-		size += recHeader + int(r.keyLen) + int(r.pairsLen) + t.locLen(r)
+		size += int64(recHeader + int(r.keyLen) + int(r.pairsLen) + t.locLen(r))
 	}
-	if int64(size) > math.MaxUint32 {
+	if size > min(math.MaxUint32, math.MaxInt) {
 		// Past what a record offset names (a very long base_url on
-		// millions of rows): the build layout serves, slower but right.
-		// (int64: the constant does not fit a 32-bit platform's int.)
+		// millions of rows), or what an int holds on a 32-bit platform:
+		// the build layout serves, slower but right. (size is an int64
+		// so that it does not wrap there first.)
 		t.arena = slices.Clip(t.arena)
 		t.rows = slices.Clip(t.rows)
 		return
 	}
-	recs := make([]byte, 1, size)
+	recs := make([]byte, 1, int(size))
 	for i := range t.rows {
 		r := &t.rows[i]
 		next := uint32(0)
