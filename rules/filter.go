@@ -3,6 +3,8 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -86,10 +88,8 @@ func parseVarRef(s string) (string, []filter, int, error) {
 		k, ok := filterKinds[fname]
 		if !ok {
 			msg := fmt.Sprintf("unknown filter |%s on {%s}", fname, name)
-			names := make([]string, 0, len(filterKinds))
-			for n := range filterKinds {
-				names = append(names, n)
-			}
+			// In order: of two names as near, the same one every time.
+			names := slices.Sorted(maps.Keys(filterKinds))
 			if sg := schema.Suggest(fname, names); sg != "" && fname != "" {
 				msg += " (did you mean |" + sg + "?)"
 			}
