@@ -349,31 +349,57 @@ func (p *Proxy) roundTrip(r *http.Request) (*http.Response, error) {
 		// came (a link preview's crawler asking for the first 512 KiB
 		// would read the tags headgate replaces). The whole page is asked
 		// for instead, and the client gets it rewritten, in a 200, which
-		// RFC 9110 §14.2 lets a server answer a Range with. Should that
-		// fail, the part goes through as it came, as before.
+		// RFC 9110 §14.2 lets a server answer a Range with. The part is
+		// done with first (one request upstream at a time, as for any
+		// other request): a small one read to its end, so that its
+		// connection is kept, under the clock; a failure of the second
+		// request is the upstream's, as any other (a 502, or a 504 when
+		// the clock ran out).
+		p.clocks.start(&rs.clock, phaseHeader, d)
+		if res.ContentLength >= 0 && res.ContentLength <= partDrain {
+			io.Copy(io.Discard, res.Body)
+		}
+		res.Body.Close()
 		whole := r.Clone(r.Context())
 		hdel(whole.Header, "Range")
 		hdel(whole.Header, "If-Range")
-		p.clocks.start(&rs.clock, phaseHeader, d)
-		res2, err2 := rs.st.transport.RoundTrip(whole)
+		rs.upWhole = true
+		res, err = rs.st.transport.RoundTrip(whole)
 		p.clocks.endHeader(&rs.clock)
-		if err2 == nil {
-			res.Body.Close()
-			rs.upWhole = true
-			return res2, nil
-		}
-		p.log.Debug("asking again for the whole page failed: its part goes through", "path", r.URL.Path, "err", err2)
 	}
 	return res, err
 }
 
+// partDrain is the longest part of a page read to its end before the whole
+// page is asked for (so that its upstream connection is kept); a longer
+// one's connection is closed.
+const partDrain = 64 << 10
+
 // partOfPage reports an answer to a GET with a Range that is a part of a
-// page headgate would rewrite: a 206 of HTML, on a path whose rules do not
-// say rewrite = false, not in shadow mode (which changes nothing).
+// page headgate would rewrite: a 206 of HTML (or of several parts, whose
+// type the multipart body says: taken for a page, the whole of anything
+// else being as good an answer to a Range), on a path whose rules rewrite
+// it, not in shadow mode (which changes nothing), not a download
+// (Content-Disposition: attachment) nor a coding headgate can not read,
+// which decideResponse passes through as they came.
 func (rs *reqState) partOfPage(r *http.Request, res *http.Response) bool {
-	return res.StatusCode == http.StatusPartialContent && r.Method == http.MethodGet &&
-		hget(r.Header, "Range") != "" && htmlType(hget(res.Header, "Content-Type")) &&
-		!rs.st.shadow && rs.m.Rewrite()
+	if res.StatusCode != http.StatusPartialContent || r.Method != http.MethodGet || hget(r.Header, "Range") == "" ||
+		rs.st.shadow || !rs.m.Rewrite() || rs.nothingToChange() {
+		return false
+	}
+	h := res.Header
+	ct := hget(h, "Content-Type")
+	if !htmlType(ct) && !multipartRanges(ct) {
+		return false
+	}
+	_, known := codec.Normalize(hget(h, "Content-Encoding"))
+	return known && !isAttachment(hget(h, "Content-Disposition"))
+}
+
+// multipartRanges reports a multipart/byteranges Content-Type.
+func multipartRanges(ct string) bool {
+	t, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(t), "multipart/byteranges")
 }
 
 // fetch GETs path from the upstream for the sitemap: no client headers,

@@ -1,8 +1,8 @@
 package proxy
 
 import (
-	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -33,8 +33,16 @@ func (u *rangeUpstream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	body, ct := testPage, "text/html; charset=utf-8"
-	if r.URL.Path == "/img.png" {
+	switch r.URL.Path {
+	case "/img.png":
 		body, ct = strings.Repeat("\x89PNG", 200), "image/png"
+	case "/export.html":
+		w.Header().Set("Content-Disposition", "attachment; filename=export.html")
+	case "/slow":
+		if r.Header.Get("Range") == "" {
+			<-r.Context().Done() // the whole page never comes
+			return
+		}
 	}
 	w.Header().Set("Content-Type", ct)
 	w.Header().Set("ETag", `"v1"`)
@@ -54,7 +62,14 @@ func (u *rangeUpstream) seen() []string {
 // again; a failed second request lets the part through as before.
 func TestRangeOfAPage(t *testing.T) {
 	up := &rangeUpstream{}
-	srv := httptest.NewServer(up)
+	srv := httptest.NewUnstartedServer(up)
+	var conns atomic.Int64
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
 	t.Cleanup(srv.Close)
 	p, front := newFront(t, srv.URL, testRules+`
 [[rule]]
@@ -90,6 +105,8 @@ rewrite = false
 		{"an image keeps its range", "GET", "/img.png", "bytes=0-99", 206, []string{"bytes=0-99"}, false},
 		{"rewrite = false keeps its range", "GET", "/raw/p", "bytes=0-99", 206, []string{"bytes=0-99"}, false},
 		{"a HEAD is not asked again", "HEAD", "/p", "bytes=0-99", 206, []string{"bytes=0-99"}, false},
+		{"a download keeps its range", "GET", "/export.html", "bytes=50-", 206, []string{"bytes=50-"}, false},
+		{"several parts of a page", "GET", "/p", "bytes=0-20,40-60", 200, []string{"bytes=0-20,40-60", ""}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := len(up.seen())
@@ -129,12 +146,45 @@ rewrite = false
 		}
 	})
 
-	t.Run("a failed second request lets the part through", func(t *testing.T) {
+	t.Run("a small part's connection is kept", func(t *testing.T) {
+		get("GET", "/p", "") // a connection in the pool
+		before := conns.Load()
+		for range 10 {
+			if res, _ := get("GET", "/p", "bytes=0-99"); res.StatusCode != 200 {
+				t.Fatalf("status %d", res.StatusCode)
+			}
+		}
+		if n := conns.Load() - before; n > 1 {
+			t.Errorf("%d upstream connections opened for 10 ranges, one after another", n)
+		}
+	})
+
+	t.Run("the second request's failure is the upstream's", func(t *testing.T) {
 		up.fail.Store(true)
 		defer up.fail.Store(false)
 		res, body := get("GET", "/p", "bytes=0-99")
-		if res.StatusCode != 206 || !bytes.Equal([]byte(body), []byte(testPage[:100])) {
-			t.Errorf("status %d, body %q: want the upstream's 206 as it came", res.StatusCode, body)
+		if res.StatusCode != http.StatusBadGateway || strings.Contains(body, "Upstream title") {
+			t.Errorf("status %d, body %q: want a 502 without the part", res.StatusCode, body)
 		}
 	})
+}
+
+// TestRangeOfAPageTimeout: upstream_timeout's clock runs while the whole
+// page is asked for; when it runs out the client gets a 504, not the part.
+func TestRangeOfAPageTimeout(t *testing.T) {
+	up := &rangeUpstream{}
+	srv := httptest.NewServer(up)
+	t.Cleanup(srv.Close)
+	p, err := New(testConfig(t, srv.URL, "[server]\nupstream_timeout = \"100ms\"\n\n"+testRules), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	req := httptest.NewRequest("GET", "/slow", nil)
+	req.Header.Set("Range", "bytes=0-99")
+	w := httptest.NewRecorder()
+	p.ServeHTTP(w, req)
+	if w.Code != http.StatusGatewayTimeout || strings.Contains(w.Body.String(), "Upstream title") {
+		t.Errorf("status %d, body %q: want a 504 without the part", w.Code, w.Body.String())
+	}
 }
