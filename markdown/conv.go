@@ -370,12 +370,6 @@ func (v *conv) start(name []byte, attrs []attr, selfClosing bool) {
 		}
 	}
 	v.impliedEnds(a)
-	if isEmph(a) && v.tab == nil {
-		// Opened again by hand: the new element stands for the old one
-		// (the tree builder would nest the two; the Markdown would say
-		// the same twice).
-		v.forget(a)
-	}
 	if a == atom.Html || a == atom.Body || a == atom.Head && len(v.stack) > 0 {
 		return // the tree builder merges these into the open ones
 	}
@@ -407,6 +401,13 @@ func (v *conv) start(name []byte, attrs []attr, selfClosing bool) {
 			v.removed++
 		}
 		return
+	}
+	if d := emphDelim(a); d != "" && v.tab == nil {
+		// Emphasis of the same kind opened by hand stands for the one a
+		// block closed (a browser would nest the two and keep the old one
+		// open after the new one's end; the Markdown would say it twice,
+		// or, reopened inside the new one, ** for an <i> in an <em>).
+		v.forget(d)
 	}
 
 	// Content candidates: the first element each selector matches, where
@@ -691,8 +692,8 @@ func (v *conv) end(name []byte) {
 			return // an end tag does not reach out of a table
 		}
 	}
-	if isEmph(a) {
-		v.forget(a) // its end, after a block closed it: not opened again
+	if d := emphDelim(a); d != "" {
+		v.forget(d) // its end, after a block closed it: not opened again
 	}
 }
 
@@ -700,18 +701,23 @@ func (v *conv) end(name []byte) {
 // its three-of-a-kind rule; a page of unclosed <b>s would grow it).
 const maxActive = 12
 
-func isEmph(a atom.Atom) bool {
+// emphDelim is the Markdown delimiter of emphasis element a ("" for
+// other elements), as openInline writes it.
+func emphDelim(a atom.Atom) string {
 	switch a {
-	case atom.Em, atom.I, atom.Cite, atom.Dfn, atom.Var, atom.Strong, atom.B:
-		return true
+	case atom.Em, atom.I, atom.Cite, atom.Dfn, atom.Var:
+		return "*"
+	case atom.Strong, atom.B:
+		return "**"
 	}
-	return false
+	return ""
 }
 
-// forget drops the latest emphasis a from v.active.
-func (v *conv) forget(a atom.Atom) {
+// forget drops the latest emphasis written with delimiter d from v.active:
+// Markdown tells an <i> from an <em> no more than a reader does.
+func (v *conv) forget(d string) {
 	for i := len(v.active) - 1; i >= 0; i-- {
-		if v.active[i].a == a {
+		if v.active[i].delim == d {
 			v.active = append(v.active[:i], v.active[i+1:]...)
 			return
 		}

@@ -58,6 +58,8 @@ func TestConvert(t *testing.T) {
 		{"emphasis closed in a cell stays there", "<table><tr><td><b>c<td>d</table>e", "| **c** | d |\n| --- | --- |\n\ne\n"},
 		{"list items", "<ul><li><em>a<li>b</em> c</ul>", "- *a*\n- *b* c\n"},
 		{"its end tag after the block ends it", "<p><b>x</p></b><p>y</p>", "**x**\n\ny\n"},
+		{"another tag of the same emphasis", "<p><i>a</p><p><em>b</em> c</p>", "*a*\n\n*b* c\n"},
+		{"its kind in a removed subtree does not end it", "<p><b>a</p><nav><b>menu</b></nav><p>text</p>", "**a**\n\n**text**\n"},
 		{"link", `<p><a href="../other">see <b>this</b></a>`, "[see **this**](https://example.com/blog/other)\n"},
 		{"link parens", `<p><a href="/a(b)c d">x</a>`, "[x](https://example.com/a%28b%29c%20d)\n"},
 		{"javascript link", `<p><a href="javascript:alert(1)">keep me</a>`, "keep me\n"},
