@@ -11,6 +11,10 @@
 #
 #   bash test/perf/gcfloor.sh [PAGE.html] [ROUNDS] [SECONDS]
 #   FLOORS="0 4 8" bash test/perf/gcfloor.sh ../shared/corpus/bbc.html 2 5
+#   BINS="/tmp/headgate-a /tmp/headgate-b" bash test/perf/gcfloor.sh ../shared/corpus/bbc.html 4 5
+#            (two headgate binaries, say builds of two commits, at their
+#            default floor, instead of this build at each floor: the
+#            collector's account of a change, side by side)
 #
 # Traffic goes to 127.0.0.1 only, bounded by ROUNDS x SECONDS per floor.
 set -euo pipefail
@@ -34,8 +38,12 @@ bench_config "$W/hg.toml" $P_HG $P_ADMIN $P_UP
 for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$P_UP/page" 2>/dev/null && break; sleep 0.1; done
 TCK=$(getconf CLK_TCK)
 for r in $(seq "$ROUNDS"); do
-  for f in ${FLOORS:-0 4 8}; do
-    GODEBUG=gctrace=1 "$W/headgate" serve -config "$W/hg.toml" -gc-floor "$f" 2>"$W/gc.log" & hg=$!
+  for f in ${BINS:-${FLOORS:-0 4 8}}; do
+    if [ -n "${BINS:-}" ]; then
+      GODEBUG=gctrace=1 "$f" serve -config "$W/hg.toml" 2>"$W/gc.log" & hg=$!
+    else
+      GODEBUG=gctrace=1 "$W/headgate" serve -config "$W/hg.toml" -gc-floor "$f" 2>"$W/gc.log" & hg=$!
+    fi
     for _ in $(seq 100); do curl -fsS -o /dev/null "http://127.0.0.1:$P_HG/page" 2>/dev/null && break; sleep 0.1; done
     echo 5 >"/proc/$hg/clear_refs" 2>/dev/null || true
     t0=$(awk '{print $14+$15}' "/proc/$hg/stat")
@@ -44,15 +52,16 @@ for r in $(seq "$ROUNDS"); do
     hwm=$(awk '/VmHWM/ {print $2}' "/proc/$hg/status")
 
     kill "$hg"; wait "$hg" 2>/dev/null || true; hg=
-    awk -v n="$n" -v f="$f" -v r="$r" -v t=$((t1 - t0)) -v tck="$TCK" -v hwm="$hwm" '
+    awk -v n="$n" -v f="$f" -v what="${BINS:+build}" -v r="$r" -v t=$((t1 - t0)) -v tck="$TCK" -v hwm="$hwm" '
       /^gc [0-9]+ @/ {
         split($0, a, "ms clock, "); split(a[2], b, " ms cpu")
         split(b[1], c, "+"); split(c[2], m, "/")
         mark += m[1] + m[2] + m[3]; g++
       }
       END {
-        if (!g || !n) { print "floor " f ": no collections or no requests"; exit }
-        printf "round %d floor %-2s %7d req  one collection per %4d req  mark %.2f ms/collection  %.2f us/req  process %.1f us/req  peak %d KiB\n",
+        if (what == "") what = "floor"
+        if (!g || !n) { print what " " f ": no collections or no requests"; exit }
+        printf "round %d " what " %-2s %7d req  one collection per %4d req  mark %.2f ms/collection  %.2f us/req  process %.1f us/req  peak %d KiB\n",
           r, f, n, n / g, mark / g, mark * 1000 / n, t * 1e6 / tck / n, hwm
       }' "$W/gc.log"
   done
