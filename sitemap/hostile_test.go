@@ -265,7 +265,11 @@ func TestFetchIgnoresContext(t *testing.T) {
 // FuzzSource: whatever a source holds, a generation either fails cleanly
 // or writes files that parse, in which every address is the site's.
 //
-//	go test -run '^$' -fuzz FuzzSource -fuzztime 30s -parallel 1 ./sitemap/
+//	go test -run '^$' -fuzz FuzzSource -fuzztime 60s -fuzzminimizetime 3s -parallel 1 ./sitemap/
+//
+// With the default -fuzzminimizetime (60s) a short run spends all its
+// time minimizing the first new input (5 executions in 35 s, 20,838 with
+// 3s, 2026-12-07).
 func FuzzSource(f *testing.F) {
 	f.Add(strings.Replace(hostileSource(f), strings.Repeat("x", 10000), "x", 1)) // small seeds minimize fast
 	f.Add(plainNotes)
