@@ -556,14 +556,9 @@ func (v *conv) openInline(e *elem, a atom.Atom, attrs []attr) bool {
 		v.code++
 		v.codeBuf = v.codeBuf[:0]
 		e.act = actCode
-	case a == atom.Em || a == atom.I || a == atom.Cite || a == atom.Dfn || a == atom.Var:
-		e.act, e.mark, e.epoch, e.delim = actEmph, len(v.opens), v.flushes, "*"
-		v.opens = append(v.opens, "*")
-		v.emph++
-	case a == atom.Strong || a == atom.B:
-		e.act, e.mark, e.epoch, e.delim = actEmph, len(v.opens), v.flushes, "**"
-		v.opens = append(v.opens, "**")
-		v.emph++
+	case emphDelim(a) != "":
+		e.act, e.delim = actEmph, emphDelim(a)
+		v.openEmph(e)
 	case a == atom.A:
 		if href, ok := attrVal(attrs, "href"); ok {
 			if dest := v.url(href); dest != "" {

@@ -88,7 +88,7 @@ func (v *conv) impliedEnds(a atom.Atom) {
 const maxActive = 12
 
 // emphDelim is the Markdown delimiter of emphasis element a ("" for
-// other elements), as openInline writes it.
+// other elements): openInline's and forget's.
 func emphDelim(a atom.Atom) string {
 	switch a {
 	case atom.Em, atom.I, atom.Cite, atom.Dfn, atom.Var:
@@ -118,11 +118,16 @@ func (v *conv) reopen() {
 		if len(v.stack) >= v.c.maxDepth {
 			break // as a start tag past MaxDepth: not pushed
 		}
-		e.mark, e.epoch = len(v.opens), v.flushes
 		e.cands = 0
-		v.opens = append(v.opens, e.delim)
-		v.emph++
+		v.openEmph(&e)
 		v.push(e)
 	}
 	v.active = v.active[:0]
+}
+
+// openEmph owes emphasis e's opener (e.delim) before the next text.
+func (v *conv) openEmph(e *elem) {
+	e.mark, e.epoch = len(v.opens), v.flushes
+	v.opens = append(v.opens, e.delim)
+	v.emph++
 }

@@ -50,11 +50,12 @@ type Record struct {
 	// asked for, or nothing was forwarded.
 	UpstreamKeep string
 	// UpstreamWhole says the upstream answered the request's Range with a
-	// part of a page headgate rewrites (a 206 of HTML), and headgate asked
-	// it again for the whole page, which the client got rewritten (a 200:
-	// RFC 9110 lets a server ignore Range). A part of the upstream's page
-	// would carry its head as it came: a link preview's crawler that asks
-	// for the first bytes only would read the unrewritten tags.
+	// part of a page headgate rewrites (a 206 of HTML, or of several
+	// parts), and headgate asked it again for the whole page, which the
+	// client got rewritten (a 200: RFC 9110 lets a server ignore Range).
+	// A part of the upstream's page would carry its head as it came: a
+	// link preview's crawler that asks for the first bytes only would
+	// read the unrewritten tags.
 	UpstreamWhole bool
 	// Upstream is a copy of the decoded upstream bytes the rewriter read
 	// (the head and what came with it), at most max_head_bytes + 80 KiB:

@@ -162,6 +162,8 @@ func (p *Proxy) decideResponse(res *http.Response, rs *reqState) error {
 		rs.upRobots = h["X-Robots-Tag"]
 	}
 
+	// A change to what passes through here changes what a range of a
+	// page is (reqState.partOfPage, proxy.go, asks the same of a 206).
 	switch {
 	case !mayRewrite(method):
 		rs.skip = SkipMethod
