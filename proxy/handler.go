@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/headgate/headgate/bots"
@@ -58,8 +59,6 @@ type reqState struct {
 	upWhole bool
 	rrv     rewrite.Reader
 
-	ctx reqCtx // the upstream request's context, which carries this state
-
 	obs      *observeHook    // the request's observer (Observe) and its Record; nil for most
 	result   *rewrite.Result // for obs: the rewrite's result
 	redirect string          // the source of a redirect headgate answered (§11)
@@ -97,9 +96,11 @@ func reqStateOf(ctx context.Context) *reqState {
 }
 
 // reqCtx is the upstream request's context: the request's cancelable one,
-// which also answers reqStateOf. It lives in reqState, so that carrying
-// the state allocates no context.WithValue, and it is one lookup nearer
-// to the hooks that ask for it. Contexts derived from it stay on the
+// which also answers reqStateOf. It carries the state without a
+// context.WithValue, one lookup nearer to the hooks that ask for it. It is
+// not in reqState, which goes back to reqStates when the request ends: a
+// transport or a library's next handler may still ask a context it was
+// given whether it is done. Contexts derived from it stay on the
 // standard library's fast path: Done and Value(&cancelCtxKey) are the
 // embedded context's own.
 type reqCtx struct {
@@ -118,7 +119,8 @@ func (c *reqCtx) Value(key any) any {
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	st := p.state.Load()
-	rs := &reqState{st: st, obs: newObserveHook(r.Context(), st.cfg)}
+	rs := reqStates.Get().(*reqState)
+	rs.st, rs.obs = st, newObserveHook(r.Context(), st.cfg)
 	rs.wv.w = w
 	rs.w = &rs.wv
 	rs.plainH1 = r.TLS == nil && r.ProtoMajor == 1
@@ -181,8 +183,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	rs.cancel = cancel
-	rs.ctx = reqCtx{Context: ctx, rs: rs}
-	p.rp.ServeHTTP(rs.w, r.WithContext(&rs.ctx))
+	p.rp.ServeHTTP(rs.w, r.WithContext(&reqCtx{Context: ctx, rs: rs}))
 	if err := rs.w.close(); err != nil {
 		p.log.Debug("finishing the response", "path", path, "err", err)
 	}
@@ -269,6 +270,39 @@ func (p *Proxy) finish(rs *reqState, r *http.Request, start time.Time) {
 		rs.m.Release()
 		rs.m = nil
 	}
+	p.release(rs, r)
+}
+
+// reqStates recycles request states: at 1.8 KB the largest object a
+// proxied request allocates, about a fifth of the bytes, and so of the
+// collections, a request costs (docs/performance.md, "What a request holds
+// and for how long").
+var reqStates = sync.Pool{New: func() any { return new(reqState) }}
+
+// release gives rs back to reqStates when nothing can read it once
+// ServeHTTP has returned; otherwise it is left to the collector, as every
+// state was before. What could: an observer's Record (the inspector keeps
+// it, with the rewriter's result); the Markdown alternate's Link value,
+// whose bytes are rs.mdLinkBuf and which net/http may write after the
+// handler returns (a response short enough to be still in its buffer); a
+// transport other than headgate's own (a library's next handler, which may
+// run on after the client left, or Options.Transport), which may keep the
+// upstream request's header, where rs.botHdr backs the identity header's
+// value; a request with a body, which a transport may still be sending.
+// The flush timer is stopped for good first: its function writes through
+// rs.w. Only the finished request's own goroutine calls this, its clock
+// unlinked (the clocks' sweeper copies the cancel function it calls under
+// the list's lock).
+func (p *Proxy) release(rs *reqState, r *http.Request) {
+	if rs.obs != nil || rs.mdLink[0] != "" || rs.botHdr[0] != "" && rs.st.transport != http.RoundTripper(p.h1) ||
+		r.Method != http.MethodGet && r.Method != http.MethodHead || r.ContentLength != 0 {
+		return
+	}
+	if rs.w.lat != nil {
+		rs.w.lat.stop()
+	}
+	*rs = reqState{}
+	reqStates.Put(rs)
 }
 
 // proxyError answers when the upstream could not: 504 on a timeout, 502

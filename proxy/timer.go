@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"context"
 	"errors"
 	"io"
 	"sync"
@@ -156,9 +157,12 @@ func (d *deadlines) sweep() {
 	defer close(d.done)
 	t := time.NewTimer(time.Hour)
 	t.Stop()
+	// The cancel function is copied under the lock: once its clock is
+	// unlinked, a request may end and its state go back to reqStates
+	// (release) for another request to take.
 	type fired struct {
-		rs    *reqState
-		cause error
+		cancel context.CancelCauseFunc
+		cause  error
 	}
 	var out []fired // reused; what ran out, cancelled outside the lock
 	for {
@@ -173,7 +177,9 @@ func (d *deadlines) sweep() {
 			if c.phase == phaseHead {
 				cause = errHeadTimeout
 			}
-			out = append(out, fired{c.rs, cause})
+			if c.rs != nil && c.rs.cancel != nil {
+				out = append(out, fired{c.rs.cancel, cause})
+			}
 		}
 		next := time.Duration(0)
 		if d.head != nil {
@@ -182,9 +188,7 @@ func (d *deadlines) sweep() {
 		d.sleepUntil = next
 		d.mu.Unlock()
 		for _, f := range out {
-			if f.rs != nil && f.rs.cancel != nil {
-				f.rs.cancel(f.cause)
-			}
+			f.cancel(f.cause)
 		}
 		if next == 0 {
 			select {

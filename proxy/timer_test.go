@@ -165,8 +165,7 @@ func TestClocks(t *testing.T) {
 func TestReqCtx(t *testing.T) {
 	rs := &reqState{}
 	parent, cancel := context.WithCancelCause(context.Background())
-	rs.ctx = reqCtx{Context: parent, rs: rs}
-	ctx := context.WithValue(&rs.ctx, struct{ k int }{1}, "v")
+	ctx := context.WithValue(&reqCtx{Context: parent, rs: rs}, struct{ k int }{1}, "v")
 	if reqStateOf(ctx) != rs {
 		t.Fatal("reqStateOf does not find the state through a derived context")
 	}
