@@ -202,9 +202,12 @@ func (rs *reqState) setBotHeader(h http.Header) {
 		h[name] = noneHeader // most requests: made once, shared
 		return
 	}
+	// A slice of its own, not in rs: a transport may still read the
+	// upstream request's header after the request ended and its state was
+	// recycled (http.Transport's writer, an h2 stream being encoded when
+	// the context ends; Proxy.release).
 	var buf [96]byte
-	rs.botHdr[0] = string(rs.bot.AppendHeader(buf[:0]))
-	h[name] = rs.botHdr[:1:1] // full: an append elsewhere copies
+	h[name] = []string{string(rs.bot.AppendHeader(buf[:0]))}
 }
 
 // noneHeader is the identity header's value for a request that names no

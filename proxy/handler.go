@@ -73,9 +73,9 @@ type reqState struct {
 	mdRec      *MarkdownRecord
 	mdLink     [1]string // backs the alternate Link header's value slice
 	mdLinkBuf  [192]byte // holds its bytes (agentHeaders)
+	mdLinkMade bool      // mdLinkBuf's bytes went into a header value
 
 	bot     bots.Identity // who is asking, with [bots] on (bots.go)
-	botHdr  [1]string     // backs the upstream identity header's value slice
 	botRule string        // the access rule that decided (bots.Reason); "" when none
 	botDeny bool          // it denies
 	// botRobots: the served robots.txt disallows the path for the crawler
@@ -284,17 +284,17 @@ var reqStates = sync.Pool{New: func() any { return new(reqState) }}
 // state was before. What could: an observer's Record (the inspector keeps
 // it, with the rewriter's result); the Markdown alternate's Link value,
 // whose bytes are rs.mdLinkBuf and which net/http may write after the
-// handler returns (a response short enough to be still in its buffer); a
-// transport other than headgate's own (a library's next handler, which may
-// run on after the client left, or Options.Transport), which may keep the
-// upstream request's header, where rs.botHdr backs the identity header's
-// value; a request with a body, which a transport may still be sending.
-// The flush timer is stopped for good first: its function writes through
-// rs.w. Only the finished request's own goroutine calls this, its clock
-// unlinked (the clocks' sweeper copies the cancel function it calls under
-// the list's lock).
+// handler returns (a HEAD, or a response short enough to be still in its
+// buffer), wherever agentHeaders put it; a request with a body, which a
+// transport may still be sending. Nothing else the state holds goes into a
+// header or anywhere that outlives the request (the identity header's
+// value has a slice of its own, bots.go; the upstream request's context
+// is an allocation of its own, reqCtx). The flush timer is stopped for
+// good first: its function writes through rs.w. Only the finished
+// request's own goroutine calls this, its clock unlinked (the clocks'
+// sweeper copies the cancel function it calls under the list's lock).
 func (p *Proxy) release(rs *reqState, r *http.Request) {
-	if rs.obs != nil || rs.mdLink[0] != "" || rs.botHdr[0] != "" && rs.st.transport != http.RoundTripper(p.h1) ||
+	if rs.obs != nil || rs.mdLinkMade ||
 		r.Method != http.MethodGet && r.Method != http.MethodHead || r.ContentLength != 0 {
 		return
 	}

@@ -640,9 +640,11 @@ func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
 	if len(b) == 0 {
 		return
 	}
-	// The request's own bytes, written once and never again (a reqState
-	// serves one request and is not reused): as immutable as any string,
-	// and no allocation for a link that fits.
+	// The request's own bytes, written once and never again (a state
+	// whose link was made is not recycled: mdLinkMade, Proxy.release): as
+	// immutable as any string, and no allocation for a link that fits.
+	// net/http may write it after the handler returned.
+	rs.mdLinkMade = true
 	link := unsafe.String(&b[0], len(b))
 	if vs := h["Vary"]; len(vs) == 1 && &vs[0] == &varyAcceptEncoding[0] {
 		h["Vary"] = varyAcceptEncodingAccept // rewriteBody's, and ours: shared, full

@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -28,11 +30,9 @@ func TestReleaseState(t *testing.T) {
 	}{
 		{"GET", "GET", "", own, nil, true},
 		{"HEAD", "HEAD", "", own, nil, true},
-		{"identity header, own transport", "GET", "", own, func(rs *reqState) { rs.botHdr[0] = "v" }, true},
-		{"identity header, another transport", "GET", "", other, func(rs *reqState) { rs.botHdr[0] = "v" }, false},
-		{"another transport, no identity header", "GET", "", other, nil, true},
+		{"another transport", "GET", "", other, nil, true},
 		{"observed", "GET", "", own, func(rs *reqState) { rs.obs = &observeHook{} }, false},
-		{"Markdown alternate Link", "GET", "", own, func(rs *reqState) { rs.mdLink[0] = "</a.md>" }, false},
+		{"Markdown alternate Link", "GET", "", own, func(rs *reqState) { rs.mdLinkMade = true }, false},
 		{"POST", "POST", "", own, nil, false},
 		{"GET with a body", "GET", "x", own, nil, false},
 	} {
@@ -58,5 +58,34 @@ func TestReleaseState(t *testing.T) {
 				t.Error("the flush timer was not stopped before the state went back")
 			}
 		})
+	}
+}
+
+// The Markdown alternate's Link value is made of the state's own bytes
+// (agentHeaders), which net/http may write after the handler returned: a
+// state that made one is not recycled, whichever header the value went
+// into (after the upstream's Link, after headgate's own, or alone). Were
+// it recycled, the next request would take the same state (the pool's
+// per-P slot) and overwrite the first answer's value.
+func TestReleaseKeepsMarkdownLink(t *testing.T) {
+	for _, upLink := range []string{"", `</style.css>; rel=preload`} {
+		p, _ := newTestProxy(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			if upLink != "" {
+				w.Header().Set("Link", upLink)
+			}
+			io.WriteString(w, mdPage)
+		}, mdConfig)
+		for _, method := range []string{"HEAD", "GET"} {
+			first := httptest.NewRecorder()
+			p.ServeHTTP(first, httptest.NewRequest(method, "http://notes.example/notes/1", nil))
+			links := first.Result().Header.Values("Link")
+			second := httptest.NewRecorder()
+			p.ServeHTTP(second, httptest.NewRequest(method, "http://notes.example/notes/222", nil))
+			want := `<https://notes.example/notes/1.md>; rel="alternate"; type="text/markdown"`
+			if !slices.Contains(links, want) {
+				t.Errorf("upstream Link %q, %s: the first answer's Link is %q after the second request, want %s among them", upLink, method, links, want)
+			}
+		}
 	}
 }
