@@ -22,8 +22,8 @@ import (
 // without a body to a plain-http upstream (nearly every request headgate
 // proxies) is sent by the handler's own goroutine: it writes the request
 // on a pooled connection and reads the response there, with net/http's own
-// Request.Write and ReadResponse, so the bytes on the wire and the parsing
-// are http.Transport's. What it leaves out is http.Transport's two
+// ReadResponse and Request.Write's bytes (writeH1Request, h1write.go), so
+// the bytes on the wire and the parsing are http.Transport's. What it leaves out is http.Transport's two
 // goroutines per connection (a reader and a writer) and the channel
 // handoffs between them and the handler on every request: three goroutine
 // wake-ups a request, their stacks (two per upstream connection, scanned
@@ -345,7 +345,7 @@ func (c *h1Conn) roundTrip(r *http.Request) (*http.Response, error) {
 	c.lr.read, c.lr.limit = 0, h1MaxHeaderBytes
 	bw := h1Writers.Get().(*bufio.Writer)
 	bw.Reset(c.nc)
-	err := r.Write(bw)
+	err := writeH1Request(bw, r)
 	if err == nil {
 		err = bw.Flush()
 	}
