@@ -47,7 +47,10 @@
 //     ModifyResponse to convert the page as served; it fails open to the
 //     HTML. agentHeaders adds Content-Signal/Content-Usage and, on HTML
 //     answers of pages with a Markdown version, Vary and the alternate Link.
-//  4. Everything else goes through an httputil.ReverseProxy. Its Rewrite
+//  4. Everything else is proxied: a GET or HEAD without a body or an
+//     upgrade (nearly every request) by forward (forward.go), which does
+//     what httputil.ReverseProxy does with the same hooks, any other
+//     request by an httputil.ReverseProxy. The Rewrite hook
 //     sets the upstream URL, the Host (server.preserve_host) and
 //     X-Forwarded-For/Proto/Host (a trusted proxy's X-Forwarded-For is
 //     extended and its X-Forwarded-Proto kept; anyone else's replaced); on GET and HEAD it limits Accept-Encoding

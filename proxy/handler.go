@@ -183,7 +183,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	rs.cancel = cancel
-	p.rp.ServeHTTP(rs.w, r.WithContext(&reqCtx{Context: ctx, rs: rs}))
+	if rc := (&reqCtx{Context: ctx, rs: rs}); forwardable(r) && !p.viaReverseProxy {
+		p.forward(rs, r, rc) // forward.go: nearly every request
+	} else {
+		p.rp.ServeHTTP(rs.w, r.WithContext(rc))
+	}
 	if err := rs.w.close(); err != nil {
 		p.log.Debug("finishing the response", "path", path, "err", err)
 	}

@@ -73,22 +73,25 @@ type SitemapHandler interface {
 // deny rules and the sitemap itself, and forwards the rest through an
 // httputil.ReverseProxy whose ModifyResponse rewrites HTML heads.
 type Proxy struct {
-	log     *slog.Logger
-	reg     *prometheus.Registry
-	m       *metrics
-	rm      *redirectMetrics
-	mm      *markdownMetrics
-	opts    Options
-	rp      *httputil.ReverseProxy
-	state   atomic.Pointer[state]
-	swapMu  sync.Mutex // serialises Swap
-	ready   readiness
-	bufPool bufferPool
-	mdSlots convSlots    // Markdown conversions in flight (markdown.go)
-	idle    idleConns    // the public port's idle keep-alive connections (limits.go)
-	clocks  *deadlines   // upstream_timeout's clocks (timer.go); their sweeper runs until Close
-	bots    *botVerifier // [bots]' verifier, kept across reloads (bots.go); nil until enabled
-	h1      *h1Transport // the upstream transport when Options has none, kept across reloads; nil until a config needs it
+	log  *slog.Logger
+	reg  *prometheus.Registry
+	m    *metrics
+	rm   *redirectMetrics
+	mm   *markdownMetrics
+	opts Options
+	rp   *httputil.ReverseProxy
+	// viaReverseProxy sends every request through rp, forward's too (for
+	// TestForwardLikeReverseProxy)
+	viaReverseProxy bool
+	state           atomic.Pointer[state]
+	swapMu          sync.Mutex // serialises Swap
+	ready           readiness
+	bufPool         bufferPool
+	mdSlots         convSlots    // Markdown conversions in flight (markdown.go)
+	idle            idleConns    // the public port's idle keep-alive connections (limits.go)
+	clocks          *deadlines   // upstream_timeout's clocks (timer.go); their sweeper runs until Close
+	bots            *botVerifier // [bots]' verifier, kept across reloads (bots.go); nil until enabled
+	h1              *h1Transport // the upstream transport when Options has none, kept across reloads; nil until a config needs it
 
 	insight      *insight.Tracker // §20.1, one for the Proxy's life (insight.go)
 	watch        *watchState      // [watch]'s watcher, kept across reloads (watch.go); nil until enabled

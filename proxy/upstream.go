@@ -21,12 +21,12 @@ import (
 // within server.upstream_timeout after its response headers.
 var errHeadTimeout = errors.New("upstream sent no complete head within upstream_timeout")
 
-// rewriteRequest is ReverseProxy's Rewrite: the outbound request. Forwarded
-// and X-Forwarded-* headers from the client have already been removed by
-// ReverseProxy; SetXForwarded writes ours. Nothing headgate writes into a
+// rewriteRequest is ReverseProxy's Rewrite (and forward's): the outbound
+// request. Forwarded and X-Forwarded-* headers from the client have
+// already been removed by ReverseProxy or forward; SetXForwarded writes ours. Nothing headgate writes into a
 // page is ever taken from them: every URL comes from site.base_url.
 func (p *Proxy) rewriteRequest(pr *httputil.ProxyRequest) {
-	rs := reqStateOf(pr.In.Context())
+	rs := reqStateOf(pr.Out.Context()) // forward's In is the server's request
 	st := rs.st
 	pr.SetURL(st.upstream)
 	if st.cfg.Server.PreserveHost {

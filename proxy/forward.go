@@ -1,0 +1,265 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/http/httputil"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"sync"
+
+	"golang.org/x/net/http/httpguts"
+)
+
+// forwardable reports a request forward sends: a GET or HEAD without a
+// body that asks for no upgrade, nearly every request headgate proxies.
+// Every other one goes through httputil.ReverseProxy.
+func forwardable(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.ContentLength == 0 &&
+		(r.Body == nil || r.Body == http.NoBody) &&
+		!httpguts.HeaderValuesContainsToken(r.Header["Connection"], "Upgrade")
+}
+
+// forward proxies a forwardable request as httputil.ReverseProxy's
+// ServeHTTP does, with the same hooks in the same order (rewriteRequest,
+// roundTrip, modifyResponse, proxyError), and does to the request, the
+// response and the body what ReverseProxy does to them: hop-by-hop fields
+// and the client's Forwarded and X-Forwarded-* dropped, a query with a
+// semicolon or a bad escape re-encoded, an empty User-Agent when the
+// client sent none, a 1xx relayed until the response comes, the body
+// copied through the same pooled buffers and flushed after each write for
+// an event stream or a body of unknown length, trailers carried, and a
+// copy that fails cut with http.ErrAbortHandler. What it leaves out is
+// what only the requests it does not take need (a request body, an
+// upgrade, a CloseNotifier) and what costs every request: the request's
+// second copy for the trace's context, header deletions that canonicalize
+// constant names, a media type parser for the flush decision (about
+// 3 µs and 1 KB a request, docs/performance.md). TestForwardLikeReverseProxy
+// holds the two to the same exchange.
+func (p *Proxy) forward(rs *reqState, r *http.Request, rc *reqCtx) {
+	w := rs.w
+	f := &early{w: w}
+	f.trace.Got1xxResponse = f.relay
+	out := r.Clone(httptrace.WithClientTrace(rc, &f.trace))
+	out.Body = nil
+	out.Close = false
+	h := out.Header
+	if h == nil {
+		h = make(http.Header)
+		out.Header = h
+	}
+	dropHopByHop(h)
+	if httpguts.HeaderValuesContainsToken(r.Header["Te"], "trailers") {
+		h["Te"] = []string{"trailers"}
+	}
+	delete(h, "Forwarded")
+	delete(h, "X-Forwarded-For")
+	delete(h, "X-Forwarded-Host")
+	delete(h, "X-Forwarded-Proto")
+	out.URL.RawQuery = cleanQuery(out.URL.RawQuery)
+	pr := &httputil.ProxyRequest{In: r, Out: out}
+	p.rewriteRequest(pr)
+	out = pr.Out
+	if _, ok := out.Header["User-Agent"]; !ok {
+		out.Header["User-Agent"] = []string{""} // none, not Go's
+	}
+
+	res, err := p.roundTrip(out)
+	f.mu.Lock()
+	f.done = true
+	f.mu.Unlock()
+	if err != nil {
+		p.proxyError(w, out, err)
+		return
+	}
+	if res.StatusCode == http.StatusSwitchingProtocols {
+		// Not asked for (an upgrade goes through ReverseProxy), so
+		// refused as ReverseProxy refuses a protocol not requested.
+		if err := p.modifyResponse(res); err != nil {
+			res.Body.Close()
+			p.proxyError(w, out, err)
+			return
+		}
+		res.Body.Close()
+		p.proxyError(w, out, fmt.Errorf("backend tried to switch protocol %q when %q was requested", upgradeTo(res.Header), ""))
+		return
+	}
+	dropHopByHop(res.Header)
+	if err := p.modifyResponse(res); err != nil {
+		res.Body.Close()
+		p.proxyError(w, out, err)
+		return
+	}
+	dst := w.Header()
+	for k, vs := range res.Header {
+		for _, v := range vs {
+			dst.Add(k, v)
+		}
+	}
+	announced := len(res.Trailer)
+	if announced > 0 {
+		keys := make([]string, 0, announced)
+		for k := range res.Trailer {
+			keys = append(keys, k)
+		}
+		dst.Add("Trailer", strings.Join(keys, ", "))
+	}
+	w.WriteHeader(res.StatusCode)
+
+	if err := p.copyBody(w, res, r); err != nil {
+		defer res.Body.Close()
+		if r.Context().Value(http.ServerContextKey) == nil {
+			// Not under a server (a test calling ServeHTTP): no panic
+			// to cut a connection with, as ReverseProxy.
+			p.log.Debug("suppressing panic for copyResponse error in test", "err", err)
+			return
+		}
+		panic(http.ErrAbortHandler)
+	}
+	res.Body.Close() // now, so that res.Trailer is filled
+	if len(res.Trailer) > 0 {
+		// Chunked, whatever the length: net/http would otherwise count a
+		// short body and send a Content-Length, and no trailer.
+		w.FlushError()
+	}
+	if len(res.Trailer) == announced {
+		dst := w.Header()
+		for k, vs := range res.Trailer {
+			for _, v := range vs {
+				dst.Add(k, v)
+			}
+		}
+		return
+	}
+	for k, vs := range res.Trailer {
+		k = http.TrailerPrefix + k
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+}
+
+// early relays the 1xx responses (103 Early Hints) that come before a
+// forwarded request's response, until it comes: ReverseProxy's
+// Got1xxResponse, with the trace it is in.
+type early struct {
+	trace httptrace.ClientTrace
+	w     *responseWriter
+	mu    sync.Mutex
+	done  bool
+}
+
+func (f *early) relay(code int, header textproto.MIMEHeader) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.done {
+		return nil
+	}
+	h := f.w.Header()
+	for k, vs := range header {
+		for _, v := range vs {
+			h.Add(k, v)
+		}
+	}
+	f.w.WriteHeader(code)
+	clear(h) // WriteHeader keeps a 1xx's fields
+	return nil
+}
+
+// copyBody copies res's body to w through the proxy's copy buffers, as
+// ReverseProxy's copyResponse with its FlushInterval of 0: an event stream
+// or a body of unknown length is flushed at once and after every write,
+// any other is written as it is read. A read error is logged and returned
+// (the end of a body is none); so is a write error.
+func (p *Proxy) copyBody(w *responseWriter, res *http.Response, r *http.Request) error {
+	flush := eventStream(res.Header) || res.ContentLength == -1
+	if flush {
+		w.FlushError() // the header, before the body's first bytes come
+	}
+	buf := p.bufPool.Get()
+	defer p.bufPool.Put(buf)
+	for {
+		nr, rerr := res.Body.Read(buf)
+		if rerr != nil && rerr != io.EOF && !errors.Is(rerr, context.Canceled) {
+			p.log.Debug("upstream body read error during copy", "path", r.URL.Path, "err", rerr)
+		}
+		if nr > 0 {
+			nw, werr := w.Write(buf[:nr])
+			if werr != nil {
+				return werr
+			}
+			if nw != nr {
+				return io.ErrShortWrite
+			}
+			if flush {
+				w.FlushError()
+			}
+		}
+		if rerr != nil {
+			if rerr == io.EOF {
+				return nil
+			}
+			return rerr
+		}
+	}
+}
+
+// hopByHop are the fields that concern one connection only (RFC 9110
+// §7.6.1, and those RFC 2616 named), canonical, as ReverseProxy drops them.
+var hopByHop = [...]string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// dropHopByHop removes from h the fields its Connection names and the
+// hop-by-hop fields.
+func dropHopByHop(h http.Header) {
+	for _, v := range h["Connection"] {
+		for name := range strings.SplitSeq(v, ",") {
+			if name = textproto.TrimString(name); name != "" {
+				h.Del(name)
+			}
+		}
+	}
+	for _, k := range hopByHop {
+		delete(h, k)
+	}
+}
+
+// upgradeTo is the protocol a header's Upgrade names when its Connection
+// asks for one.
+func upgradeTo(h http.Header) string {
+	if !httpguts.HeaderValuesContainsToken(h["Connection"], "Upgrade") {
+		return ""
+	}
+	return h.Get("Upgrade")
+}
+
+// cleanQuery is a query with a semicolon or a malformed percent escape
+// re-encoded from what url.ParseQuery makes of it (which drops those
+// parameters), as ReverseProxy sends it: a query an upstream could split
+// differently from Go (golang.org/issue/25192). Any other is kept as it is.
+func cleanQuery(s string) string {
+	for i := 0; i < len(s); {
+		switch s[i] {
+		case ';':
+			v, _ := url.ParseQuery(s)
+			return v.Encode()
+		case '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				v, _ := url.ParseQuery(s)
+				return v.Encode()
+			}
+			i += 3
+		default:
+			i++
+		}
+	}
+	return s
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
