@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/http/httptrace"
 	"net/http/httputil"
 	"net/textproto"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -19,11 +22,15 @@ import (
 // forwardable reports a request forward sends: a GET or HEAD without a
 // body that asks for no upgrade, nearly every request headgate proxies.
 // Every other one goes through httputil.ReverseProxy.
+// (A body of length 0 is none: ReverseProxy drops it too, and an HTTP/2
+// request always has a Body.)
 func forwardable(r *http.Request) bool {
 	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.ContentLength == 0 &&
-		(r.Body == nil || r.Body == http.NoBody) &&
 		!httpguts.HeaderValuesContainsToken(r.Header["Connection"], "Upgrade")
 }
+
+// forwardSent counts the requests forward sent (for the tests).
+var forwardSent atomic.Int64
 
 // forward proxies a forwardable request as httputil.ReverseProxy's
 // ServeHTTP does, with the same hooks in the same order (rewriteRequest,
@@ -42,6 +49,7 @@ func forwardable(r *http.Request) bool {
 // 3 µs and 1 KB a request, docs/performance.md). TestForwardLikeReverseProxy
 // holds the two to the same exchange.
 func (p *Proxy) forward(rs *reqState, r *http.Request, rc *reqCtx) {
+	forwardSent.Add(1)
 	w := rs.w
 	f := &early{w: w}
 	f.trace.Got1xxResponse = f.relay
@@ -177,7 +185,13 @@ func (f *early) relay(code int, header textproto.MIMEHeader) error {
 // any other is written as it is read. A read error is logged and returned
 // (the end of a body is none); so is a write error.
 func (p *Proxy) copyBody(w *responseWriter, res *http.Response, r *http.Request) error {
-	flush := eventStream(res.Header) || res.ContentLength == -1
+	flush := res.ContentLength == -1
+	if !flush && eventStream(res.Header) {
+		// As ReverseProxy decides it: text/event-stream as the media type
+		// parser reads it, parameters or not.
+		t, _, _ := mime.ParseMediaType(hget(res.Header, "Content-Type"))
+		flush = t == "text/event-stream"
+	}
 	if flush {
 		w.FlushError() // the header, before the body's first bytes come
 	}
@@ -240,8 +254,15 @@ func upgradeTo(h http.Header) string {
 // cleanQuery is a query with a semicolon or a malformed percent escape
 // re-encoded from what url.ParseQuery makes of it (which drops those
 // parameters), as ReverseProxy sends it: a query an upstream could split
-// differently from Go (golang.org/issue/25192). Any other is kept as it is.
+// differently from Go (golang.org/issue/25192). So is one of more than
+// url.ParseQuery's 10,000 parameters (it then makes nothing of it, and
+// nothing is sent), and every query when GODEBUG sets urlmaxqueryparams.
+// Any other is kept as it is.
 func cleanQuery(s string) string {
+	if maxQueryParamsSet || strings.Count(s, "&") >= maxQueryParams {
+		v, _ := url.ParseQuery(s)
+		return v.Encode()
+	}
 	for i := 0; i < len(s); {
 		switch s[i] {
 		case ';':
@@ -258,6 +279,26 @@ func cleanQuery(s string) string {
 		}
 	}
 	return s
+}
+
+// maxQueryParams is net/url's and httputil's limit on a query's
+// parameters (defaultMaxParams in both).
+const maxQueryParams = 10000
+
+// maxQueryParamsSet: GODEBUG sets urlmaxqueryparams, which makes
+// ReverseProxy re-encode every query.
+var maxQueryParamsSet = godebugSet(os.Getenv("GODEBUG"), "urlmaxqueryparams")
+
+// godebugSet reports whether a GODEBUG value sets key to a non-empty value
+// (the last setting of it winning, as the runtime reads it).
+func godebugSet(env, key string) bool {
+	set := false
+	for kv := range strings.SplitSeq(env, ",") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == key {
+			set = v != ""
+		}
+	}
+	return set
 }
 
 func isHex(c byte) bool {

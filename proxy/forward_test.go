@@ -3,11 +3,13 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"slices"
 	"strings"
 	"sync"
@@ -162,6 +164,7 @@ func TestForwardLikeReverseProxy(t *testing.T) {
 		{"a query with a semicolon", "GET", "/page?a=1;b=2&c=3", nil, false, false},
 		{"a query with a bad escape", "GET", "/page?a=%zz&b=2", nil, false, false},
 		{"a query kept", "GET", "/page?a=%20&b=%41", nil, false, false},
+		{"a query of too many parameters", "GET", "/page?" + strings.Repeat("a=1&", 10000), nil, false, false},
 		{"the upstream's hop-by-hop fields", "GET", "/hop", nil, false, false},
 		{"trailers", "GET", "/trailers", http.Header{"Te": {"trailers"}}, false, false},
 		{"early hints", "GET", "/hints", nil, false, false},
@@ -186,11 +189,12 @@ func TestForwardLikeReverseProxy(t *testing.T) {
 			for i, via := range []bool{true, false} {
 				p, front := newFront(t, target, testRules, io.Discard)
 				p.viaReverseProxy = via
+				before := forwardSent.Load()
 				got[i] = forwardExchange(t, front.URL, up, tc.method, tc.target, tc.header, tc.framing)
 				front.Close()
-			}
-			if testing.Verbose() {
-				t.Log(got[1])
+				if sent := forwardSent.Load() - before; sent != map[bool]int64{true: 0, false: 1}[via] {
+					t.Fatalf("viaReverseProxy %v: forward sent %d", via, sent)
+				}
 			}
 			if got[0] != got[1] {
 				t.Errorf("ReverseProxy:\n%s\n\nforward:\n%s", got[0], got[1])
@@ -220,5 +224,41 @@ func TestForwardEventStreamHeaderFirst(t *testing.T) {
 	res.Body.Close()
 	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Errorf("Content-Type %q", ct)
+	}
+}
+
+// FuzzCleanQuery holds cleanQuery to the query ReverseProxy hands its
+// Rewrite hook (its cleanQueryParams), for any query.
+func FuzzCleanQuery(f *testing.F) {
+	for _, q := range []string{"a=1&b=2", "a=1;b=2", "a=%zz", "a=%4", "%", "a=%20+b", ";", "x=%41%4a;y", ""} {
+		f.Add(q)
+	}
+	var seen string
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) { seen = pr.Out.URL.RawQuery },
+		Transport: roundTripperFunc(func(*http.Request) (*http.Response, error) {
+			return nil, errors.New("not sent")
+		}),
+		ErrorHandler: func(http.ResponseWriter, *http.Request, error) {},
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		r := httptest.NewRequest("GET", "http://up/p", nil)
+		r.URL.RawQuery = q
+		seen = "(not called)"
+		rp.ServeHTTP(httptest.NewRecorder(), r)
+		if got := cleanQuery(q); got != seen {
+			t.Fatalf("cleanQuery(%q) = %q, ReverseProxy sends %q", q, got, seen)
+		}
+	})
+}
+
+func TestGodebugSet(t *testing.T) {
+	for env, want := range map[string]bool{
+		"": false, "urlmaxqueryparams=0": true, "http2client=0,urlmaxqueryparams=5": true,
+		"urlmaxqueryparams=5,urlmaxqueryparams=": false, "urlmaxqueryparamsx=1": false, "urlmaxqueryparams": false,
+	} {
+		if got := godebugSet(env, "urlmaxqueryparams"); got != want {
+			t.Errorf("GODEBUG=%q: %v, want %v", env, got, want)
+		}
 	}
 }
