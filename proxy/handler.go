@@ -71,9 +71,6 @@ type reqState struct {
 	mdHeadRead bool // the page's head was read: a later failure is the Markdown's, not the page's
 	mdPage     string
 	mdRec      *MarkdownRecord
-	mdLink     [1]string // backs the alternate Link header's value slice
-	mdLinkBuf  [192]byte // holds its bytes (agentHeaders)
-	mdLinkMade bool      // mdLinkBuf's bytes went into a header value
 
 	bot     bots.Identity // who is asking, with [bots] on (bots.go)
 	botRule string        // the access rule that decided (bots.Reason); "" when none
@@ -286,19 +283,19 @@ var reqStates = sync.Pool{New: func() any { return new(reqState) }}
 // release gives rs back to reqStates when nothing can read it once
 // ServeHTTP has returned; otherwise it is left to the collector, as every
 // state was before. What could: an observer's Record (the inspector keeps
-// it, with the rewriter's result); the Markdown alternate's Link value,
-// whose bytes are rs.mdLinkBuf and which net/http may write after the
-// handler returns (a HEAD, or a response short enough to be still in its
-// buffer), wherever agentHeaders put it; a request with a body, which a
+// it, with the rewriter's result); a request with a body, which a
 // transport may still be sending. Nothing else the state holds goes into a
-// header or anywhere that outlives the request (the identity header's
-// value has a slice of its own, bots.go; the upstream request's context
-// is an allocation of its own, reqCtx). The flush timer is stopped for
-// good first: its function writes through rs.w. Only the finished
-// request's own goroutine calls this, its clock unlinked (the clocks'
-// sweeper copies the cancel function it calls under the list's lock).
+// header or anywhere that outlives the request: header values have strings
+// and slices of their own (the Markdown alternate's Link, agentHeaders;
+// the identity header's, bots.go), since net/http may write the client's
+// header after the handler returned and a transport may still read the
+// upstream request's; the upstream request's context is an allocation of
+// its own (reqCtx). The flush timer is stopped for good first: its
+// function writes through rs.w. Only the finished request's own goroutine
+// calls this, its clock unlinked (the clocks' sweeper copies the cancel
+// function it calls under the list's lock).
 func (p *Proxy) release(rs *reqState, r *http.Request) {
-	if rs.obs != nil || rs.mdLinkMade ||
+	if rs.obs != nil ||
 		r.Method != http.MethodGet && r.Method != http.MethodHead || r.ContentLength != 0 {
 		return
 	}

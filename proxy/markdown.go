@@ -14,7 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/html/charset"
@@ -636,16 +635,15 @@ func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
 	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || rs.skip == SkipNotHTML || rs.skip == SkipMethod || rs.outcome == SkippedFragment {
 		return
 	}
-	b := rs.m.AppendMarkdownLink(rs.mdLinkBuf[:0])
+	var buf [192]byte
+	b := rs.m.AppendMarkdownLink(buf[:0])
 	if len(b) == 0 {
 		return
 	}
-	// The request's own bytes, written once and never again (a state
-	// whose link was made is not recycled: mdLinkMade, Proxy.release): as
-	// immutable as any string, and no allocation for a link that fits.
-	// net/http may write it after the handler returned.
-	rs.mdLinkMade = true
-	link := unsafe.String(&b[0], len(b))
+	// A string and a slice of their own, not the request state's bytes:
+	// net/http may write the header after the handler returned and the
+	// state went back to reqStates (Proxy.release).
+	link := string(b)
 	if vs := h["Vary"]; len(vs) == 1 && &vs[0] == &varyAcceptEncoding[0] {
 		h["Vary"] = varyAcceptEncodingAccept // rewriteBody's, and ours: shared, full
 	} else {
@@ -661,8 +659,7 @@ func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
 	if vs, ok := dst["Link"]; ok {
 		dst["Link"] = append(vs, link)
 	} else {
-		rs.mdLink[0] = link
-		dst["Link"] = rs.mdLink[:1:1] // full: an append elsewhere copies
+		dst["Link"] = []string{link}
 	}
 }
 
