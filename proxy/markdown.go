@@ -635,15 +635,14 @@ func (p *Proxy) agentHeaders(res *http.Response, rs *reqState) {
 	if rs.st.cfg.Markdown == nil || rs.st.shadow || rs.outcome == Markdown || res.StatusCode != http.StatusOK || rs.skip == SkipNotHTML || rs.skip == SkipMethod || rs.outcome == SkippedFragment {
 		return
 	}
-	var buf [192]byte
-	b := rs.m.AppendMarkdownLink(buf[:0])
-	if len(b) == 0 {
-		return
-	}
-	// A string and a slice of their own, not the request state's bytes:
+	// The Match's own string (made once, with the head's alternate link
+	// when the head was rendered), not bytes of the request's state:
 	// net/http may write the header after the handler returned and the
 	// state went back to reqStates (Proxy.release).
-	link := string(b)
+	link := rs.m.MarkdownLink()
+	if link == "" {
+		return
+	}
 	if vs := h["Vary"]; len(vs) == 1 && &vs[0] == &varyAcceptEncoding[0] {
 		h["Vary"] = varyAcceptEncodingAccept // rewriteBody's, and ours: shared, full
 	} else {

@@ -394,26 +394,6 @@ func (m *Match) MarkdownLink() string {
 	return m.mdURL
 }
 
-// AppendMarkdownLink appends MarkdownLink's value to b, and nothing when
-// the page has none: the proxy writes the Link header of every HTML answer
-// of such a page into memory of the request's own, with no allocation
-// when b has room.
-func (m *Match) AppendMarkdownLink(b []byte) []byte {
-	if m.mdDone {
-		return append(b, m.mdURL...)
-	}
-	path, index, ok := m.markdownParts()
-	if !ok {
-		return b
-	}
-	b = append(b, '<')
-	b = append(b, m.cfg.Site.BaseURL...)
-	b = append(b, path...)
-	b = append(b, index...)
-	b = append(b, m.cfg.Markdown.Suffix...)
-	return append(b, markdownLinkTail...)
-}
-
 // markdownParts are the escaped path of the page's Markdown URL on
 // base_url and what comes between it and markdown.suffix ("index" for a
 // path ending in "/", when there is a suffix); false when the page has
