@@ -262,3 +262,32 @@ func TestGodebugSet(t *testing.T) {
 		}
 	}
 }
+
+// An HTTP/2 client's GET (whose request always has a Body, of length 0)
+// is sent by forward, and its state recycled like an HTTP/1 one's.
+func TestForwardHTTP2(t *testing.T) {
+	up := httptest.NewServer(&forwardUpstream{})
+	defer up.Close()
+	p, err := New(testConfig(t, up.URL, testRules), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	front := httptest.NewUnstartedServer(p)
+	front.EnableHTTP2 = true
+	front.StartTLS()
+	defer front.Close()
+	before := forwardSent.Load()
+	res, err := front.Client().Get(front.URL + "/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.ProtoMajor != 2 || res.StatusCode != 200 || !strings.Contains(string(body), "Rewritten title") {
+		t.Fatalf("%s %d:\n%s", res.Proto, res.StatusCode, body)
+	}
+	if n := forwardSent.Load() - before; n != 1 {
+		t.Errorf("forward sent %d requests, want 1", n)
+	}
+}

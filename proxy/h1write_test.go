@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -30,7 +31,8 @@ func sameAsRequestWrite(t *testing.T, r *http.Request) {
 }
 
 func TestWriteH1Request(t *testing.T) {
-	traced := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{WroteHeaderField: func(string, []string) {}})
+	var heard int
+	traced := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{WroteHeaderField: func(string, []string) { heard++ }})
 	for _, tc := range []struct {
 		name   string
 		method string
@@ -58,6 +60,7 @@ func TestWriteH1Request(t *testing.T) {
 		{"a control byte in the target", "GET", "http://up/p", "", nil, nil},
 		{"an opaque URL", "GET", "http://up/p", "", nil, nil},
 		{"a traced request", "GET", "http://up/p", "", http.Header{"A": {"1"}}, traced},
+		{"trailers named", "GET", "http://up/p", "", http.Header{"A": {"1"}}, nil},
 		{"40 fields", "GET", "http://up/p", "", func() http.Header {
 			h := http.Header{}
 			for i := range 40 {
@@ -82,8 +85,18 @@ func TestWriteH1Request(t *testing.T) {
 				r.URL.Path = "/a\x01b"
 			case "an opaque URL":
 				r.URL = &url.URL{Scheme: "http", Host: "up", Opaque: "//up/o%20p"}
+			case "trailers named":
+				r.Trailer = http.Header{"X-T": nil}
 			}
 			sameAsRequestWrite(t, r)
+			if tc.ctx == traced {
+				// A trace that hears each header field hears them.
+				heard = 0
+				writeH1Request(bufio.NewWriter(io.Discard), r)
+				if heard == 0 {
+					t.Error("the trace heard no header field")
+				}
+			}
 		})
 	}
 }
