@@ -33,8 +33,10 @@ import (
 // ReverseProxy's way. docs/performance.md, "The write path", has the
 // figures.
 
-// directSent counts the responses sent the direct way (for the tests).
-var directSent atomic.Int64
+// directSent counts the responses sent the direct way when the tests ask
+// (their init sets it); nil in a program, where a counter every response
+// writes would be one more cache line every core contends for.
+var directSent *atomic.Int64
 
 // directTo is the client's writer when res's body may go the direct way,
 // nil when it goes ReverseProxy's: a GET's body of known length, nothing
@@ -92,7 +94,9 @@ func (b *upstreamBody) h1() *h1Body {
 // through w's ReadFrom. An upstream that fails or ends early is noted as
 // up's error, as a Read would note it; a client that goes away is not.
 func (w *responseWriter) sendDirect(p []byte, n int, up *upstreamBody, hb *h1Body) error {
-	directSent.Add(1)
+	if directSent != nil {
+		directSent.Add(1)
+	}
 	// Everything the connection's reader holds goes before the splice,
 	// which reads the connection itself: in p while it has room (p is
 	// ReverseProxy's copy buffer, 48 or 128 KiB; the reader holds at most

@@ -13,9 +13,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
+
+// The tests count what went the direct way and what forward sent.
+func init() { directSent, forwardSent = new(atomic.Int64), new(atomic.Int64) }
 
 // forwardUpstream answers by path and keeps the last request it read, as a
 // line per field, sorted.
