@@ -107,11 +107,7 @@ func (p *Proxy) forward(rs *reqState, r *http.Request, rc *reqCtx) {
 		return
 	}
 	dst := w.Header()
-	for k, vs := range res.Header {
-		for _, v := range vs {
-			dst.Add(k, v)
-		}
-	}
+	addFields(dst, res.Header, "")
 	announced := len(res.Trailer)
 	if announced > 0 {
 		keys := make([]string, 0, announced)
@@ -139,18 +135,18 @@ func (p *Proxy) forward(rs *reqState, r *http.Request, rc *reqCtx) {
 		w.FlushError()
 	}
 	if len(res.Trailer) == announced {
-		dst := w.Header()
-		for k, vs := range res.Trailer {
-			for _, v := range vs {
-				dst.Add(k, v)
-			}
-		}
-		return
+		addFields(w.Header(), res.Trailer, "")
+	} else {
+		addFields(w.Header(), res.Trailer, http.TrailerPrefix)
 	}
-	for k, vs := range res.Trailer {
-		k = http.TrailerPrefix + k
+}
+
+// addFields adds every value of src to dst, each name after prefix (as
+// ReverseProxy's copyHeader: Header.Add, so canonical).
+func addFields(dst, src http.Header, prefix string) {
+	for k, vs := range src {
 		for _, v := range vs {
-			w.Header().Add(k, v)
+			dst.Add(prefix+k, v)
 		}
 	}
 }
@@ -172,11 +168,7 @@ func (f *early) relay(code int, header textproto.MIMEHeader) error {
 		return nil
 	}
 	h := f.w.Header()
-	for k, vs := range header {
-		for _, v := range vs {
-			h.Add(k, v)
-		}
-	}
+	addFields(h, http.Header(header), "")
 	f.w.WriteHeader(code)
 	clear(h) // WriteHeader keeps a 1xx's fields
 	return nil
@@ -272,7 +264,7 @@ func cleanQuery(s string) string {
 			v, _ := url.ParseQuery(s)
 			return v.Encode()
 		case '%':
-			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			if i+2 >= len(s) || !isHexDigit(s[i+1]) || !isHexDigit(s[i+2]) {
 				v, _ := url.ParseQuery(s)
 				return v.Encode()
 			}
@@ -302,8 +294,4 @@ func godebugSet(env, key string) bool {
 		}
 	}
 	return set
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
